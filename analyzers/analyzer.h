@@ -1,0 +1,44 @@
+/* An analyzer turns the VM model into tables and findings; it does no I/O.
+ * Adding one: a new file defining `const struct analyzer analyzer_NAME` and one
+ * line in analyzers/list.def. */
+#ifndef BEAMCORE_ANALYZER_H
+#define BEAMCORE_ANALYZER_H
+#include <stddef.h>
+#include "error.h"
+#include "render/render.h"
+#include "vm.h"
+
+struct an_opts {
+	const char *sort;   /* NULL: the analyzer's default */
+	size_t top;         /* 0: all */
+};
+
+#define AN_MAX_TABLES 8
+#define AN_MAX_FINDINGS 16
+
+struct an_out {
+	struct rtable tables[AN_MAX_TABLES];
+	const char *titles[AN_MAX_TABLES];   /* text heading, may be NULL */
+	size_t ntables;
+	char *findings[AN_MAX_FINDINGS];     /* sentences for a human, JSON "findings" */
+	size_t nfindings;
+	void *priv[AN_MAX_TABLES];           /* freed with free() */
+};
+
+struct analyzer {
+	const char *name;
+	const char *summary;      /* one line for --help */
+	unsigned needs;           /* NEED_* of target.h */
+	int header;               /* text output starts with the target header */
+	bc_err *(*run)(const struct vm *vm, const struct an_opts *o, struct an_out *out);
+};
+
+extern const struct analyzer *const analyzers[];
+const struct analyzer *analyzer_find(const char *name);
+void an_out_free(struct an_out *o);
+
+/* Shared by passes that list processes (procs, summary). */
+bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, struct rtable *t,
+		    void **priv);
+
+#endif

@@ -1,0 +1,156 @@
+/* procs: every process with what process_info/2 would have said, sorted. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer.h"
+#include "target.h"
+
+enum { C_PID, C_NAME, C_REGNAME, C_INITIAL, C_MEMORY, C_THS, C_HEAP, C_STACK, C_MSGQ,
+       C_REDS, C_STATUS, C_CURRENT };
+
+static const struct rcol cols[] = {
+	[C_PID] = { "pid", "PID", RC_STR, 0 },
+	[C_NAME] = { NULL, "NAME/INITIAL CALL", RC_STR, RCOL_TEXT_ONLY | RCOL_WIDE },
+	[C_REGNAME] = { "registered_name", NULL, RC_STR, RCOL_JSON_ONLY },
+	[C_INITIAL] = { "initial_call", NULL, RC_STR, RCOL_JSON_ONLY },
+	[C_MEMORY] = { "memory", "MEMORY", RC_BYTES, 0 },
+	[C_THS] = { "total_heap_size", "TOTAL_HEAP", RC_WORDS, 0 },
+	[C_HEAP] = { "heap_size", "HEAP", RC_WORDS, 0 },
+	[C_STACK] = { "stack_size", "STACK", RC_WORDS, 0 },
+	[C_MSGQ] = { "message_queue_len", "MSGQ", RC_U64, 0 },
+	[C_REDS] = { "reductions", "REDS", RC_U64, 0 },
+	[C_STATUS] = { "status", "STATUS", RC_STR, 0 },
+	[C_CURRENT] = { "current_function", "CURRENT FUNCTION", RC_STR, RCOL_WIDE },
+};
+
+struct sort_key {
+	const char *name;
+	size_t off;
+	uint32_t unknown_bit;
+};
+
+static const struct sort_key keys[] = {
+	{ "total_heap_size", offsetof(struct vm_proc, total_heap_size), VPF_TOTAL_HEAP_SIZE },
+	{ "memory", offsetof(struct vm_proc, memory), VPF_MEMORY },
+	{ "heap_size", offsetof(struct vm_proc, heap_size), VPF_HEAP_SIZE },
+	{ "stack_size", offsetof(struct vm_proc, stack_size), VPF_STACK_SIZE },
+	{ "message_queue_len", offsetof(struct vm_proc, message_queue_len), VPF_MESSAGE_QUEUE_LEN },
+	{ "reductions", offsetof(struct vm_proc, reductions), VPF_REDUCTIONS },
+};
+
+struct ctx {
+	const struct vm *vm;
+	const struct sort_key *key;
+	uint32_t order[];
+};
+
+static uint64_t keyval(const struct vm_proc *p, const struct sort_key *k, int *unknown)
+{
+	uint64_t v;
+	memcpy(&v, (const char *)p + k->off, 8);
+	*unknown = (p->unknown & k->unknown_bit) != 0;
+	return v;
+}
+
+/* qsort has no context argument in C11: the key lives here for the sort's duration. */
+static const struct vm_proc *sort_procs;
+static const struct sort_key *sort_by;
+
+static int cmp(const void *a, const void *b)
+{
+	const struct vm_proc *x = &sort_procs[*(const uint32_t *)a];
+	const struct vm_proc *y = &sort_procs[*(const uint32_t *)b];
+	int ux, uy;
+	uint64_t vx = keyval(x, sort_by, &ux), vy = keyval(y, sort_by, &uy);
+	if (ux != uy)
+		return ux - uy;  /* unknown last */
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	if (x->pid_num != y->pid_num)
+		return x->pid_num < y->pid_num ? -1 : 1;
+	return x->pid_serial < y->pid_serial ? -1 : x->pid_serial > y->pid_serial;
+}
+
+static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
+{
+	struct ctx *c = vctx;
+	const struct vm_proc *p = &c->vm->procs[c->order[row]];
+	switch (col) {
+	case C_PID: out->s = vm_pid_str(p, buf, len); break;
+	case C_NAME:
+		out->s = p->registered_name ? p->registered_name
+					    : vm_mfa_str(&p->initial_call, buf, len);
+		if (!out->s)
+			out->s = "";
+		break;
+	case C_REGNAME:
+		out->s = p->registered_name;
+		out->null = !p->registered_name;
+		break;
+	case C_INITIAL:
+		out->s = vm_mfa_str(&p->initial_call, buf, len);
+		out->null = !out->s;
+		break;
+	case C_CURRENT:
+		out->s = vm_mfa_str(&p->current_function, buf, len);
+		out->null = !out->s;
+		break;
+	case C_STATUS: out->s = p->status; break;
+	case C_MEMORY: out->u = p->memory; out->null = p->unknown & VPF_MEMORY; break;
+	case C_THS: out->u = p->total_heap_size; out->null = p->unknown & VPF_TOTAL_HEAP_SIZE; break;
+	case C_HEAP: out->u = p->heap_size; out->null = p->unknown & VPF_HEAP_SIZE; break;
+	case C_STACK: out->u = p->stack_size; out->null = p->unknown & VPF_STACK_SIZE; break;
+	case C_MSGQ: out->u = p->message_queue_len; out->null = p->unknown & VPF_MESSAGE_QUEUE_LEN; break;
+	case C_REDS: out->u = p->reductions; out->null = p->unknown & VPF_REDUCTIONS; break;
+	}
+}
+
+bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, struct rtable *t,
+		    void **priv)
+{
+	const struct sort_key *key = &keys[0];
+	if (sort) {
+		key = NULL;
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+			if (strcmp(keys[i].name, sort) == 0)
+				key = &keys[i];
+		if (!key)
+			return bc_error(BC_EUSAGE, "--sort %s: one of total_heap_size, memory, "
+					"heap_size, stack_size, message_queue_len, reductions", sort);
+	}
+	struct ctx *c = malloc(sizeof *c + vm->nprocs * sizeof c->order[0]);
+	if (!c)
+		return bc_error(BC_ENOMEM, "out of memory");
+	c->vm = vm;
+	c->key = key;
+	for (size_t i = 0; i < vm->nprocs; i++)
+		c->order[i] = (uint32_t)i;
+	sort_procs = vm->procs;
+	sort_by = key;
+	qsort(c->order, vm->nprocs, sizeof c->order[0], cmp);
+	*t = (struct rtable){
+		.json_key = "processes",
+		.cols = cols,
+		.ncols = sizeof cols / sizeof cols[0],
+		.nrows = top && top < vm->nprocs ? top : vm->nprocs,
+		.ctx = c,
+		.cell = cell,
+	};
+	*priv = c;
+	return NULL;
+}
+
+static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
+{
+	bc_err *err = procs_table(vm, o->sort, o->top, &out->tables[0], &out->priv[0]);
+	if (!err)
+		out->ntables = 1;
+	return err;
+}
+
+const struct analyzer analyzer_procs = {
+	.name = "procs",
+	.summary = "every process as process_info/2 saw it, largest first",
+	.needs = NEED_PROCS,
+	.run = run,
+};

@@ -1,0 +1,57 @@
+/* A beam.smp core opened for walking: the core, the executable and its DWARF,
+ * the offset table, the load bias, and readers for the VM's own data (atoms,
+ * terms). The walks (procs.c, ...) fill the VM model from it. */
+#ifndef BEAMCORE_BEAM_H
+#define BEAMCORE_BEAM_H
+#include <stdint.h>
+#include "core/core.h"
+#include "dwarf/debuginfo.h"
+#include "dwarf/layout.h"
+#include "error.h"
+#include "vm.h"
+
+struct beam {
+	struct core *core;
+	struct exe *exe;
+	struct layout L;
+	uint64_t bias;             /* runtime address = link-time address + bias */
+	struct vm *vm;
+	/* atom table */
+	uint64_t atom_seg_table;
+	int64_t atom_entries;
+	const char **atom_cache;   /* index -> interned name, filled lazily */
+	/* pid layout, decided from the data (see procs.c) */
+	int pid_wide;              /* 1: 60-bit pid data (OTP 26+), 0: 28-bit + table index */
+};
+
+struct beam_open_opts {
+	const char *core_path;
+	const char *exe_path;      /* NULL: the path the core recorded */
+	const char *debug_file;    /* NULL: standard search */
+};
+
+bc_err *beam_open(const struct beam_open_opts *o, struct beam **out);
+void beam_close(struct beam *b);
+
+/* Address of a global at run time. */
+static inline uint64_t beam_global(const struct beam *b, enum layout_id id)
+{
+	return b->L.e[id].value + b->bias;
+}
+
+int beam_read_u64(const struct beam *b, uint64_t addr, uint64_t *v);
+int beam_read_u32(const struct beam *b, uint64_t addr, uint32_t *v);
+/* Atom text by term or index; NULL when unreadable. */
+const char *beam_atom(struct beam *b, uint64_t atom_term);
+/* Read a C string from the core (or the executable's .rodata). */
+int beam_read_cstr(const struct beam *b, uint64_t addr, char *buf, size_t len);
+
+/* An ErtsCodeMFA in memory; -1 when unreadable. */
+int beam_read_mfa(struct beam *b, uint64_t addr, struct vm_mfa *out);
+/* The function a code address lies in (the loaded modules' ranges); -1 if none. */
+int beam_lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out);
+
+/* Walks: fill b->vm. */
+bc_err *beam_load_procs(struct beam *b);
+
+#endif

@@ -1,0 +1,461 @@
+/* Walk the process table and compute what process_info/2 would have answered
+ * (erl_bif_info.c process_info_aux, erl_process_dump.c erts_process_memory). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "beam/beam.h"
+
+/* Process state bits (erl_process.h ERTS_PSFLG_*): stable from OTP 24 to 27. */
+#define PSFLG(n) (1u << (6 + (n)))
+#define PS_FREE PSFLG(4)
+#define PS_EXITING PSFLG(5)
+#define PS_ACTIVE PSFLG(7)
+#define PS_RUNNING PSFLG(9)
+#define PS_SUSPENDED PSFLG(10)
+#define PS_GC PSFLG(11)
+#define PS_ACTIVE_SYS PSFLG(14)
+#define PS_RUNNING_SYS PSFLG(15)
+#define PS_PROXY PSFLG(16)
+#define PS_DIRTY_ACTIVE_SYS PSFLG(22)
+#define PS_DIRTY_RUNNING PSFLG(23)
+#define PS_DIRTY_RUNNING_SYS PSFLG(24)
+
+#define FS_ON_HEAP_MSGQ (1u << 1)
+#define MSG_COMBINED_HFRAG 1u  /* ERTS_MSG_COMBINED_HFRAG */
+#define ERTS_PSD_SAVED_CALLS_BUF 1
+
+/* Links and monitors (erl_monitor_link.h). */
+#define ML_FLG_TARGET (1u << 0)
+#define ML_FLG_EXTENDED (1u << 4)
+#define MON_TYPE_NODE 6
+#define MON_TYPE_NODES 7
+#define MON_TYPE_DIST_PROC 3
+#define MON_TYPE_DIST_PORT 4
+#define MON_TYPE_SUSPEND 8
+#define MON_TYPE_ALIAS 9
+
+/* Upper bound on nodes of one link tree / message chain before we call it corrupt. */
+#define WALK_LIMIT (1u << 26)
+
+static const char *status_of(uint32_t s)
+{
+	if (s & PS_FREE)
+		return "free";
+	if (s & PS_EXITING)
+		return "exiting";
+	if (s & PS_GC)
+		return "garbage_collecting";
+	if (s & PS_SUSPENDED)
+		return "suspended";
+	if (s & (PS_RUNNING | PS_RUNNING_SYS | PS_DIRTY_RUNNING | PS_DIRTY_RUNNING_SYS))
+		return "running";
+	if (s & (PS_ACTIVE | PS_ACTIVE_SYS | PS_DIRTY_ACTIVE_SYS))
+		return "runnable";
+	return "waiting";
+}
+
+struct walk {
+	struct beam *b;
+	const struct layout *L;
+	const uint8_t *p;      /* copy of struct process */
+	uint64_t addr;
+};
+
+static uint64_t f64(const struct walk *w, enum layout_id id)
+{
+	uint64_t v;
+	memcpy(&v, w->p + LV(w->L, id), 8);
+	return v;
+}
+
+static uint32_t f32(const struct walk *w, enum layout_id id)
+{
+	uint32_t v;
+	memcpy(&v, w->p + LV(w->L, id), 4);
+	return v;
+}
+
+int beam_read_mfa(struct beam *b, uint64_t addr, struct vm_mfa *out)
+{
+	const struct layout *L = &b->L;
+	uint64_t m, f, a;
+	if (beam_read_u64(b, addr + LV(L, MFA_MODULE), &m) < 0 ||
+	    beam_read_u64(b, addr + LV(L, MFA_FUNCTION), &f) < 0 ||
+	    beam_read_u64(b, addr + LV(L, MFA_ARITY), &a) < 0)
+		return -1;
+	out->module = beam_atom(b, m);
+	out->function = beam_atom(b, f);
+	out->arity = (int)a;
+	return out->module && out->function ? 0 : -1;
+}
+
+/* Words of a heap fragment chain (erts_used_frag_sz). */
+static int frag_words(struct beam *b, uint64_t frag, uint64_t *words)
+{
+	const struct layout *L = &b->L;
+	uint64_t sum = 0;
+	for (unsigned n = 0; frag; n++) {
+		uint64_t used;
+		if (n > WALK_LIMIT || beam_read_u64(b, frag + LV(L, HF_USED), &used) < 0 ||
+		    beam_read_u64(b, frag + LV(L, HF_NEXT), &frag) < 0)
+			return -1;
+		sum += used;
+	}
+	*words = sum;
+	return 0;
+}
+
+struct msgq_sum {
+	uint64_t attached_words;   /* message data in fragments */
+	uint64_t memory;           /* bytes as erts_process_memory counts them */
+	uint64_t messages;
+};
+
+/* One message chain. Non-message signals in the inner queue are receive markers;
+ * in the middle/outer queue they would be handled (not counted) by process_info. */
+static int walk_msgs(struct beam *b, uint64_t mp, int inner, struct msgq_sum *s)
+{
+	const struct layout *L = &b->L;
+	for (unsigned n = 0; mp; n++) {
+		uint64_t next, attached, m0;
+		if (n > WALK_LIMIT || beam_read_u64(b, mp + LV(L, MSG_NEXT), &next) < 0 ||
+		    beam_read_u64(b, mp + LV(L, MSG_ATTACHED), &attached) < 0 ||
+		    beam_read_u64(b, mp + LV(L, MSG_M), &m0) < 0)
+			return -1;
+		int nonmsg = (m0 & 3) == 0 && m0 != 0 && (m0 & 0x3f) == 0x30;
+		if (nonmsg) {
+			if (inner)
+				s->memory += LV(L, S_RECV_MARKER);
+		} else {
+			s->messages++;
+			s->memory += LV(L, S_MESSAGE);
+			if (attached) {
+				if (m0 == 0)
+					return -1;  /* undecoded distribution message: size unknown */
+				uint64_t frag = attached == MSG_COMBINED_HFRAG ? mp + LV(L, MSG_HFRAG)
+									      : attached;
+				uint64_t words;
+				if (frag_words(b, frag, &words) < 0)
+					return -1;
+				s->attached_words += words;
+				s->memory += words * 8;
+			}
+		}
+		mp = next;
+	}
+	return 0;
+}
+
+/* erts_link_size / erts_monitor_size for one node. */
+static int node_size(struct beam *b, uint64_t node, int is_link, uint64_t *size)
+{
+	const struct layout *L = &b->L;
+	uint16_t flags, type;
+	if (core_peek(b->core, node + LV(L, ML_FLAGS), &flags, 2) < 0 ||
+	    core_peek(b->core, node + LV(L, ML_TYPE), &type, 2) < 0)
+		return -1;
+	if (is_link) {
+		if (!(flags & ML_FLG_EXTENDED)) {
+			*size = LV(L, S_LINK);
+			return 0;
+		}
+		return -1;  /* distribution link: sized by its external pid; not yet read */
+	}
+	uint64_t md = node - ((flags & ML_FLG_TARGET) ? LV(L, MD_TARGET) : LV(L, MD_ORIGIN));
+	uint16_t otype;
+	uint32_t refc;
+	if (core_peek(b->core, md + LV(L, MD_ORIGIN) + LV(L, ML_TYPE), &otype, 2) < 0 ||
+	    beam_read_u32(b, md + LV(L, MD_REFC), &refc) < 0 || refc == 0)
+		return -1;
+	uint64_t sz;
+	if (otype == MON_TYPE_ALIAS)
+		sz = LV(L, S_MONITOR_DATA);
+	else if (otype == MON_TYPE_SUSPEND)
+		sz = LV(L, S_MONITOR_SUSPEND);
+	else if (!(flags & ML_FLG_EXTENDED))
+		sz = LV(L, S_MONITOR_DATA_HEAP);
+	else {
+		if (type == MON_TYPE_DIST_PROC || type == MON_TYPE_DIST_PORT)
+			return -1;  /* external node containers: not yet read */
+		uint64_t hsz = 0;
+		if (type != MON_TYPE_NODE && type != MON_TYPE_NODES) {
+			uint64_t ref, hdr;
+			if (beam_read_u64(b, md + LV(L, MD_REF), &ref) < 0)
+				return -1;
+			if ((ref & 3) == 2) {  /* boxed: external ref */
+				if (beam_read_u64(b, ref & ~(uint64_t)3, &hdr) < 0)
+					return -1;
+				if ((hdr & 0x3c) == 0x38)
+					hsz += (hdr >> 6) + 1;
+			}
+		}
+		sz = LV(L, S_MONITOR_DATA_EXT) + (hsz - 1) * 8;
+	}
+	*size = sz / refc;
+	return 0;
+}
+
+/* Sum node sizes over a link/monitor tree (binary tree via left/right). */
+static int tree_size(struct beam *b, uint64_t root, int is_link, uint64_t *total)
+{
+	const struct layout *L = &b->L;
+	uint64_t stack[128];
+	int sp = 0;
+	unsigned n = 0;
+	if (root)
+		stack[sp++] = root;
+	while (sp) {
+		uint64_t node = stack[--sp], l, r, sz;
+		if (++n > WALK_LIMIT || node_size(b, node, is_link, &sz) < 0 ||
+		    beam_read_u64(b, node + LV(L, ML_LEFT), &l) < 0 ||
+		    beam_read_u64(b, node + LV(L, ML_RIGHT), &r) < 0)
+			return -1;
+		*total += sz;
+		if (sp + 2 > (int)(sizeof stack / sizeof stack[0]))
+			return -1;  /* deeper than any balanced tree: corrupt */
+		if (l)
+			stack[sp++] = l;
+		if (r)
+			stack[sp++] = r;
+	}
+	return 0;
+}
+
+/* Circular list of local target monitors. */
+static int list_size(struct beam *b, uint64_t head, uint64_t *total)
+{
+	uint64_t node = head;
+	unsigned n = 0;
+	while (node) {
+		uint64_t sz;
+		if (++n > WALK_LIMIT || node_size(b, node, 0, &sz) < 0 ||
+		    beam_read_u64(b, node + LV(&b->L, ML_NEXT), &node) < 0)
+			return -1;
+		*total += sz;
+		if (node == head)
+			break;
+	}
+	return 0;
+}
+
+static void fill_proc(struct walk *w, struct vm_proc *vp)
+{
+	struct beam *b = w->b;
+	const struct layout *L = w->L;
+	uint32_t state = f32(w, P_STATE);
+	uint64_t id = f64(w, P_ID);
+	vp->addr = w->addr;
+	if (b->pid_wide) {
+		vp->pid_num = (uint32_t)((id >> 4) & 0x0fffffff);
+		vp->pid_serial = (uint32_t)(id >> 32);
+	} else {
+		uint32_t data = (uint32_t)((id >> 4) & 0x0fffffff);
+		vp->pid_num = data & 0x7fff;
+		vp->pid_serial = data >> 15;
+	}
+	vp->status = status_of(state);
+	int alive = !(state & (PS_EXITING | PS_FREE | PS_PROXY));
+
+	uint64_t reg = f64(w, P_REG), name;
+	if (!(state & PS_EXITING) && reg) {
+		if (beam_read_u64(b, reg + LV(L, REG_NAME), &name) < 0 ||
+		    !(vp->registered_name = beam_atom(b, name)))
+			vp->unknown |= VPF_REGISTERED_NAME;
+	}
+	if (alive && beam_read_mfa(b, w->addr + LV(L, P_INITIAL), &vp->initial_call) < 0)
+		vp->unknown |= VPF_INITIAL_CALL;
+	uint64_t cur = f64(w, P_CURRENT);
+	/* process_info: p->current, else the function p->i lies in */
+	if (cur ? beam_read_mfa(b, cur, &vp->current_function) < 0
+		: beam_lookup_code(b, f64(w, P_I), &vp->current_function) < 0)
+		vp->unknown |= VPF_CURRENT_FUNCTION;
+
+	uint64_t heap_sz = f64(w, P_HEAP_SZ), hend = f64(w, P_HEND), stop = f64(w, P_STOP);
+	uint64_t heap = f64(w, P_HEAP);
+	uint64_t old_heap = f64(w, P_OLD_HEAP), old_hend = f64(w, P_OLD_HEND);
+	uint64_t mbuf_sz = f64(w, P_MBUF_SZ);
+	uint64_t old_sz = old_heap && old_hend ? (old_hend - old_heap) / 8 : 0;
+	vp->heap_size = heap_sz;
+	vp->stack_size = hend >= stop ? (hend - stop) / 8 : 0;
+	if (hend < stop)
+		vp->unknown |= VPF_STACK_SIZE;
+	vp->reductions = f64(w, P_REDS);
+
+	/* Message queues: inner (sig_qs.first), middle (sig_qs.cont), outer (sig_inq.first). */
+	struct msgq_sum inner = { 0 }, rest = { 0 };
+	int qerr = walk_msgs(b, f64(w, P_SIGQ_FIRST), 1, &inner) < 0 ||
+		   walk_msgs(b, f64(w, P_SIGQ_CONT), 0, &rest) < 0 ||
+		   walk_msgs(b, f64(w, P_SIGINQ_FIRST), 0, &rest) < 0;
+	uint64_t qlen = f64(w, P_SIGQ_LEN) + f64(w, P_SIGINQ_LEN);
+	uint64_t bufs = f64(w, P_SIGINQ_BUFFERS);
+	if (bufs) {
+		for (int i = 0; i < 64; i++) {
+			uint64_t len;
+			if (beam_read_u64(b, bufs + LV(L, INQB_SLOTS) + i * LV(L, S_INQB_SLOT) +
+						     LV(L, INQB_SLOT_LEN), &len) < 0) {
+				vp->unknown |= VPF_MESSAGE_QUEUE_LEN;
+				break;
+			}
+			qlen += len;
+		}
+	}
+	vp->message_queue_len = qlen;
+
+	vp->total_heap_size = heap_sz + old_sz + mbuf_sz;
+	if (f32(w, P_SIGQ_FLAGS) & FS_ON_HEAP_MSGQ) {
+		if (qerr)
+			vp->unknown |= VPF_TOTAL_HEAP_SIZE;
+		vp->total_heap_size += inner.attached_words + rest.attached_words;
+	}
+
+	/* memory (erts_process_memory) */
+	uint64_t mem = LV(L, S_PROCESS);
+	int merr = qerr;
+	if (!(state & PS_EXITING)) {
+		merr |= tree_size(b, f64(w, P_LINKS), 1, &mem) < 0;
+		merr |= tree_size(b, f64(w, P_MONITORS), 0, &mem) < 0;
+		merr |= list_size(b, f64(w, P_LT_MONITORS), &mem) < 0;
+	}
+	mem += (heap_sz + mbuf_sz) * 8;
+	if (f64(w, P_ABANDONED_HEAP))
+		mem += hend - heap;
+	mem += old_sz * 8;
+	mem += inner.memory + rest.memory;
+	if (f64(w, P_ARG_REG) != w->addr + LV(L, P_DEF_ARG_REG))
+		mem += f64(w, P_ARITY) * 8;
+	uint64_t psd = f64(w, P_PSD);
+	if (psd) {
+		uint64_t scb, len;
+		mem += LV(L, S_PSD);
+		if (beam_read_u64(b, psd + LV(L, PSD_DATA) + 8 * ERTS_PSD_SAVED_CALLS_BUF, &scb) < 0)
+			merr = 1;
+		else if (scb) {
+			if (beam_read_u64(b, scb + LV(L, SCB_LEN), &len) < 0)
+				merr = 1;
+			else
+				mem += LV(L, S_SCB) + (len - 1) * 8;
+		}
+	}
+	uint64_t dict = f64(w, P_DICTIONARY);
+	if (dict) {
+		uint32_t asz;
+		if (beam_read_u32(b, dict + LV(L, PD_ARRAYSIZE), &asz) < 0)
+			merr = 1;
+		else
+			mem += LV(L, S_PROCDICT) + ((uint64_t)asz - 1) * 8;
+	}
+	vp->memory = mem;
+	if (merr)
+		vp->unknown |= VPF_MEMORY;
+}
+
+/* OTP 26 widened pid data to 60 bits and moved the table index out of the high
+ * half (PR #6827). Decide from the data, not the version: before 26, a pid's high
+ * 32 bits are its table slot. */
+static void decide_pid_layout(struct beam *b, const uint64_t *slots, size_t n)
+{
+	const struct layout *L = &b->L;
+	int narrow = 0, wide = 0;
+	for (size_t ix = 0; ix < n && narrow + wide < 64; ix++) {
+		uint64_t id;
+		if (!slots[ix] || beam_read_u64(b, slots[ix] + LV(L, P_ID), &id) < 0)
+			continue;
+		if (ix == 0 && (id >> 32) == 0)
+			continue;  /* slot 0 agrees with both */
+		if ((id >> 32) == ix)
+			narrow++;
+		else
+			wide++;
+	}
+	b->pid_wide = wide > narrow;
+}
+
+bc_err *beam_load_procs(struct beam *b)
+{
+	static const enum layout_id need[] = {
+		G_ERTS_PROC, PTAB_TAB, PTAB_MAX, PTAB_INVALID, S_PROCESS, P_ID, P_REG, P_LINKS,
+		P_MONITORS, P_LT_MONITORS, P_STOP, P_HEAP, P_HEND, P_ABANDONED_HEAP, P_HEAP_SZ,
+		P_ARITY, P_ARG_REG, P_DEF_ARG_REG, P_REDS, P_SIGQ_FIRST, P_SIGQ_CONT, P_SIGQ_LEN,
+		P_SIGQ_FLAGS, P_SIGINQ_FIRST, P_SIGINQ_LEN, P_SIGINQ_BUFFERS, P_DICTIONARY,
+		P_INITIAL, P_CURRENT, P_I, P_OLD_HEND, P_OLD_HEAP, P_MBUF_SZ, P_PSD, P_STATE, REG_NAME,
+		MFA_MODULE, MFA_FUNCTION, MFA_ARITY, S_MESSAGE, MSG_NEXT, MSG_ATTACHED, MSG_M,
+		MSG_HFRAG, HF_NEXT, HF_USED, INQB_SLOTS, S_INQB_SLOT, INQB_SLOT_LEN, PD_ARRAYSIZE,
+		S_PROCDICT, S_PSD, PSD_DATA, SCB_LEN, S_SCB, ML_LEFT, ML_RIGHT, ML_NEXT, ML_FLAGS,
+		ML_TYPE, S_LINK, MD_ORIGIN, MD_TARGET, MD_REF, MD_REFC, S_MONITOR_DATA,
+		S_MONITOR_SUSPEND, S_MONITOR_DATA_HEAP, S_MONITOR_DATA_EXT, S_RECV_MARKER,
+	};
+	const struct layout *L = &b->L;
+	bc_err *err = layout_need(L, need, sizeof need / sizeof need[0]);
+	if (err)
+		return err;
+	uint64_t ptab = beam_global(b, G_ERTS_PROC);
+	uint64_t tab, invalid, count = 0;
+	uint32_t max;
+	if ((err = core_read(b->core, ptab + LV(L, PTAB_TAB), &tab, 8)) ||
+	    (err = core_read(b->core, ptab + LV(L, PTAB_MAX), &max, 4)) ||
+	    (err = core_read(b->core, ptab + LV(L, PTAB_INVALID), &invalid, 8))) {
+		bc_err *e = bc_error(BC_EFAULT, "process table header unreadable: %s", err->msg);
+		bc_err_free(err);
+		return e;
+	}
+	if (LHAS(L, PTAB_COUNT))
+		beam_read_u64(b, ptab + LV(L, PTAB_COUNT), &count);
+	b->vm->process_count = count;
+	if (max == 0 || max > (1u << 28))
+		return bc_error(BC_EFORMAT, "process table size %u is implausible: corrupt core "
+				"or the VM was not started", max);
+
+	uint64_t *slots = malloc((size_t)max * 8);
+	size_t psize = LV(L, S_PROCESS);
+	uint8_t *pbuf = malloc(psize);
+	if (!slots || !pbuf) {
+		free(slots);
+		free(pbuf);
+		return bc_error(BC_ENOMEM, "out of memory for a %u-slot process table", max);
+	}
+	if (core_peek(b->core, tab, slots, (size_t)max * 8) < 0) {
+		/* Read slot by slot so a partial table still yields what is there. */
+		size_t bad = 0;
+		for (uint32_t ix = 0; ix < max; ix++)
+			if (beam_read_u64(b, tab + ix * 8ull, &slots[ix]) < 0) {
+				slots[ix] = 0;
+				bad++;
+			}
+		vm_gap(b->vm, "%zu of %u process table slots are not in the core", bad, max);
+	}
+	for (uint32_t ix = 0; ix < max; ix++)
+		if (slots[ix] == invalid)
+			slots[ix] = 0;
+	decide_pid_layout(b, slots, max);
+
+	size_t unreadable = 0;
+	uint64_t first_bad = 0;
+	for (uint32_t ix = 0; ix < max; ix++) {
+		if (!slots[ix])
+			continue;
+		if (core_peek(b->core, slots[ix], pbuf, psize) < 0) {
+			if (!unreadable++)
+				first_bad = slots[ix];
+			continue;
+		}
+		struct walk w = { b, L, pbuf, slots[ix] };
+		struct vm_proc *vp = vm_add_proc(b->vm);
+		if (!vp) {
+			free(slots);
+			free(pbuf);
+			return bc_error(BC_ENOMEM, "out of memory after %zu processes", b->vm->nprocs);
+		}
+		fill_proc(&w, vp);
+		if (vp->unknown) {
+			char pid[32];
+			vm_gap(b->vm, "process %s at 0x%llx: some fields unreadable (shown as null)",
+			       vm_pid_str(vp, pid, sizeof pid), (unsigned long long)w.addr);
+		}
+	}
+	if (unreadable)
+		vm_gap(b->vm, "%zu processes unreadable (struct process not in the core, first at 0x%llx)",
+		       unreadable, (unsigned long long)first_bad);
+	free(slots);
+	free(pbuf);
+	return NULL;
+}

@@ -1,0 +1,388 @@
+#include "dwarf/layout.h"
+
+#include <dwarf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum kind { K_GLOBAL, K_GFIELD, K_GELEM, K_FIELD, K_SIZE };
+
+static const struct spec {
+	enum kind kind;
+	const char *name;   /* type or global */
+	const char *paths;  /* member paths, '|'-separated alternatives */
+} specs[L_COUNT] = {
+#define L_GLOBAL(id, n) [id] = { K_GLOBAL, n, NULL },
+#define L_GFIELD(id, g, p) [id] = { K_GFIELD, g, p },
+#define L_GELEM(id, g) [id] = { K_GELEM, g, NULL },
+#define L_FIELD(id, t, p) [id] = { K_FIELD, t, p },
+#define L_SIZE(id, t) [id] = { K_SIZE, t, NULL },
+#include "beam/layout.def"
+};
+
+const char *layout_describe(enum layout_id id, char *buf, size_t len)
+{
+	const struct spec *s = &specs[id];
+	switch (s->kind) {
+	case K_GLOBAL: snprintf(buf, len, "global '%s'", s->name); break;
+	case K_GFIELD: snprintf(buf, len, "member '%s' of global '%s'", s->paths, s->name); break;
+	case K_GELEM: snprintf(buf, len, "array global '%s'", s->name); break;
+	case K_FIELD: snprintf(buf, len, "member '%s' of %s", s->paths, s->name); break;
+	case K_SIZE: snprintf(buf, len, "type %s", s->name); break;
+	}
+	return buf;
+}
+
+bc_err *layout_need(const struct layout *L, const enum layout_id *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!L->e[ids[i]].found) {
+			char d[200];
+			return bc_error(BC_EMISSING, "this beam.smp's DWARF has no %s",
+					layout_describe(ids[i], d, sizeof d));
+		}
+	}
+	return NULL;
+}
+
+/* Names wanted by the table, and the DIE found for each. */
+struct want {
+	const char *name;
+	const char *cu;        /* "file.c:name": only in the compile unit of file.c */
+	size_t cu_len;
+	int is_tag;            /* "struct x" / "union x" */
+	const char *full;
+	Dwarf_Off typedef_off, tag_off, var_off;
+	int have_typedef, have_tag, have_var;
+};
+
+static struct want *want_add(struct want *w, size_t *n, const char *name)
+{
+	int is_tag = strncmp(name, "struct ", 7) == 0 || strncmp(name, "union ", 6) == 0;
+	const char *bare = is_tag ? strchr(name, ' ') + 1 : name;
+	const char *colon = strchr(bare, ':');
+	for (size_t i = 0; i < *n; i++)
+		if (w[i].full && strcmp(w[i].full, name) == 0)
+			return &w[i];
+	w[*n] = (struct want){ .name = colon ? colon + 1 : bare, .is_tag = is_tag, .full = name };
+	if (colon) {
+		w[*n].cu = bare;
+		w[*n].cu_len = (size_t)(colon - bare);
+	}
+	return &w[(*n)++];
+}
+
+static struct want *want_find(struct want *w, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!w[i].cu && w[i].name[0] == name[0] && strcmp(w[i].name, name) == 0)
+			return &w[i];
+	return NULL;
+}
+
+/* Does the compile unit named cu_name (a path) match the want's file filter? */
+static int cu_matches(const struct want *x, const char *cu_name)
+{
+	if (!x->cu)
+		return 1;
+	if (!cu_name)
+		return 0;
+	size_t l = strlen(cu_name);
+	return l >= x->cu_len && strncmp(cu_name + l - x->cu_len, x->cu, x->cu_len) == 0 &&
+	       (l == x->cu_len || cu_name[l - x->cu_len - 1] == '/');
+}
+
+static int is_declaration(Dwarf_Die *d)
+{
+	bool flag = false;
+	Dwarf_Attribute a;
+	if (dwarf_attr(d, DW_AT_declaration, &a))
+		dwarf_formflag(&a, &flag);
+	return flag;
+}
+
+static void scan(Dwarf *dw, struct want *w, size_t nw)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, d;
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &d) == 0) {
+			const char *cu_name = dwarf_diename(&cu);
+			do {
+				int tag = dwarf_tag(&d);
+				if (tag != DW_TAG_variable && tag != DW_TAG_typedef &&
+				    tag != DW_TAG_structure_type && tag != DW_TAG_union_type)
+					continue;
+				const char *name = dwarf_diename(&d);
+				if (!name)
+					continue;
+				for (size_t i = 0; i < nw; i++) {
+				struct want *x = &w[i];
+				if (x->name[0] != name[0] || strcmp(x->name, name) != 0 ||
+				    !cu_matches(x, cu_name))
+					continue;
+				if (tag == DW_TAG_variable) {
+					if (!x->have_var && dwarf_hasattr(&d, DW_AT_location)) {
+						x->var_off = dwarf_dieoffset(&d);
+						x->have_var = 1;
+					}
+				} else if (tag == DW_TAG_typedef) {
+					if (!x->have_typedef) {
+						x->typedef_off = dwarf_dieoffset(&d);
+						x->have_typedef = 1;
+					}
+				} else if (!x->have_tag && !is_declaration(&d)) {
+					x->tag_off = dwarf_dieoffset(&d);
+					x->have_tag = 1;
+				}
+				}
+			} while (dwarf_siblingof(&d, &d) == 0);
+		}
+		off = next;
+	}
+}
+
+/* Strip typedefs and qualifiers. */
+static int peel(Dwarf_Die *t)
+{
+	for (int i = 0; i < 32; i++) {
+		int tag = dwarf_tag(t);
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
+		    tag != DW_TAG_volatile_type && tag != DW_TAG_atomic_type &&
+		    tag != DW_TAG_restrict_type)
+			return 0;
+		Dwarf_Attribute a;
+		if (!dwarf_attr_integrate(t, DW_AT_type, &a) || !dwarf_formref_die(&a, t))
+			return -1;
+	}
+	return -1;
+}
+
+/* A struct tag declared in one CU is completed in another: find the definition. */
+static int complete(Dwarf *dw, Dwarf_Die *t, struct want *w, size_t nw)
+{
+	if (!is_declaration(t))
+		return 0;
+	const char *name = dwarf_diename(t);
+	struct want *x = name ? want_find(w, nw, name) : NULL;
+	if (x && x->have_tag)
+		return dwarf_offdie(dw, x->tag_off, t) ? 0 : -1;
+	return -1;
+}
+
+static int member_offset(Dwarf_Die *m, uint64_t *off)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word v;
+	if (!dwarf_attr(m, DW_AT_data_member_location, &a)) {
+		*off = 0;  /* union members */
+		return 0;
+	}
+	if (dwarf_formudata(&a, &v) == 0) {
+		*off = v;
+		return 0;
+	}
+	Dwarf_Op *ops;
+	size_t n;
+	if (dwarf_getlocation(&a, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_plus_uconst) {
+		*off = ops[0].number;
+		return 0;
+	}
+	return -1;
+}
+
+/* Find member `name` in struct/union t, descending into anonymous members. */
+static int find_member(Dwarf_Die *t, const char *name, size_t len, uint64_t *off, Dwarf_Die *mtype)
+{
+	Dwarf_Die m;
+	if (dwarf_child(t, &m) != 0)
+		return -1;
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		const char *n = dwarf_diename(&m);
+		uint64_t moff;
+		if (member_offset(&m, &moff) < 0)
+			continue;
+		Dwarf_Attribute a;
+		Dwarf_Die ty;
+		if (!dwarf_attr_integrate(&m, DW_AT_type, &a) || !dwarf_formref_die(&a, &ty))
+			continue;
+		if (n && strlen(n) == len && strncmp(n, name, len) == 0) {
+			*off = moff;
+			*mtype = ty;
+			return 0;
+		}
+		if (!n) {
+			Dwarf_Die inner = ty;
+			uint64_t ioff;
+			if (peel(&inner) == 0 && find_member(&inner, name, len, &ioff, mtype) == 0) {
+				*off = moff + ioff;
+				return 0;
+			}
+		}
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return -1;
+}
+
+static int resolve_path(Dwarf *dw, Dwarf_Die type, const char *path, size_t plen,
+			struct want *w, size_t nw, uint64_t *off, uint64_t *size)
+{
+	uint64_t total = 0;
+	const char *p = path, *end = path + plen;
+	while (p < end) {
+		const char *dot = memchr(p, '.', (size_t)(end - p));
+		size_t len = dot ? (size_t)(dot - p) : (size_t)(end - p);
+		if (peel(&type) < 0)
+			return -1;
+		if (dwarf_tag(&type) == DW_TAG_array_type) {  /* into element 0 */
+			Dwarf_Attribute a;
+			if (!dwarf_attr_integrate(&type, DW_AT_type, &a) || !dwarf_formref_die(&a, &type) ||
+			    peel(&type) < 0)
+				return -1;
+		}
+		if (complete(dw, &type, w, nw) < 0)
+			return -1;
+		int tag = dwarf_tag(&type);
+		if (tag != DW_TAG_structure_type && tag != DW_TAG_union_type)
+			return -1;
+		uint64_t moff;
+		Dwarf_Die mt;
+		if (find_member(&type, p, len, &moff, &mt) < 0)
+			return -1;
+		total += moff;
+		type = mt;
+		p += len + (dot ? 1 : 0);
+	}
+	Dwarf_Word sz = 0;
+	Dwarf_Die t = type;
+	if (peel(&t) == 0)
+		complete(dw, &t, w, nw);
+	if (dwarf_tag(&t) == DW_TAG_array_type) {
+		dwarf_aggregate_size(&t, &sz);  /* flexible arrays report 0 */
+	} else {
+		dwarf_aggregate_size(&t, &sz);
+	}
+	*off = total;
+	*size = sz;
+	return 0;
+}
+
+static int type_die(Dwarf *dw, struct want *x, struct want *w, size_t nw, Dwarf_Die *out)
+{
+	if (!x->is_tag && x->have_typedef)
+		return dwarf_offdie(dw, x->typedef_off, out) ? 0 : -1;
+	if (x->have_tag)
+		return dwarf_offdie(dw, x->tag_off, out) ? 0 : -1;
+	(void)w;
+	(void)nw;
+	return -1;
+}
+
+static int global_type(Dwarf *dw, struct want *x, Dwarf_Die *out, uint64_t *addr)
+{
+	Dwarf_Die v;
+	if (!x->have_var || !dwarf_offdie(dw, x->var_off, &v))
+		return -1;
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+	if (addr) {
+		if (!dwarf_attr(&v, DW_AT_location, &a) || dwarf_getlocation(&a, &ops, &n) != 0 ||
+		    n < 1 || ops[0].atom != DW_OP_addr)
+			return -1;
+		*addr = ops[0].number;
+	}
+	if (!dwarf_attr_integrate(&v, DW_AT_type, &a) || !dwarf_formref_die(&a, out))
+		return -1;
+	return 0;
+}
+
+static int resolve_alternatives(Dwarf *dw, Dwarf_Die type, const char *paths, struct want *w,
+				size_t nw, struct layout_entry *e)
+{
+	const char *p = paths;
+	while (*p) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+		if (resolve_path(dw, type, p, len, w, nw, &e->value, &e->size) == 0) {
+			e->found = true;
+			return 0;
+		}
+		if (!bar)
+			break;
+		p = bar + 1;
+	}
+	return -1;
+}
+
+bc_err *layout_resolve(Dwarf *dw, struct layout *L)
+{
+	struct want w[L_COUNT];
+	size_t nw = 0;
+	struct want *ix[L_COUNT];
+	memset(L, 0, sizeof *L);
+	for (int i = 0; i < L_COUNT; i++)
+		ix[i] = want_add(w, &nw, specs[i].name);
+	/* struct tags reached through members (declared elsewhere) are completed lazily
+	 * via the same table; tags named only there are not needed. */
+	scan(dw, w, nw);
+
+	for (int i = 0; i < L_COUNT; i++) {
+		const struct spec *s = &specs[i];
+		struct layout_entry *e = &L->e[i];
+		Dwarf_Die t;
+		switch (s->kind) {
+		case K_GLOBAL: {
+			uint64_t addr;
+			if (global_type(dw, ix[i], &t, &addr) == 0) {
+				Dwarf_Word sz = 0;
+				Dwarf_Die p = t;
+				if (peel(&p) == 0)
+					dwarf_aggregate_size(&p, &sz);
+				e->value = addr;
+				e->size = sz;
+				e->found = true;
+			}
+			break;
+		}
+		case K_GFIELD:
+			if (global_type(dw, ix[i], &t, NULL) == 0)
+				resolve_alternatives(dw, t, s->paths, w, nw, e);
+			break;
+		case K_GELEM: {
+			Dwarf_Attribute a;
+			Dwarf_Word sz;
+			if (global_type(dw, ix[i], &t, NULL) == 0 && peel(&t) == 0 &&
+			    dwarf_tag(&t) == DW_TAG_array_type &&
+			    dwarf_attr_integrate(&t, DW_AT_type, &a) && dwarf_formref_die(&a, &t) &&
+			    peel(&t) == 0 && complete(dw, &t, w, nw) == 0 &&
+			    dwarf_aggregate_size(&t, &sz) == 0) {
+				e->value = sz;
+				e->found = true;
+			}
+			break;
+		}
+		case K_FIELD:
+			if (type_die(dw, ix[i], w, nw, &t) == 0)
+				resolve_alternatives(dw, t, s->paths, w, nw, e);
+			break;
+		case K_SIZE:
+			if (type_die(dw, ix[i], w, nw, &t) == 0 && peel(&t) == 0 &&
+			    complete(dw, &t, w, nw) == 0) {
+				Dwarf_Word sz;
+				if (dwarf_aggregate_size(&t, &sz) == 0) {
+					e->value = sz;
+					e->found = true;
+				}
+			}
+			break;
+		}
+		if (e->found)
+			L->nfound++;
+	}
+	if (L->nfound == 0)
+		return bc_error(BC_ENODEBUG, "no beam.smp symbols in the DWARF (is this a beam.smp?)");
+	return NULL;
+}

@@ -1,0 +1,46 @@
+/* The offset table: every entry of beam/layout.def resolved through DWARF once. */
+#ifndef BEAMCORE_LAYOUT_H
+#define BEAMCORE_LAYOUT_H
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "error.h"
+
+enum layout_id {
+#define L_GLOBAL(id, n) id,
+#define L_GFIELD(id, g, p) id,
+#define L_GELEM(id, g) id,
+#define L_FIELD(id, t, p) id,
+#define L_SIZE(id, t) id,
+#include "beam/layout.def"
+#undef L_GLOBAL
+#undef L_GFIELD
+#undef L_GELEM
+#undef L_FIELD
+#undef L_SIZE
+	L_COUNT
+};
+
+struct layout_entry {
+	uint64_t value;   /* offset, size, or link-time address */
+	uint64_t size;    /* size of the member or global */
+	bool found;
+};
+
+struct layout {
+	struct layout_entry e[L_COUNT];
+	size_t nfound;
+};
+
+/* Fills every entry it can; never fails for a missing entry. */
+bc_err *layout_resolve(Dwarf *dw, struct layout *L);
+/* "struct member Process.sig_qs.len" etc., for messages. */
+const char *layout_describe(enum layout_id id, char *buf, size_t len);
+/* NULL if all ids were found, else an error naming the first missing one. */
+bc_err *layout_need(const struct layout *L, const enum layout_id *ids, size_t n);
+
+#define LV(L, id) ((L)->e[id].value)
+#define LHAS(L, id) ((L)->e[id].found)
+
+#endif

@@ -1,0 +1,31 @@
+/* Errors as values: a function that can fail returns a bc_err* (NULL = success).
+ * The error carries the faulting address where there is one, so a caller can
+ * say exactly which memory a core lacks. Nothing below main.c prints or exits. */
+#ifndef BEAMCORE_ERROR_H
+#define BEAMCORE_ERROR_H
+#include <stdint.h>
+
+enum bc_errcode {
+	BC_EOK = 0,
+	BC_EFAULT,     /* memory the core does not hold */
+	BC_EFORMAT,    /* input is not what it claims to be, or is corrupt */
+	BC_EMISSING,   /* a struct member / global the walk needs is absent from DWARF */
+	BC_EIO,        /* open/mmap/read failed */
+	BC_EMISMATCH,  /* beam.smp does not belong to the core */
+	BC_ENODEBUG,   /* no DWARF found */
+	BC_EUSAGE,
+	BC_ENOMEM,
+};
+
+typedef struct bc_err {
+	enum bc_errcode code;
+	uint64_t addr;      /* faulting address for BC_EFAULT */
+	char msg[480];
+} bc_err;
+
+bc_err *bc_error(enum bc_errcode code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+bc_err *bc_fault(uint64_t addr, const char *what);
+void bc_err_free(bc_err *e);
+
+#endif

@@ -1,0 +1,199 @@
+/* beamcore: post-mortem analysis of beam.smp cores.
+ *   beamcore [COMMAND] TARGET [BEAM] [--json] [--sort FIELD] [--top N] [--debug-file F]
+ * Exit codes (as eu-stack): 0 complete, 1 partial (something unreadable, said
+ * on stderr and in JSON "missing"), 2 failed, 64 usage. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer.h"
+#include "render/render.h"
+#include "target.h"
+
+#define JSON_SCHEMA 1
+
+enum { EXIT_COMPLETE = 0, EXIT_PARTIAL = 1, EXIT_FAILED = 2, EXIT_USAGE = 64 };
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: beamcore [COMMAND] TARGET [BEAM] [options]\n"
+		   "  TARGET  a core file of beam.smp; BEAM  its beam.smp (default: the path the "
+		   "core recorded)\n\ncommands:\n");
+	for (size_t i = 0; analyzers[i]; i++)
+		fprintf(f, "  %-10s %s\n", analyzers[i]->name, analyzers[i]->summary);
+	fprintf(f, "\noptions:\n"
+		   "  --json             machine-readable output (schema in docs/json.md)\n"
+		   "  --sort FIELD       total_heap_size (procs default), memory, heap_size,\n"
+		   "                     stack_size, message_queue_len, reductions\n"
+		   "  --top N            only the first N rows\n"
+		   "  --debug-file FILE  DWARF for a stripped beam.smp\n"
+		   "  -h, --help         this text;  --version\n"
+		   "exit: 0 complete, 1 partial (some memory unreadable), 2 failed, 64 usage\n");
+}
+
+static const char *signame(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "signal %d", sig);
+	return buf;
+}
+
+static void text_header(FILE *f, const struct vm *vm)
+{
+	char s[64], n[32];
+	fprintf(f, "%s of %s\n", vm->kind, vm->source);
+	fprintf(f, "  beam.smp   %s (build-id %s)\n", vm->exe, vm->build_id[0] ? vm->build_id : "none");
+	fprintf(f, "  OTP        %s, erts %s%s\n", vm->otp_release[0] ? vm->otp_release : "?",
+		vm->erts_version[0] ? vm->erts_version : "?",
+		!vm->have_jit ? "" : vm->jit ? ", JIT" : ", interpreter");
+	fprintf(f, "  death      %s\n", vm->signo ? signame(vm->signo, s, sizeof s)
+					      : "none: a live snapshot (gcore) or no signal recorded");
+	fprintf(f, "  processes  %s\n\n", fmt_count(vm->nprocs, n, sizeof n));
+}
+
+static void json_target(struct jw *w, const struct vm *vm)
+{
+	char s[64];
+	jw_obj(w, "target");
+	jw_str(w, "kind", vm->kind);
+	jw_str(w, "path", vm->source);
+	jw_str(w, "executable", vm->exe);
+	jw_str(w, "build_id", vm->build_id[0] ? vm->build_id : NULL);
+	jw_str(w, "debug_file", vm->debug_file[0] ? vm->debug_file : NULL);
+	jw_str(w, "otp_release", vm->otp_release[0] ? vm->otp_release : NULL);
+	jw_str(w, "erts_version", vm->erts_version[0] ? vm->erts_version : NULL);
+	if (vm->have_jit)
+		jw_bool(w, "jit", vm->jit);
+	else
+		jw_null(w, "jit");
+	jw_str(w, "signal", vm->signo ? signame(vm->signo, s, sizeof s) : NULL);
+	jw_u64(w, "process_count", vm->nprocs);
+	jw_obj_end(w);
+}
+
+static int fail(bc_err *e)
+{
+	int code = e->code == BC_EUSAGE ? EXIT_USAGE : EXIT_FAILED;
+	fprintf(stderr, "beamcore: %s\n", e->msg);
+	bc_err_free(e);
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 't' },
+		{ "debug-file", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int json = 0;
+	struct an_opts ao = { 0 };
+	const char *debug_file = NULL;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 's': ao.sort = optarg; break;
+		case 't': {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || *end || v < 0) {
+				fprintf(stderr, "beamcore: --top %s: not a count\n", optarg);
+				return EXIT_USAGE;
+			}
+			ao.top = (size_t)v;
+			break;
+		}
+		case 'd': debug_file = optarg; break;
+		case 'h': usage(stdout); return EXIT_COMPLETE;
+		case 'V': printf("beamcore %s\n", BEAMCORE_VERSION); return EXIT_COMPLETE;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	char **pos = argv + optind;
+	int npos = argc - optind;
+	const struct analyzer *an = NULL;
+	if (npos > 0 && (an = analyzer_find(pos[0]))) {
+		pos++;
+		npos--;
+	} else {
+		an = analyzer_find("summary");
+	}
+	if (npos < 1 || npos > 2) {
+		fprintf(stderr, npos < 1 ? "beamcore: no TARGET given\n" : "beamcore: too many arguments\n");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+
+	struct target_opts to = { pos[0], npos > 1 ? pos[1] : NULL, debug_file };
+	struct target *t;
+	bc_err *err = target_open(&to, &t);
+	if (err)
+		return fail(err);
+	if ((err = target_load(t, an->needs))) {
+		target_close(t);
+		return fail(err);
+	}
+	struct vm *vm = target_vm(t);
+	struct an_out out = { 0 };
+	if ((err = an->run(vm, &ao, &out))) {
+		an_out_free(&out);
+		target_close(t);
+		return fail(err);
+	}
+
+	if (json) {
+		struct jw w;
+		jw_init(&w, stdout);
+		jw_obj(&w, NULL);
+		jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
+		jw_str(&w, "command", an->name);
+		jw_bool(&w, "complete", vm->ngaps == 0);
+		json_target(&w, vm);
+		for (size_t i = 0; i < out.ntables; i++)
+			render_table_json(&w, &out.tables[i]);
+		jw_arr(&w, "findings");
+		for (size_t i = 0; i < out.nfindings; i++)
+			jw_str(&w, NULL, out.findings[i]);
+		jw_arr_end(&w);
+		jw_arr(&w, "missing");
+		for (size_t i = 0; i < vm->ngaps; i++)
+			jw_str(&w, NULL, vm->gaps[i].what);
+		jw_arr_end(&w);
+		jw_obj_end(&w);
+	} else {
+		if (an->header)
+			text_header(stdout, vm);
+		for (size_t i = 0; i < out.nfindings; i++)
+			printf("* %s\n", out.findings[i]);
+		for (size_t i = 0; i < out.ntables; i++) {
+			if (out.titles[i])
+				printf("%s\n", out.titles[i]);
+			render_table_text(stdout, &out.tables[i]);
+		}
+	}
+	for (size_t i = 0; i < vm->ngaps && i < 10; i++)
+		fprintf(stderr, "beamcore: partial: %s\n", vm->gaps[i].what);
+	if (vm->ngaps + vm->gaps_dropped > 10)
+		fprintf(stderr, "beamcore: partial: ... and %zu more\n",
+			vm->ngaps + vm->gaps_dropped - 10);
+	int rc = vm->ngaps || vm->gaps_dropped ? EXIT_PARTIAL : EXIT_COMPLETE;
+	an_out_free(&out);
+	target_close(t);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "beamcore: writing output: %s\n", strerror(errno));
+		return EXIT_FAILED;
+	}
+	return rc;
+}

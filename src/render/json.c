@@ -1,0 +1,131 @@
+#include <inttypes.h>
+#include "render/render.h"
+
+void jw_init(struct jw *w, FILE *f)
+{
+	w->f = f;
+	w->depth = 0;
+	w->need_comma[0] = false;
+}
+
+static void put_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static void prefix(struct jw *w, const char *key)
+{
+	if (w->need_comma[w->depth])
+		fputc(',', w->f);
+	w->need_comma[w->depth] = true;
+	if (w->depth > 0 && w->depth <= 2) {
+		fputc('\n', w->f);
+		for (int i = 0; i < w->depth; i++)
+			fputs("  ", w->f);
+	}
+	if (key) {
+		put_string(w->f, key);
+		fputs(w->depth > 2 ? ":" : ": ", w->f);
+	}
+}
+
+static void open_(struct jw *w, const char *key, char c)
+{
+	prefix(w, key);
+	fputc(c, w->f);
+	if (w->depth < 63)
+		w->depth++;
+	w->need_comma[w->depth] = false;
+}
+
+static void close_(struct jw *w, char c)
+{
+	int had = w->need_comma[w->depth];
+	if (w->depth > 0)
+		w->depth--;
+	if (had && w->depth < 2) {
+		fputc('\n', w->f);
+		for (int i = 0; i < w->depth; i++)
+			fputs("  ", w->f);
+	}
+	fputc(c, w->f);
+	if (w->depth == 0)
+		fputc('\n', w->f);
+}
+
+void jw_obj(struct jw *w, const char *key) { open_(w, key, '{'); }
+void jw_obj_end(struct jw *w) { close_(w, '}'); }
+void jw_arr(struct jw *w, const char *key) { open_(w, key, '['); }
+void jw_arr_end(struct jw *w) { close_(w, ']'); }
+
+void jw_str(struct jw *w, const char *key, const char *s)
+{
+	prefix(w, key);
+	if (s)
+		put_string(w->f, s);
+	else
+		fputs("null", w->f);
+}
+
+void jw_u64(struct jw *w, const char *key, uint64_t v)
+{
+	prefix(w, key);
+	fprintf(w->f, "%" PRIu64, v);
+}
+
+void jw_i64(struct jw *w, const char *key, int64_t v)
+{
+	prefix(w, key);
+	fprintf(w->f, "%" PRId64, v);
+}
+
+void jw_bool(struct jw *w, const char *key, bool v)
+{
+	prefix(w, key);
+	fputs(v ? "true" : "false", w->f);
+}
+
+void jw_null(struct jw *w, const char *key)
+{
+	prefix(w, key);
+	fputs("null", w->f);
+}
+
+void render_table_json(struct jw *w, const struct rtable *t)
+{
+	char buf[512];
+	jw_arr(w, t->json_key);
+	for (size_t r = 0; r < t->nrows; r++) {
+		jw_obj(w, NULL);
+		for (size_t c = 0; c < t->ncols; c++) {
+			const struct rcol *col = &t->cols[c];
+			if (col->flags & RCOL_TEXT_ONLY)
+				continue;
+			struct rcell cell = { 0 };
+			t->cell(t->ctx, r, c, &cell, buf, sizeof buf);
+			if (cell.null)
+				jw_null(w, col->json);
+			else if (col->kind == RC_STR)
+				jw_str(w, col->json, cell.s);
+			else
+				jw_u64(w, col->json, cell.u);
+		}
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}

@@ -1,0 +1,60 @@
+/* Renderers: analyzers hand over tables (columns + a cell callback, so a million
+ * rows are never copied) and the renderers print them as text or JSON. */
+#ifndef BEAMCORE_RENDER_H
+#define BEAMCORE_RENDER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum rcol_kind { RC_STR, RC_U64, RC_BYTES, RC_WORDS };
+enum { RCOL_TEXT_ONLY = 1, RCOL_JSON_ONLY = 2, RCOL_LEFT = 4, RCOL_WIDE = 8 };
+
+struct rcol {
+	const char *json;     /* JSON key (Erlang's own names) */
+	const char *title;    /* text header */
+	enum rcol_kind kind;
+	int flags;
+};
+
+struct rcell {
+	const char *s;        /* RC_STR; NULL = null */
+	uint64_t u;
+	bool null;            /* unknown: "?" in text, null in JSON */
+};
+
+struct rtable {
+	const char *json_key;
+	const struct rcol *cols;
+	size_t ncols, nrows;
+	void *ctx;
+	/* buf is scratch space for formatted strings, valid until the next call. */
+	void (*cell)(void *ctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len);
+};
+
+/* Streaming JSON writer. */
+struct jw {
+	FILE *f;
+	int depth;
+	bool need_comma[64];
+};
+void jw_init(struct jw *w, FILE *f);
+void jw_obj(struct jw *w, const char *key);
+void jw_obj_end(struct jw *w);
+void jw_arr(struct jw *w, const char *key);
+void jw_arr_end(struct jw *w);
+void jw_str(struct jw *w, const char *key, const char *s);  /* s NULL -> null */
+void jw_u64(struct jw *w, const char *key, uint64_t v);
+void jw_i64(struct jw *w, const char *key, int64_t v);
+void jw_bool(struct jw *w, const char *key, bool v);
+void jw_null(struct jw *w, const char *key);
+
+void render_table_json(struct jw *w, const struct rtable *t);
+void render_table_text(FILE *f, const struct rtable *t);
+
+/* "1.5 MiB", "12.3 Mw" (words), "1,234,567" */
+const char *fmt_bytes(uint64_t v, char *buf, size_t len);
+const char *fmt_words(uint64_t v, char *buf, size_t len);
+const char *fmt_count(uint64_t v, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,68 @@
+#include "target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "beam/beam.h"
+
+struct target {
+	struct beam *beam;
+	unsigned loaded;
+};
+
+bc_err *target_open(const struct target_opts *o, struct target **out)
+{
+	*out = NULL;
+	char head[32] = { 0 };
+	int fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bc_error(BC_EIO, "%s: %s", o->path, strerror(errno));
+	ssize_t n = read(fd, head, sizeof head);
+	close(fd);
+	if (n < 0)
+		return bc_error(BC_EIO, "%s: %s", o->path, strerror(errno));
+	if (n >= 16 && memcmp(head, "=erl_crash_dump:", 16) == 0)
+		return bc_error(BC_EFORMAT, "%s: erl_crash.dump input is not supported yet "
+				"(only ELF cores of beam.smp)", o->path);
+	if (n < 4 || memcmp(head, "\177ELF", 4) != 0)
+		return bc_error(BC_EFORMAT, "%s: neither an ELF core file nor an erl_crash.dump",
+				o->path);
+	struct target *t = calloc(1, sizeof *t);
+	if (!t)
+		return bc_error(BC_ENOMEM, "out of memory");
+	struct beam_open_opts bo = { o->path, o->beam, o->debug_file };
+	bc_err *err = beam_open(&bo, &t->beam);
+	if (err) {
+		free(t);
+		return err;
+	}
+	*out = t;
+	return NULL;
+}
+
+bc_err *target_load(struct target *t, unsigned needs)
+{
+	bc_err *err = NULL;
+	if ((needs & NEED_PROCS) && !(t->loaded & NEED_PROCS)) {
+		if ((err = beam_load_procs(t->beam)))
+			return err;
+		t->loaded |= NEED_PROCS;
+	}
+	return NULL;
+}
+
+struct vm *target_vm(struct target *t)
+{
+	return t->beam->vm;
+}
+
+void target_close(struct target *t)
+{
+	if (!t)
+		return;
+	beam_close(t->beam);
+	free(t);
+}

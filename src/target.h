@@ -1,0 +1,22 @@
+/* Open whatever the user pointed at (an ELF core, later an erl_crash.dump) and
+ * load the parts of the VM model a command needs. */
+#ifndef BEAMCORE_TARGET_H
+#define BEAMCORE_TARGET_H
+#include "error.h"
+#include "vm.h"
+
+enum { NEED_PROCS = 1 << 0 };
+
+struct target_opts {
+	const char *path;
+	const char *beam;        /* may be NULL */
+	const char *debug_file;  /* may be NULL */
+};
+
+struct target;
+bc_err *target_open(const struct target_opts *o, struct target **out);
+bc_err *target_load(struct target *t, unsigned needs);
+struct vm *target_vm(struct target *t);
+void target_close(struct target *t);
+
+#endif

@@ -1,0 +1,77 @@
+/* The VM model: one vocabulary that every loader fills and every analyzer reads.
+ * Analyzers never learn which loader (core or crash dump) fed them. */
+#ifndef BEAMCORE_VM_H
+#define BEAMCORE_VM_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "strtab.h"
+
+struct vm_mfa {
+	const char *module, *function;   /* interned; module NULL = unknown */
+	int arity;
+};
+
+/* Which numeric fields of a process could not be read (never reported as 0). */
+enum vm_proc_field {
+	VPF_TOTAL_HEAP_SIZE = 1 << 0,
+	VPF_HEAP_SIZE = 1 << 1,
+	VPF_STACK_SIZE = 1 << 2,
+	VPF_MESSAGE_QUEUE_LEN = 1 << 3,
+	VPF_MEMORY = 1 << 4,
+	VPF_REDUCTIONS = 1 << 5,
+	VPF_REGISTERED_NAME = 1 << 6,
+	VPF_INITIAL_CALL = 1 << 7,
+	VPF_CURRENT_FUNCTION = 1 << 8,
+	VPF_STATUS = 1 << 9,
+};
+
+struct vm_proc {
+	uint64_t addr;                 /* where the loader found it (core address, dump offset) */
+	uint32_t pid_num, pid_serial;  /* <0.num.serial> */
+	const char *registered_name;   /* interned or NULL */
+	const char *status;            /* static string: waiting, running, ... */
+	struct vm_mfa initial_call, current_function;
+	uint64_t total_heap_size, heap_size, stack_size;  /* words */
+	uint64_t message_queue_len, memory, reductions;   /* memory in bytes */
+	uint32_t unknown;              /* enum vm_proc_field bits */
+};
+
+/* Something the loader could not read or does not know: shown to the user and
+ * turned into exit code 1. */
+struct vm_gap {
+	char *what;
+};
+
+struct vm {
+	const char *kind;              /* "core" or "crash_dump" */
+	const char *source;            /* file the model came from */
+	char otp_release[16];
+	char erts_version[32];
+	bool jit;
+	bool have_jit;
+	char exe[4096];                /* beam.smp path, for cores */
+	char build_id[129];
+	char debug_file[4096];
+	int signo;                     /* signal that killed it, 0 for a live snapshot (gcore) */
+	uint64_t process_count;        /* as the VM counted them */
+	struct vm_proc *procs;
+	size_t nprocs, procs_cap;
+	struct vm_gap *gaps;
+	size_t ngaps;
+	size_t gaps_dropped;           /* beyond the kept ones */
+	struct strtab *strings;
+};
+
+struct vm *vm_new(const char *kind, const char *source);
+void vm_free(struct vm *vm);
+struct vm_proc *vm_add_proc(struct vm *vm);
+void vm_gap(struct vm *vm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *vm_intern(struct vm *vm, const char *s, size_t len);
+
+/* "<0.N.S>" into buf (>= 32 bytes). */
+const char *vm_pid_str(const struct vm_proc *p, char *buf, size_t len);
+/* "m:f/a" into buf, or NULL when unknown. */
+const char *vm_mfa_str(const struct vm_mfa *m, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Build an OTP with DWARF (-g -O2, the default) from Debian's source package,
+# cached under $XDG_CACHE_HOME/beamcore/otp-<release>. Prints the install dir.
+#   testdata/build-otp.sh 25   OTP 25.2.3 (bookworm): emulator only; runs with
+#                              Debian's installed erlang-base 25.2.3 libraries
+#   testdata/build-otp.sh 27   OTP 27.3.4.1 (trixie): minimal full OTP
+set -euo pipefail
+rel=${1:?usage: build-otp.sh 25|27}
+case $rel in
+  25) suite=bookworm; ver=25.2.3 ;;
+  27) suite=trixie; ver=27.3.4.1 ;;
+  *) echo "build-otp.sh: unknown release $rel" >&2; exit 64 ;;
+esac
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/beamcore
+dir=$cache/otp-$ver
+mkdir -p "$cache"
+# One build per release at a time: a second caller waits, then finds .built
+# (without the lock it would rm -rf the tree the first one is building in).
+exec 9>"$cache/.lock-$ver"
+flock 9
+if [ -f "$dir/.built" ]; then echo "$dir"; exit 0; fi
+log=$cache/build-otp-$ver.log
+echo "build-otp.sh: building OTP $ver into $dir (a few minutes; log: $log)" >&2
+# The build runs in a subshell outside any || list: bash ignores set -e in
+# one, so a failed step would otherwise still reach touch .built.
+set +e
+(
+  set -e
+  rm -rf "$dir" "$cache/src-$ver"
+  mkdir -p "$cache/src-$ver"
+  cd "$cache/src-$ver"
+  apt-get source --download-only "erlang/$suite" >/dev/null
+  tar xf erlang_*.orig.tar.xz
+  mv otp-OTP-$ver "$dir"
+  rm -rf "$cache/src-$ver"
+  cd "$dir"
+  if [ "$rel" = 25 ]; then
+    ./configure --without-javac --without-wx --without-odbc --without-ssl
+    # make stops at erl_call after beam.smp is built: harmless
+    make -j"$(nproc)" emulator || true
+    test -x bin/x86_64-pc-linux-gnu/beam.smp
+  else
+    keep=" kernel stdlib compiler sasl runtime_tools parsetools syntax_tools tools "
+    for a in lib/*/; do a=$(basename "$a"); case $keep in *" $a "*) ;; *) touch "lib/$a/SKIP";; esac; done
+    ./configure --without-javac --without-wx --without-odbc --without-ssl
+    make -j"$(nproc)"
+    test -x bin/erl
+  fi
+  touch .built
+) >"$log" 2>&1
+rc=$?
+set -e
+if [ $rc -ne 0 ] || [ ! -f "$dir/.built" ]; then
+  echo "build-otp.sh: OTP $ver build failed, see $log" >&2; tail -20 "$log" >&2; exit 2
+fi
+echo "$dir"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install everything beamcore needs to build and test on Debian 12.
+# Idempotent; safe to run on every CI run.
+set -euo pipefail
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+pkgs=(meson ninja-build pkg-config gcc g++ make perl python3
+      libdw-dev libelf-dev libunwind-dev libncurses-dev
+      erlang-base gdb tmux xz-utils zstd dpkg-dev)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+# deb-src lines for the suites whose erlang sources the fixtures build from
+src=/etc/apt/sources.list.d/beamcore-src.sources
+need_update=0
+if [ ! -f "$src" ]; then
+  $SUDO tee "$src" >/dev/null <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm trixie forky
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  need_update=1
+fi
+if [ ${#missing[@]} -gt 0 ] || [ $need_update -eq 1 ]; then
+  $SUDO apt-get update -qq
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Compare `beamcore procs --json` on a real core with the ground truth the live
+VM wrote just before the core was taken (testdata/capture.sh).
+
+Idle processes (waiting, not the collector that wrote the ground truth) must match
+exactly on every field; the others are reported. Exit 0 pass, 1 fail, 77 skip."""
+import json, os, subprocess, sys
+
+FIELDS = ["registered_name", "initial_call", "current_function", "status",
+          "total_heap_size", "heap_size", "stack_size", "message_queue_len",
+          "memory", "reductions"]
+
+# Answering the collector's process_info request costs the target one reduction,
+# charged after it has answered: an idle process's counter in the core is the
+# live value + 1. Processes that handle signals on behalf of others (the dirty
+# process signal handlers) keep working while the ground truth is written.
+SIGNAL_HELPERS = {"erts_dirty_process_signal_handler:start/0"}
+
+def same(field, live, core, p):
+    if field == "reductions" and isinstance(live, int) and isinstance(core, int):
+        if p.get("initial_call") in SIGNAL_HELPERS:
+            return core >= live
+        return core == live + 1
+    return live == core
+
+def main():
+    beamcore, fixture, core = sys.argv[1], sys.argv[2], sys.argv[3]
+    core_path = os.path.join(fixture, core)
+    gt_path = os.path.join(fixture, "ground_truth.json")
+    if not os.path.exists(core_path) or not os.path.exists(gt_path):
+        print(f"SKIP: no fixture {core_path} (run testdata/capture.sh)")
+        return 77
+    beam = open(os.path.join(fixture, "beam.smp.path")).read().strip()
+    r = subprocess.run([beamcore, "procs", core_path, beam, "--json"],
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode not in (0, 1):
+        print(f"FAIL: beamcore exited {r.returncode}: {r.stderr.strip()}")
+        return 1
+    out = json.loads(r.stdout)
+    gt = json.load(open(gt_path))
+    got = {p["pid"]: p for p in out["processes"]}
+    idle = [p for p in gt["processes"]
+            if p["status"] == "waiting" and p["pid"] != gt["collector"]]
+    failures, others = [], []
+    for p in gt["processes"]:
+        q = got.get(p["pid"])
+        strict = p in idle
+        if q is None:
+            (failures if strict else others).append(f"{p['pid']}: missing from beamcore output")
+            continue
+        for f in FIELDS:
+            if not same(f, p.get(f), q.get(f), p):
+                msg = f"{p['pid']} ({p.get('registered_name') or p.get('initial_call')}) {f}: live {p.get(f)!r}, beamcore {q.get(f)!r}"
+                (failures if strict else others).append(msg)
+    extra = set(got) - {p["pid"] for p in gt["processes"]}
+    print(f"{core}: {len(gt['processes'])} live processes, {len(got)} in core, "
+          f"{len(idle)} idle compared exactly on {len(FIELDS)} fields; "
+          f"{len(failures)} mismatches; non-idle differences: {len(others)}; "
+          f"only in core: {len(extra)}")
+    for m in others[:20]:
+        print("  (non-idle) " + m)
+    for m in failures[:50]:
+        print("  MISMATCH " + m)
+    if r.returncode != 0:
+        print(f"FAIL: exit {r.returncode} (partial) on a complete core: {r.stderr.strip()}")
+        return 1
+    return 1 if failures else 0
+
+if __name__ == "__main__":
+    sys.exit(main())

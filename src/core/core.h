@@ -1,0 +1,67 @@
+/* ELF core files: mmap, PT_LOAD segments, notes, and memory reads that fault.
+ * Memory the core does not hold is an error the caller sees, never zeros;
+ * read-only file-backed pages the kernel left out (.rodata, .text) can be
+ * served from the executable through core_add_file_backing(). */
+#ifndef BEAMCORE_CORE_H
+#define BEAMCORE_CORE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "error.h"
+
+struct core_seg {
+	uint64_t vaddr, memsz;   /* memory range */
+	uint64_t off, filesz;    /* bytes present in the file: [vaddr, vaddr+filesz) */
+	uint32_t flags;          /* PF_R/PF_W/PF_X */
+};
+
+struct core_file {               /* one NT_FILE entry */
+	uint64_t start, end, pgoff;  /* pgoff in bytes */
+	const char *path;            /* points into the mmapped note */
+};
+
+struct core_thread {             /* one NT_PRSTATUS */
+	int tid;
+	int cursig;
+	uint64_t fs_base;
+	uint64_t rip, rsp, rbp;
+	const void *regs;            /* the raw user_regs_struct in the note */
+};
+
+struct core_backing {            /* file bytes standing in for missing read-only pages */
+	uint64_t vaddr, len;
+	const uint8_t *data;
+};
+
+struct core {
+	int fd;
+	const uint8_t *map;
+	size_t size;
+	struct core_seg *segs;        /* sorted by vaddr */
+	size_t nsegs;
+	struct core_file *files;
+	size_t nfiles;
+	struct core_thread *threads;  /* first is the thread that took the signal */
+	size_t nthreads;
+	struct core_backing *backing;
+	size_t nbacking;
+	int signo, sigcode;           /* from NT_SIGINFO (0 if none) */
+	uint64_t sigaddr;
+	uint64_t at_phdr, at_entry;   /* from NT_AUXV */
+	const char *psargs;           /* NT_PRPSINFO command line */
+	int truncated;                /* file shorter than its program headers say */
+};
+
+bc_err *core_open(const char *path, struct core **out);
+void core_close(struct core *c);
+
+/* Read len bytes at addr. On a fault returns an error with the first missing address. */
+bc_err *core_read(const struct core *c, uint64_t addr, void *buf, size_t len);
+/* Cheap form for hot loops: 0 on success, -1 on fault. */
+int core_peek(const struct core *c, uint64_t addr, void *buf, size_t len);
+/* Direct pointer to len contiguous bytes at addr, or NULL. */
+const void *core_ptr(const struct core *c, uint64_t addr, size_t len);
+
+/* Serve [vaddr, vaddr+len) from file bytes where the core has no data. */
+int core_add_file_backing(struct core *c, uint64_t vaddr, const uint8_t *data, uint64_t len);
+
+#endif

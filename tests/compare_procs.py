@@ -25,6 +25,7 @@ def same(field, live, core, p):
 
 def main():
     beamcore, fixture, core = sys.argv[1], sys.argv[2], sys.argv[3]
+    fixture = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), fixture)
     core_path = os.path.join(fixture, core)
     gt_path = os.path.join(fixture, "ground_truth.json")
     if not os.path.exists(core_path) or not os.path.exists(gt_path):

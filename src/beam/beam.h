@@ -22,6 +22,8 @@ struct beam {
 	const char **atom_cache;   /* index -> interned name, filled lazily */
 	/* pid layout, decided from the data (see procs.c) */
 	int pid_wide;              /* 1: 60-bit pid data (OTP 26+), 0: 28-bit + table index */
+	uint64_t pix_mask, pix_cl_mask, pix_cli_mask;  /* erts_ptab_pixdata2data */
+	uint32_t pix_cl_shift, pix_cli_shift;
 };
 
 struct beam_open_opts {

@@ -246,8 +246,13 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 	uint64_t id = f64(w, P_ID);
 	vp->addr = w->addr;
 	if (b->pid_wide) {
-		vp->pid_num = (uint32_t)((id >> 4) & 0x0fffffff);
-		vp->pid_serial = (uint32_t)(id >> 32);
+		/* erts_ptab_pixdata2data: the table index is interleaved into the low bits */
+		uint64_t pixdata = id >> 4;
+		uint64_t data = pixdata & ~b->pix_mask;
+		data |= (pixdata >> b->pix_cl_shift) & b->pix_cl_mask;
+		data |= (pixdata & b->pix_cli_mask) << b->pix_cli_shift;
+		vp->pid_num = (uint32_t)(data & 0x0fffffff);
+		vp->pid_serial = (uint32_t)(data >> 28);
 	} else {
 		uint32_t data = (uint32_t)((id >> 4) & 0x0fffffff);
 		vp->pid_num = data & 0x7fff;
@@ -281,24 +286,24 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 		vp->unknown |= VPF_STACK_SIZE;
 	vp->reductions = f64(w, P_REDS);
 
-	/* Message queues: inner (sig_qs.first), middle (sig_qs.cont), outer (sig_inq.first). */
+	/* Message queues: inner (sig_qs.first), middle (sig_qs.cont), outer (sig_inq.first)
+	 * and the outer queue's buffers. Messages are counted by walking the chains:
+	 * the length fields' bookkeeping changed across releases (OTP 27: mlenoffs),
+	 * the chains did not, and process_info would have fetched them all. */
 	struct msgq_sum inner = { 0 }, rest = { 0 };
 	int qerr = walk_msgs(b, f64(w, P_SIGQ_FIRST), 1, &inner) < 0 ||
 		   walk_msgs(b, f64(w, P_SIGQ_CONT), 0, &rest) < 0 ||
 		   walk_msgs(b, f64(w, P_SIGINQ_FIRST), 0, &rest) < 0;
-	uint64_t qlen = f64(w, P_SIGQ_LEN) + f64(w, P_SIGINQ_LEN);
 	uint64_t bufs = f64(w, P_SIGINQ_BUFFERS);
-	if (bufs) {
-		for (int i = 0; i < 64; i++) {
-			uint64_t len;
-			if (beam_read_u64(b, bufs + LV(L, INQB_SLOTS) + i * LV(L, S_INQB_SLOT) +
-						     LV(L, INQB_SLOT_LEN), &len) < 0) {
-				vp->unknown |= VPF_MESSAGE_QUEUE_LEN;
-				break;
-			}
-			qlen += len;
-		}
+	for (int i = 0; bufs && !qerr && i < 64; i++) {
+		uint64_t first;
+		qerr = beam_read_u64(b, bufs + LV(L, INQB_SLOTS) + i * LV(L, S_INQB_SLOT) +
+					     LV(L, INQB_SLOT_FIRST), &first) < 0 ||
+		       walk_msgs(b, first, 0, &rest) < 0;
 	}
+	uint64_t qlen = inner.messages + rest.messages;
+	if (qerr)
+		vp->unknown |= VPF_MESSAGE_QUEUE_LEN;
 	vp->message_queue_len = qlen;
 
 	vp->total_heap_size = heap_sz + old_sz + mbuf_sz;
@@ -349,23 +354,19 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 		vp->unknown |= VPF_MEMORY;
 }
 
-/* OTP 26 widened pid data to 60 bits and moved the table index out of the high
- * half (PR #6827). Decide from the data, not the version: before 26, a pid's high
- * 32 bits are its table slot. */
+/* OTP 26 widened pid data to 60 bits and interleaved the table index into its
+ * low bits (PR #6827); before, the high 32 bits held the index. Decide from the
+ * data, not the version: which rule maps the pids found to their slots? */
 static void decide_pid_layout(struct beam *b, const uint64_t *slots, size_t n)
 {
 	const struct layout *L = &b->L;
 	int narrow = 0, wide = 0;
-	for (size_t ix = 0; ix < n && narrow + wide < 64; ix++) {
+	for (size_t ix = 1; ix < n && narrow + wide < 64; ix++) {
 		uint64_t id;
 		if (!slots[ix] || beam_read_u64(b, slots[ix] + LV(L, P_ID), &id) < 0)
 			continue;
-		if (ix == 0 && (id >> 32) == 0)
-			continue;  /* slot 0 agrees with both */
-		if ((id >> 32) == ix)
-			narrow++;
-		else
-			wide++;
+		narrow += (id >> 32) == ix;
+		wide += ((id >> 4) & b->pix_mask) == ix;
 	}
 	b->pid_wide = wide > narrow;
 }
@@ -375,11 +376,11 @@ bc_err *beam_load_procs(struct beam *b)
 	static const enum layout_id need[] = {
 		G_ERTS_PROC, PTAB_TAB, PTAB_MAX, PTAB_INVALID, S_PROCESS, P_ID, P_REG, P_LINKS,
 		P_MONITORS, P_LT_MONITORS, P_STOP, P_HEAP, P_HEND, P_ABANDONED_HEAP, P_HEAP_SZ,
-		P_ARITY, P_ARG_REG, P_DEF_ARG_REG, P_REDS, P_SIGQ_FIRST, P_SIGQ_CONT, P_SIGQ_LEN,
-		P_SIGQ_FLAGS, P_SIGINQ_FIRST, P_SIGINQ_LEN, P_SIGINQ_BUFFERS, P_DICTIONARY,
+		P_ARITY, P_ARG_REG, P_DEF_ARG_REG, P_REDS, P_SIGQ_FIRST, P_SIGQ_CONT,
+		P_SIGQ_FLAGS, P_SIGINQ_FIRST, P_SIGINQ_BUFFERS, P_DICTIONARY,
 		P_INITIAL, P_CURRENT, P_I, P_OLD_HEND, P_OLD_HEAP, P_MBUF_SZ, P_PSD, P_STATE, REG_NAME,
 		MFA_MODULE, MFA_FUNCTION, MFA_ARITY, S_MESSAGE, MSG_NEXT, MSG_ATTACHED, MSG_M,
-		MSG_HFRAG, HF_NEXT, HF_USED, INQB_SLOTS, S_INQB_SLOT, INQB_SLOT_LEN, PD_ARRAYSIZE,
+		MSG_HFRAG, HF_NEXT, HF_USED, INQB_SLOTS, S_INQB_SLOT, INQB_SLOT_FIRST, PD_ARRAYSIZE,
 		S_PROCDICT, S_PSD, PSD_DATA, SCB_LEN, S_SCB, ML_LEFT, ML_RIGHT, ML_NEXT, ML_FLAGS,
 		ML_TYPE, S_LINK, MD_ORIGIN, MD_TARGET, MD_REF, MD_REFC, S_MONITOR_DATA,
 		S_MONITOR_SUSPEND, S_MONITOR_DATA_HEAP, S_MONITOR_DATA_EXT, S_RECV_MARKER,
@@ -400,6 +401,14 @@ bc_err *beam_load_procs(struct beam *b)
 	}
 	if (LHAS(L, PTAB_COUNT))
 		beam_read_u64(b, ptab + LV(L, PTAB_COUNT), &count);
+	if (LHAS(L, PTAB_PIX_MASK) && LHAS(L, PTAB_PIX_CL_MASK) && LHAS(L, PTAB_PIX_CLI_MASK) &&
+	    LHAS(L, PTAB_PIX_CL_SHIFT) && LHAS(L, PTAB_PIX_CLI_SHIFT)) {
+		beam_read_u64(b, ptab + LV(L, PTAB_PIX_MASK), &b->pix_mask);
+		beam_read_u64(b, ptab + LV(L, PTAB_PIX_CL_MASK), &b->pix_cl_mask);
+		beam_read_u64(b, ptab + LV(L, PTAB_PIX_CLI_MASK), &b->pix_cli_mask);
+		beam_read_u32(b, ptab + LV(L, PTAB_PIX_CL_SHIFT), &b->pix_cl_shift);
+		beam_read_u32(b, ptab + LV(L, PTAB_PIX_CLI_SHIFT), &b->pix_cli_shift);
+	}
 	b->vm->process_count = count;
 	if (max == 0 || max > (1u << 28))
 		return bc_error(BC_EFORMAT, "process table size %u is implausible: corrupt core "

@@ -1,0 +1,310 @@
+%% Puts one node into the shapes real memory/hang incidents have, writes
+%% what the VM itself reports about them to ground_truth.json (in the cwd),
+%% then writes "ready" and idles forever, so a core taken afterwards can be
+%% checked field by field against the ground truth.
+%%
+%% Run: erl -noshell -pa DIR -run beamcore_scenario start   (cwd = output dir)
+%% Works on OTP 25 and 27 (no json module: the encoder is below).
+-module(beamcore_scenario).
+-behaviour(gen_server).
+
+-export([start/0]).
+%% spawn/3 entry points: exported so each process has a telling initial_call
+-export([main/0, idle/1, idle_sup/2, watcher/2, bin_router/1, bin_producer/2,
+         bin_holder/1, flooded/0, deep_recursion/2, big_dict/2, suspended/0]).
+-export([init/1, handle_call/3, handle_cast/2, handle_info/2]).
+
+-define(IDLE, 5000).          % idle processes: 2000 linked, 1500 monitored, 1500 orphans
+-define(SESSIONS, 200000).    % rows in the `sessions` ETS table
+-define(HEAP_ROWS, 500000).   % list kept in sessions_server's state (~30-60 MB heap)
+-define(BINS, 100).           % refc binaries held by bin_router
+-define(FLOOD, 100000).       % unreceived messages in `flooded`
+-define(DEPTH, 50000).        % non-tail frames of `deep_recursion`
+-define(DICT_KEYS, 10000).    % process dictionary keys of `big_dict`
+-define(BT_DEPTH, 64).        % backtrace_depth: current_stacktrace gets up to 64 frames, not 8
+
+%% Called by -run in init's short-lived starter process: hand over to a
+%% long-lived process of our own and return.
+start() ->
+    spawn(?MODULE, main, []),
+    ok.
+
+main() ->
+    register(beamcore_collector, self()),
+    erlang:system_flag(backtrace_depth, ?BT_DEPTH),
+    build(),
+    settle(100),
+    suspend(),
+    %% Pass 1 loads every module the collector and encoder need (atoms,
+    %% code memory) so pass 2, the one that counts, sees a settled node.
+    write_file("ground_truth.json", ground_truth()),
+    write_file("ground_truth.json", ground_truth()),
+    %% Shrink our own heap (it held the whole ground truth) so it does not
+    %% bloat the core, before "ready" so the core sees a settled collector.
+    %% From here on we touch no other process.
+    garbage_collect(),
+    write_file("ready", <<"ready">>),
+    receive after infinity -> ok end.
+
+%%% ------------------------------------------------------------------
+%%% Scenario
+%%% ------------------------------------------------------------------
+
+build() ->
+    %% Idle processes: some linked to a trap_exit supervisor-like process,
+    %% some monitored by a watcher, the rest orphans (nobody refers to them).
+    Me = self(),
+    spawn(?MODULE, idle_sup, [Me, 2000]),
+    spawn(?MODULE, watcher, [Me, 1500]),
+    [spawn(?MODULE, idle, [I]) || I <- lists:seq(1, ?IDLE - 3500)],
+    {ok, _} = gen_server:start({local, sessions_server}, ?MODULE, [], []),
+    build_binaries(),
+    build_flood(),
+    spawn(?MODULE, deep_recursion, [Me, ?DEPTH]),
+    spawn(?MODULE, big_dict, [Me, ?DICT_KEYS]),
+    [register(list_to_atom("suspended_" ++ integer_to_list(N)), spawn(?MODULE, suspended, []))
+     || N <- [1, 2]],
+    [wait_ack(Tag) || Tag <- [idle_sup, watcher, deep_recursion, big_dict]],
+    ok.
+
+%% Suspend once they sit in their receive (after settle/1). The suspension
+%% belongs to us and lasts as long as we live (forever).
+suspend() ->
+    [true = erlang:suspend_process(whereis(N)) || N <- [suspended_1, suspended_2]],
+    ok.
+
+%% Wait (bounded) until every other process sits in a receive or is
+%% suspended: e.g. fresh spawns may not have run yet and `flooded` works
+%% through its queue for a while.
+settle(0) -> exit(not_settled);
+settle(N) ->
+    Busy = [P || P <- erlang:processes(), P =/= self(),
+                 not lists:member(process_info(P, status),
+                                  [{status, waiting}, {status, suspended}, undefined])],
+    case Busy of
+        [] -> ok;
+        _ -> timer:sleep(100), settle(N - 1)
+    end.
+
+wait_ack(Tag) ->
+    receive {ack, Tag} -> ok after 120000 -> exit({no_ack, Tag}) end.
+
+%% Idle worker: waits forever; a small per-process payload so heap sizes vary.
+idle(I) ->
+    Payload = lists:seq(1, I rem 50),
+    receive stop -> Payload end.
+
+idle_sup(Parent, N) ->
+    process_flag(trap_exit, true),
+    register(idle_sup, self()),
+    Kids = [spawn_link(?MODULE, idle, [I]) || I <- lists:seq(1, N)],
+    Parent ! {ack, idle_sup},
+    receive {'EXIT', _, _} = E -> {E, Kids} end.
+
+watcher(Parent, N) ->
+    register(watcher, self()),
+    Mons = [monitor(process, spawn(?MODULE, idle, [I])) || I <- lists:seq(1, N)],
+    Parent ! {ack, watcher},
+    receive {'DOWN', _, _, _, _} = D -> {D, Mons} end.
+
+%% sessions_server: large heap (state) + owner of the ETS tables.
+init([]) ->
+    Sessions = ets:new(sessions, [set, public, named_table]),
+    [ets:insert(Sessions, {Id, {user, Id rem 9973}, 1700000000 + Id, <<"tok", Id:64>>})
+     || Id <- lists:seq(1, ?SESSIONS)],
+    Index = ets:new(session_index, [ordered_set, protected, named_table]),
+    [ets:insert(Index, {{user, U}, U * 7}) || U <- lists:seq(1, 5000)],
+    Tags = ets:new(session_tags, [bag, private, named_table]),
+    [ets:insert(Tags, {I rem 100, {tag, I}}) || I <- lists:seq(1, 3000)],
+    Scratch = ets:new(scratch, [set, private]),              % unnamed
+    [ets:insert(Scratch, {I, lists:duplicate(I rem 8, x)}) || I <- lists:seq(1, 1000)],
+    Hits = ets:new(hit_counters, [set, public, named_table,
+                                  {write_concurrency, true}, {decentralized_counters, true}]),
+    [ets:insert(Hits, {I, 0}) || I <- lists:seq(1, 10000)],
+    %% A cache that keeps ~HEAP_ROWS tuples alive on the heap.
+    Cache = [{Id, {user, Id rem 9973}, Id * 3} || Id <- lists:seq(1, ?HEAP_ROWS)],
+    {ok, #{tables => [Sessions, Index, Tags, Scratch, Hits], cache => Cache}}.
+
+handle_call(_, _From, S) -> {reply, ok, S}.
+handle_cast(_, S) -> {noreply, S}.
+handle_info(_, S) -> {noreply, S}.
+
+%% Refc binaries: short-lived producers create them and hand them to
+%% bin_router (and every 10th also to one of three holders), then exit, so
+%% the router is the last owner of most of them (refc 1) and shares some
+%% (refc 2).
+build_binaries() ->
+    Me = self(),
+    Holders = [begin
+                   H = spawn(?MODULE, bin_holder, [[]]),
+                   register(list_to_atom("bin_holder_" ++ integer_to_list(N)), H),
+                   H
+               end || N <- [1, 2, 3]],
+    spawn(?MODULE, bin_router, [Me]),
+    wait_ack(bin_router),
+    Producers = [spawn_monitor(?MODULE, bin_producer, [I, Holders])
+                 || I <- lists:seq(1, ?BINS)],
+    [receive {'DOWN', Ref, process, Pid, normal} -> ok end || {Pid, Ref} <- Producers],
+    %% All producers are gone; wait until router and holders got everything.
+    bin_router ! {count, Me},
+    receive {bin_count, ?BINS} -> ok after 60000 -> exit(bin_router_short) end,
+    [begin H ! {sync, Me}, receive {synced, H} -> ok end end || H <- Holders],
+    ok.
+
+%% Sizes grow geometrically from 1 KB to ~0.8 MB (~12 MB in all).
+bin_producer(I, Holders) ->
+    Size = round(1024 * math:pow(1.07, I - 1)),
+    Bin = binary:copy(<<I>>, Size),
+    bin_router ! {bin, Bin},
+    case I rem 10 of
+        0 -> lists:nth(I div 10 rem 3 + 1, Holders) ! {bin, Bin};
+        _ -> ok
+    end.
+
+bin_router(Parent) ->
+    register(bin_router, self()),
+    Parent ! {ack, bin_router},
+    bin_router_loop([]).
+
+bin_router_loop(Bins) ->
+    receive
+        {bin, B} -> bin_router_loop([B | Bins]);
+        {count, From} when length(Bins) =:= ?BINS -> From ! {bin_count, length(Bins)},
+                                                     bin_router_loop(Bins)
+    end.
+
+bin_holder(Bins) ->
+    receive
+        {bin, B} -> bin_holder([B | Bins]);
+        {sync, From} -> From ! {synced, self()}, bin_holder(Bins)
+    end.
+
+%% flooded: waits for a message that never comes while ?FLOOD others pile up.
+build_flood() ->
+    P = spawn(?MODULE, flooded, []),
+    register(flooded, P),
+    [P ! {event, I, <<"payload">>} || I <- lists:seq(1, ?FLOOD)],
+    ok.
+
+flooded() ->
+    receive {never, matches} -> ok end.
+
+%% deep_recursion: ?DEPTH non-tail frames, then blocked in receive.
+deep_recursion(Parent, N) ->
+    register(deep_recursion, self()),
+    deep(Parent, N).
+
+deep(Parent, 0) ->
+    Parent ! {ack, deep_recursion},
+    receive stop -> [] end;
+deep(Parent, N) ->
+    [N | deep(Parent, N - 1)].
+
+big_dict(Parent, N) ->
+    register(big_dict, self()),
+    [put({key, I}, {value, I}) || I <- lists:seq(1, N)],
+    Parent ! {ack, big_dict},
+    receive stop -> ok end.
+
+suspended() ->
+    receive stop -> ok end.
+
+%%% ------------------------------------------------------------------
+%%% Ground truth
+%%% ------------------------------------------------------------------
+
+-define(ITEMS, [registered_name, initial_call, current_function, status,
+                total_heap_size, heap_size, stack_size, message_queue_len,
+                memory, reductions, trap_exit, links, monitors, dictionary,
+                current_stacktrace, binary]).
+
+ground_truth() ->
+    Procs = [proc(P, process_info(P, ?ITEMS)) || P <- erlang:processes()],
+    Ets = [tab(ets:info(T)) || T <- ets:all()],
+    Mem = erlang:memory(),
+    MemKeys = [total, processes, processes_used, system, atom, atom_used, binary, code, ets],
+    json({obj, [{otp_release, str(erlang:system_info(otp_release))},
+                {erts_version, str(erlang:system_info(version))},
+                {node, str(node())},
+                {os_pid, str(os:getpid())},
+                {process_count, erlang:system_info(process_count)},
+                {process_limit, erlang:system_info(process_limit)},
+                {atom_count, erlang:system_info(atom_count)},
+                {atom_limit, erlang:system_info(atom_limit)},
+                {schedulers, erlang:system_info(schedulers)},
+                {backtrace_depth, ?BT_DEPTH},
+                {collector, str(self())},
+                {memory, {obj, [{K, proplists:get_value(K, Mem)} || K <- MemKeys]}},
+                {processes, [P || P <- Procs, P =/= dead]},
+                {ets, [T || T <- Ets, T =/= undefined]}]}).
+
+proc(_, undefined) -> dead;
+proc(Pid, Info) ->
+    G = fun(K) -> proplists:get_value(K, Info) end,
+    {obj, [{pid, str(Pid)},
+           {registered_name, case G(registered_name) of [] -> null; N -> str(N) end},
+           {initial_call, mfa(G(initial_call))},
+           {current_function, mfa(G(current_function))},
+           {status, str(G(status))},
+           {total_heap_size, G(total_heap_size)},
+           {heap_size, G(heap_size)},
+           {stack_size, G(stack_size)},
+           {message_queue_len, G(message_queue_len)},
+           {memory, G(memory)},
+           {reductions, G(reductions)},
+           {trap_exit, G(trap_exit)},
+           {links, [str(L) || L <- G(links)]},
+           {monitors, length(G(monitors))},
+           {dictionary_size, length(G(dictionary))},
+           {current_stacktrace, [mfa({M, F, A}) || {M, F, A, _} <- G(current_stacktrace)]},
+           {binary, [[Addr, Size, Refc] || {Addr, Size, Refc} <- G(binary)]}]}.
+
+%% ets:info/1 returns undefined if the table died meanwhile.
+tab(undefined) -> undefined;
+tab(Info) ->
+    G = fun(K) -> proplists:get_value(K, Info) end,
+    {obj, [{id, str(G(id))},
+           {name, str(G(name))},
+           {named_table, G(named_table)},
+           {owner, str(G(owner))},
+           {type, str(G(type))},
+           {protection, str(G(protection))},
+           {size, G(size)},
+           {memory, G(memory)},
+           {keypos, G(keypos)},
+           {decentralized_counters, G(decentralized_counters)},
+           {write_concurrency, G(write_concurrency)},
+           {read_concurrency, G(read_concurrency)}]}.
+
+mfa(undefined) -> null;
+mfa({M, F, A}) when is_list(A) -> mfa({M, F, length(A)});
+mfa({M, F, A}) -> str([atom_to_list(M), $:, atom_to_list(F), $/, integer_to_list(A)]).
+
+%% Render as the shell would (pids "<0.1.0>", refs "#Ref<...>") but atoms plain.
+str(A) when is_atom(A) -> {str, atom_to_binary(A, utf8)};
+str(P) when is_pid(P) -> {str, list_to_binary(pid_to_list(P))};
+str(P) when is_port(P) -> {str, list_to_binary(port_to_list(P))};
+str(R) when is_reference(R) -> {str, list_to_binary(io_lib:format("~p", [R]))};
+str(L) when is_list(L) -> {str, unicode:characters_to_binary(L)}.
+
+%%% Minimal JSON encoder: {obj, [{Key, V}]}, lists, {str, UTF8Binary},
+%%% integers, true/false/null, other atoms as strings ("auto").
+json({obj, KVs}) ->
+    [${, lists:join($,, [[json(str(K)), $:, json(V)] || {K, V} <- KVs]), $}];
+json({str, B}) -> [$", escape(B), $"];
+json(L) when is_list(L) -> [$[, lists:join($,, [json(V) || V <- L]), $]];
+json(I) when is_integer(I) -> integer_to_binary(I);
+json(B) when B =:= true; B =:= false; B =:= null -> atom_to_binary(B, utf8);
+json(A) when is_atom(A) -> json(str(A)).
+
+escape(B) -> [esc(C) || <<C>> <= B].   % UTF-8 bytes >= 0x80 pass through
+esc($") -> <<"\\\"">>;
+esc($\\) -> <<"\\\\">>;
+esc(C) when C < 16#20 -> io_lib:format("\\u~4.16.0b", [C]);
+esc(C) -> C.
+
+%% Raw file I/O: no file server, so writing touches no other process.
+write_file(Name, Data) ->
+    {ok, F} = file:open(Name, [raw, write, binary]),
+    ok = file:write(F, [Data, $\n]),
+    ok = file:close(F).

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Capture a test fixture: run beamcore_scenario on our DWARF build of OTP REL,
+# then take a gdb core (gcore) and a kernel core of the same idle node.
+#   testdata/capture.sh 25|27 OUTDIR [--no-gcore] [--no-kernel-core]
+# OUTDIR gets: ground_truth.json, core.gcore, core.kernel (both made sparse),
+# beam.smp.path, pid, node.log, beamcore_scenario.beam.
+# Exit 0 ok, 77 not enough disk space, 64 usage, other non-zero on failure.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+usage() { echo "usage: capture.sh 25|27 OUTDIR [--no-gcore] [--no-kernel-core]" >&2; exit 64; }
+[ $# -ge 2 ] || usage
+rel=$1; out=$(realpath -m "$2"); shift 2
+gcore=1; kcore=1
+for a in "$@"; do
+  case $a in --no-gcore) gcore=0 ;; --no-kernel-core) kcore=0 ;; *) usage ;; esac
+done
+case $rel in 25|27) ;; *) usage ;; esac
+die() { echo "capture.sh: $*" >&2; exit 1; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1fs", b-a}'; }
+
+# Cores are big: never inside the repo, and only with room to spare.
+if top=$(git -C "$here" rev-parse --show-toplevel 2>/dev/null); then
+  case $out/ in "$top"/*) die "OUTDIR must be outside the repo ($top)" ;; esac
+fi
+mkdir -p "$out"
+free_kb=$(df -Pk "$out" | awk 'NR==2{print $4}')
+if [ "$free_kb" -lt $((4 * 1024 * 1024)) ]; then
+  echo "capture.sh: need ~4 GB free in $out, have $((free_kb / 1024)) MB" >&2; exit 77
+fi
+
+otp=$("$here/build-otp.sh" "$rel")
+if [ "$rel" = 25 ]; then
+  # Emulator-only build: our beam.smp + erl_child_setup, Debian's other erts
+  # binaries and /usr/lib/erlang libraries (same 25.2.3 release).
+  erts_bin=$(echo /usr/lib/erlang/erts-*/bin)
+  [ -x "$erts_bin/erlexec" ] || die "Debian erlang-base not installed (run testdata/deps.sh)"
+  bindir=$otp/bindir
+  mkdir -p "$bindir"
+  for f in "$erts_bin"/*; do ln -sfn "$f" "$bindir/$(basename "$f")"; done
+  for f in beam.smp erl_child_setup; do
+    ln -sfn "$otp/bin/x86_64-pc-linux-gnu/$f" "$bindir/$f"
+  done
+  erlc=/usr/bin/erlc
+  run=(env BINDIR="$bindir" ROOTDIR=/usr/lib/erlang EMU=beam PROGNAME=erl "$bindir/erlexec")
+else
+  erlc=$otp/bin/erlc
+  run=("$otp/bin/erl")
+fi
+
+rm -f "$out"/{ground_truth.json,ready,core,core.[0-9]*,core.gcore,core.kernel,beam.smp.path,pid,node.log}
+"$erlc" -o "$out" "$here/beamcore_scenario.erl"
+
+pid=
+cleanup() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -KILL "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# +MIscs 64: 64 MB literal super carrier instead of 1 GB (mostly untouched
+# address space that gcore would write out as zeros).
+t0=$(now)
+( cd "$out" && ulimit -c unlimited &&
+  exec "${run[@]}" -noshell +MIscs 64 -pa "$out" -run beamcore_scenario start ) \
+  >"$out/node.log" 2>&1 &
+pid=$!   # erl/erlexec exec into beam.smp: same pid
+for _ in $(seq 300); do
+  [ -f "$out/ready" ] && break
+  kill -0 "$pid" 2>/dev/null || { cat "$out/node.log" >&2; die "node died before ready"; }
+  sleep 1
+done
+[ -f "$out/ready" ] || { cat "$out/node.log" >&2; die "no $out/ready after 300 s"; }
+echo "scenario ready in $(since "$t0") (pid $pid)"
+
+exe=$(readlink "/proc/$pid/exe")
+case $exe in "$otp"/*/beam.smp) ;; *) die "running $exe, not our build under $otp" ;; esac
+readelf -S "$exe" | grep -q '\.debug_info' || die "$exe has no DWARF"
+echo "$exe" >"$out/beam.smp.path"
+echo "$pid" >"$out/pid"
+grep -q "\"os_pid\":\"$pid\"" "$out/ground_truth.json" || die "ground_truth.json is not from pid $pid"
+
+sizes() {
+  fallocate --dig-holes "$1"
+  echo "$(basename "$1"): $(du -h --apparent-size "$1" | cut -f1) apparent, $(du -h "$1" | cut -f1) on disk"
+}
+
+if [ $gcore = 1 ]; then
+  t=$(now)
+  timeout 900 gcore -o "$out/core.gcore" "$pid" >"$out/gcore.log" 2>&1 ||
+    { cat "$out/gcore.log" >&2; die "gcore failed"; }
+  mv "$out/core.gcore.$pid" "$out/core.gcore"
+  rm -f "$out/gcore.log"
+  echo "gcore took $(since "$t")"
+  sizes "$out/core.gcore"
+fi
+
+pattern=$(cat /proc/sys/kernel/core_pattern)
+if [ $kcore = 1 ] && { [[ $pattern == \|* ]] || [[ $pattern == */* ]]; }; then
+  echo "capture.sh: core_pattern is '$pattern' (pipe or other dir): skipping the kernel core"
+  kcore=0
+fi
+if [ $kcore = 1 ]; then
+  # beam.smp installs no SIGABRT handler: the default action dumps core.
+  t=$(now)
+  kill -ABRT "$pid"
+  rc=0; wait "$pid" 2>/dev/null || rc=$?   # (quiet: no "Aborted (core dumped)")
+  pid=
+  [ $rc = 134 ] || die "node exited with status $rc, expected 134 (SIGABRT + core)"
+  # core_pattern "core" (or "core.PID" with core_uses_pid) in the node's cwd
+  k=$(find "$out" -maxdepth 1 -type f -name 'core*' ! -name core.gcore -newer "$out/ready" | head -1)
+  [ -n "$k" ] || die "no kernel core in $out (core_pattern '$pattern')"
+  mv "$k" "$out/core.kernel"
+  echo "kernel core took $(since "$t")"
+  sizes "$out/core.kernel"
+else
+  kill -KILL "$pid"; wait "$pid" 2>/dev/null || true; pid=
+fi
+echo "fixture in $out ($(cat "$out/beam.smp.path"))"

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Bad input is the normal case for a post-mortem tool: each case must give a
+clear one-line error or a partial result that says what is missing, with the
+right exit code (0 complete, 1 partial, 2 failed, 64 usage), never a crash.
+
+Usage: bad_input.py BEAMCORE FIXTURE   (FIXTURE under $BEAMCORE_FIXTURES)"""
+import glob, json, os, shutil, signal, subprocess, sys, tempfile, time
+
+failures = []
+
+def run(args, timeout=120):
+    r = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    return r.returncode, r.stdout, r.stderr
+
+def check(name, args, want_rc, want_msg=None):
+    rc, out, err = run(args)
+    lines = [l for l in err.splitlines() if l.strip()]
+    ok = rc == want_rc and (want_msg is None or want_msg.lower() in err.lower())
+    if want_rc == 2 and len(lines) != 1:
+        ok = False
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {rc}: {err.strip()[:300]}")
+    if not ok:
+        failures.append(f"{name}: want exit {want_rc} {want_msg!r}, got {rc} {err!r}")
+    return rc, out, err
+
+def truncated(core, gt, beam, tmp, bc):
+    """Cut the core at several points: the result is partial or a clear failure,
+    and every number printed for an idle process is the live value or null."""
+    size = os.path.getsize(core)
+    gtp = {p["pid"]: p for p in gt["processes"]}
+    for frac in (0.02, 0.3, 0.6, 0.9):
+        cut = os.path.join(tmp, "core.cut")
+        with open(core, "rb") as src, open(cut, "wb") as dst:
+            left = int(size * frac)
+            while left > 0:
+                chunk = src.read(min(left, 1 << 22))
+                if not chunk:
+                    break
+                if chunk.count(0) == len(chunk):
+                    dst.seek(len(chunk), 1)  # keep it sparse
+                else:
+                    dst.write(chunk)
+                left -= len(chunk)
+            dst.truncate(int(size * frac))
+        rc, out, err = run([bc, "procs", cut, beam, "--json"])
+        name = f"core truncated at {int(frac * 100)}%"
+        if rc < 0 or rc not in (1, 2):
+            failures.append(f"{name}: exit {rc}: {err!r}")
+            print(f"FAIL {name}: exit {rc}")
+            continue
+        if rc == 2:
+            ok = len(err.strip().splitlines()) == 1
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: exit 2: {err.strip()[:200]}")
+            if not ok:
+                failures.append(f"{name}: not one line: {err!r}")
+            continue
+        doc = json.loads(out)
+        wrong = []
+        for q in doc["processes"]:
+            p = gtp.get(q["pid"])
+            if not p or p["status"] != "waiting" or p["pid"] == gt["collector"]:
+                continue
+            for f in ("total_heap_size", "heap_size", "stack_size", "message_queue_len", "memory"):
+                if q[f] is not None and q[f] != p[f]:
+                    wrong.append(f"{q['pid']} {f} {q[f]} != live {p[f]}")
+        ok = not wrong and "truncated" in err and not doc["complete"] and doc["missing"]
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: exit 1, {len(doc['processes'])} processes, "
+              f"{len(doc['missing'])} gaps; wrong numbers: {len(wrong)}")
+        if not ok:
+            failures.append(f"{name}: {wrong[:5]} {err[:300]!r}")
+        os.unlink(cut)
+
+def stripped_core(tmp):
+    """A kernel core of Debian's own (stripped) beam.smp."""
+    erl = shutil.which("erl")
+    if not erl:
+        return None
+    d = os.path.join(tmp, "stripped")
+    os.mkdir(d)
+    p = subprocess.Popen(["sh", "-c", f"cd {d} && ulimit -c unlimited && exec {erl} -noshell "
+                          "+MIscs 64 -eval 'timer:sleep(infinity)'"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(3)
+    os.kill(p.pid, signal.SIGABRT)
+    p.wait(timeout=60)
+    cores = glob.glob(os.path.join(d, "core*"))
+    return cores[0] if cores else None
+
+def main():
+    bc = sys.argv[1]
+    fx = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), sys.argv[2])
+    core = os.path.join(fx, "core.kernel")
+    if not os.path.exists(core):
+        print(f"SKIP: no fixture {core}")
+        return 77
+    beam = open(os.path.join(fx, "beam.smp.path")).read().strip()
+    gt = json.load(open(os.path.join(fx, "ground_truth.json")))
+    debian_beam = (glob.glob("/usr/lib/erlang/erts-*/bin/beam.smp") or [None])[0]
+    tmp = tempfile.mkdtemp(prefix="beamcore-bad-")
+    try:
+        notcore = os.path.join(tmp, "notes.txt")
+        open(notcore, "w").write("this is not a core\n")
+        empty = os.path.join(tmp, "empty")
+        open(empty, "w").close()
+        check("missing file", [bc, "procs", os.path.join(tmp, "nope")], 2, "No such file")
+        check("text file", [bc, "procs", notcore], 2, "neither an ELF core")
+        check("empty file", [bc, "procs", empty], 2, "neither an ELF core")
+        check("directory", [bc, "procs", tmp], 2, None)
+        check("beam.smp given as the core", [bc, "procs", beam], 2, "not a core")
+        check("no arguments", [bc], 64, "no TARGET")
+        check("bad --sort", [bc, "procs", core, beam, "--sort", "bogus"], 64, "--sort")
+        check("bad --top", [bc, "procs", core, beam, "--top", "x"], 64, "--top")
+        check("unknown option", [bc, "procs", core, "--frobnicate"], 64, None)
+        check("too many arguments", [bc, "procs", core, beam, "extra"], 64, "too many")
+        if debian_beam:
+            check("mismatched beam.smp (Debian's)", [bc, "procs", core, debian_beam], 2,
+                  "is not the beam.smp of this core")
+        check("--debug-file of another binary", [bc, "procs", core, beam, "--debug-file",
+              "/bin/ls"], 2, "build-id")
+        # The path the core recorded is used when BEAM is omitted.
+        check("executable from the core's file notes", [bc, "procs", core, "--top", "1"], 0)
+        truncated(core, gt, beam, tmp, bc)
+        free = shutil.disk_usage(tmp).free
+        if free > 2 << 30:
+            sc = stripped_core(tmp)
+            if sc:
+                check("core of Debian's stripped beam.smp", [bc, "procs", sc], 2, "dbgsym")
+                check("stripped beam.smp names the way out", [bc, "procs", sc], 2, "--debug-file")
+            else:
+                failures.append("could not make a core of Debian's beam.smp")
+        else:
+            print("note: skipped the stripped-core case: <2 GiB free")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{len(failures)} failures")
+    return 1 if failures else 0
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh Debian 12 machine: dependencies, the OTP
+# debug builds (cached in $XDG_CACHE_HOME/beamcore), beamcore twice (plain and
+# ASan+UBSan, warnings as errors), real cores with live ground truth (generated,
+# deleted afterwards), then meson test on both builds. Ends with one line:
+#   N passed, N failed[, N skipped]
+# BEAMCORE_FIXTURES=DIR reuses (or keeps) fixtures there: DIR/otp25, DIR/otp27.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+say() { printf '== %s\n' "$*"; }
+
+say "dependencies"
+bash testdata/deps.sh || { echo "deps.sh failed"; echo "0 passed, 1 failed"; exit 1; }
+for rel in 25 27; do
+  say "OTP $rel debug build (cached)"
+  testdata/build-otp.sh "$rel" || { echo "0 passed, 1 failed"; exit 1; }
+done
+
+say "build beamcore"
+for b in build build-asan; do
+  opts=(-Dwerror=true)
+  [ "$b" = build-asan ] && opts+=(-Db_sanitize=address,undefined -Db_lundef=false)
+  if [ ! -d "$b" ]; then meson setup "$b" "${opts[@]}" >/dev/null || exit 1; fi
+  ninja -C "$b" >/dev/null || { ninja -C "$b"; echo "0 passed, 1 failed"; exit 1; }
+done
+
+keep=${BEAMCORE_FIXTURES:+1}
+fixtures=${BEAMCORE_FIXTURES:-$(mktemp -d "${TMPDIR:-/var/tmp}/beamcore-fixtures.XXXXXX")}
+export BEAMCORE_FIXTURES=$fixtures
+cleanup() { [ -n "$keep" ] || rm -rf "$fixtures"; }
+trap cleanup EXIT
+for rel in 25 27; do
+  d=$fixtures/otp$rel
+  if [ -f "$d/ground_truth.json" ] && [ -f "$d/core.kernel" ] && [ -f "$d/core.gcore" ]; then
+    say "fixture $d (reused)"
+    continue
+  fi
+  say "fixture $d"
+  testdata/capture.sh "$rel" "$d"
+  rc=$?
+  [ $rc -eq 0 ] || echo "capture.sh $rel exited $rc: its tests will skip"
+done
+
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+for b in build build-asan; do
+  say "meson test ($b)"
+  meson test -C "$b" --print-errorlogs --num-processes 2
+done
+
+python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
+import json, sys
+p = f = s = 0
+for path in sys.argv[1:]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        f += 1
+        continue
+    for line in lines:
+        r = json.loads(line)["result"]
+        if r in ("OK", "EXPECTEDFAIL"): p += 1
+        elif r == "SKIP": s += 1
+        else: f += 1
+print(f"{p} passed, {f} failed" + (f", {s} skipped" if s else ""))
+sys.exit(1 if f else 0)
+PY

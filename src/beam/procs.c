@@ -371,6 +371,52 @@ static void decide_pid_layout(struct beam *b, const uint64_t *slots, size_t n)
 	b->pid_wide = wide > narrow;
 }
 
+static int in_table(struct beam *b, const uint64_t *slots, uint32_t max, uint64_t proc)
+{
+	uint64_t id;
+	if (beam_read_u64(b, proc + LV(&b->L, P_ID), &id) < 0)
+		return 0;
+	uint64_t pix = b->pid_wide ? (id >> 4) & b->pix_mask : id >> 32;
+	return pix < max && slots[pix] == proc;
+}
+
+/* A process that has exited but is still executing (state FREE) has left the
+ * table; the scheduler running it still holds it (erl_process.c). */
+static void scheduler_held(struct beam *b, const uint64_t *slots, uint32_t max, uint8_t *pbuf)
+{
+	static const enum layout_id need[] = { S_ALIGNED_SCHED_DATA, ASD_CURRENT_PROCESS };
+	static const enum layout_id kinds[][2] = {
+		{ G_SCHED_DATA, G_NO_SCHEDULERS },
+		{ G_DIRTY_CPU_SCHED_DATA, G_NO_DIRTY_CPU },
+		{ G_DIRTY_IO_SCHED_DATA, G_NO_DIRTY_IO },
+	};
+	const struct layout *L = &b->L;
+	bc_err *e = layout_need(L, need, 2);
+	if (e) {
+		bc_err_free(e);
+		return;
+	}
+	for (size_t k = 0; k < 3; k++) {
+		uint64_t arr, n;
+		if (!LHAS(L, kinds[k][0]) || !LHAS(L, kinds[k][1]) ||
+		    beam_read_u64(b, beam_global(b, kinds[k][0]), &arr) < 0 ||
+		    beam_read_u64(b, beam_global(b, kinds[k][1]), &n) < 0 || !arr || n > 4096)
+			continue;
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t proc;
+			if (beam_read_u64(b, arr + i * LV(L, S_ALIGNED_SCHED_DATA) +
+						     LV(L, ASD_CURRENT_PROCESS), &proc) < 0 ||
+			    !proc || in_table(b, slots, max, proc) ||
+			    core_peek(b->core, proc, pbuf, LV(L, S_PROCESS)) < 0)
+				continue;
+			struct walk w = { b, L, pbuf, proc };
+			struct vm_proc *vp = vm_add_proc(b->vm);
+			if (vp)
+				fill_proc(&w, vp);
+		}
+	}
+}
+
 bc_err *beam_load_procs(struct beam *b)
 {
 	static const enum layout_id need[] = {
@@ -461,6 +507,7 @@ bc_err *beam_load_procs(struct beam *b)
 			       vm_pid_str(vp, pid, sizeof pid), (unsigned long long)w.addr);
 		}
 	}
+	scheduler_held(b, slots, max, pbuf);
 	if (unreadable)
 		vm_gap(b->vm, "%zu processes unreadable (struct process not in the core, first at 0x%llx)",
 		       unreadable, (unsigned long long)first_bad);

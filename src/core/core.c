@@ -1,15 +1,13 @@
 #include "core.h"
+#include "mapfile.h"
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/procfs.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static int seg_cmp(const void *a, const void *b)
@@ -124,38 +122,21 @@ static void parse_notes(struct core *c, Elf *elf, const GElf_Phdr *ph)
 bc_err *core_open(const char *path, struct core **out)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bc_error(BC_EIO, "%s: %s", path, strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return bc_error(BC_EIO, "%s: not a regular file", path);
-	}
-	if (st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
-		close(fd);
-		return bc_error(BC_EFORMAT, "%s: not an ELF core file (%lld bytes)", path,
-				(long long)st.st_size);
-	}
-	/* Private writable mapping: libelf gets a buffer it may touch; we never write. */
-	void *map = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		close(fd);
-		return bc_error(BC_EIO, "%s: mmap: %s", path, strerror(errno));
-	}
+	const uint8_t *map;
+	size_t size;
+	bc_err *err = map_file(path, sizeof(Elf64_Ehdr), "an ELF core file", &map, &size);
+	if (err)
+		return err;
 	struct core *c = calloc(1, sizeof *c);
 	if (!c) {
-		munmap(map, st.st_size);
-		close(fd);
+		unmap_file(map, size);
 		return bc_error(BC_ENOMEM, "out of memory");
 	}
-	c->fd = fd;
 	c->map = map;
-	c->size = st.st_size;
+	c->size = size;
 
-	bc_err *err = NULL;
 	elf_version(EV_CURRENT);
-	Elf *elf = elf_memory(map, st.st_size);
+	Elf *elf = elf_memory((char *)map, size);
 	GElf_Ehdr eh;
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
 		err = bc_error(BC_EFORMAT, "%s: not an ELF file", path);
@@ -229,10 +210,7 @@ void core_close(struct core *c)
 	free(c->files);
 	free(c->threads);
 	free(c->backing);
-	if (c->map)
-		munmap((void *)c->map, c->size);
-	if (c->fd >= 0)
-		close(c->fd);
+	unmap_file(c->map, c->size);
 	free(c);
 }
 

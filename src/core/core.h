@@ -33,7 +33,6 @@ struct core_backing {            /* file bytes standing in for missing read-only
 };
 
 struct core {
-	int fd;
 	const uint8_t *map;
 	size_t size;
 	struct core_seg *segs;        /* sorted by vaddr */

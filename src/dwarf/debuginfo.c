@@ -1,4 +1,5 @@
 #include "dwarf/debuginfo.h"
+#include "mapfile.h"
 
 #include <elf.h>
 #include <elfutils/libdwelf.h>
@@ -8,8 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 void build_id_hex(const uint8_t *id, int len, char *buf)
@@ -45,32 +44,22 @@ int build_id_from_notes(const uint8_t *p, size_t len, uint8_t out[64])
 bc_err *exe_open(const char *path, struct exe **out)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bc_error(BC_EIO, "%s: %s", path, strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-		close(fd);
-		return bc_error(BC_EIO, "%s: not a regular file", path);
-	}
-	void *map = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		close(fd);
-		return bc_error(BC_EIO, "%s: mmap: %s", path, strerror(errno));
-	}
+	const uint8_t *map;
+	size_t size;
+	bc_err *err = map_file(path, 1, "an ELF executable", &map, &size);
+	if (err)
+		return err;
 	struct exe *x = calloc(1, sizeof *x);
 	if (!x) {
-		munmap(map, st.st_size);
-		close(fd);
+		unmap_file(map, size);
 		return bc_error(BC_ENOMEM, "out of memory");
 	}
-	x->fd = fd;
 	x->dbg_fd = -1;
 	x->map = map;
-	x->size = st.st_size;
+	x->size = size;
 	x->path = strdup(path);
 	elf_version(EV_CURRENT);
-	x->elf = elf_memory(map, st.st_size);
+	x->elf = elf_memory((char *)map, size);
 	GElf_Ehdr eh;
 	if (!x->elf || elf_kind(x->elf) != ELF_K_ELF || !gelf_getehdr(x->elf, &eh) ||
 	    (eh.e_type != ET_DYN && eh.e_type != ET_EXEC)) {
@@ -205,10 +194,7 @@ void exe_close(struct exe *x)
 		close(x->dbg_fd);
 	if (x->elf)
 		elf_end(x->elf);
-	if (x->map)
-		munmap((void *)x->map, x->size);
-	if (x->fd >= 0)
-		close(x->fd);
+	unmap_file(x->map, x->size);
 	free(x->path);
 	free(x->debug_path);
 	free(x);

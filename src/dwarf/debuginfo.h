@@ -14,7 +14,6 @@ struct exe_load { uint64_t vaddr, off, filesz, memsz; uint32_t flags; };
 
 struct exe {
 	char *path;
-	int fd;
 	const uint8_t *map;
 	size_t size;
 	Elf *elf;

@@ -41,4 +41,6 @@ void an_out_free(struct an_out *o);
 bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, struct rtable *t,
 		    void **priv);
 
+bc_err *ets_table(const struct vm *vm, size_t top, struct rtable *t, void **priv);
+
 #endif

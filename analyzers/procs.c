@@ -85,11 +85,11 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 		break;
 	case C_REGNAME:
 		out->s = p->registered_name;
-		out->null = !p->registered_name;
+		out->null = p->unknown & VPF_REGISTERED_NAME;
 		break;
 	case C_INITIAL:
 		out->s = vm_mfa_str(&p->initial_call, buf, len);
-		out->null = !out->s;
+		out->null = p->unknown & VPF_INITIAL_CALL;
 		break;
 	case C_CURRENT:
 		out->s = vm_mfa_str(&p->current_function, buf, len);

@@ -46,10 +46,19 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 bc_err *target_load(struct target *t, unsigned needs)
 {
 	bc_err *err = NULL;
+	if (needs & NEED_ETS)
+		needs |= NEED_PROCS;  /* owners are named through the process list */
 	if ((needs & NEED_PROCS) && !(t->loaded & NEED_PROCS)) {
 		if ((err = beam_load_procs(t->beam)))
 			return err;
+		if (vm_index_pids(t->beam->vm) < 0)
+			return bc_error(BC_ENOMEM, "out of memory");
 		t->loaded |= NEED_PROCS;
+	}
+	if ((needs & NEED_ETS) && !(t->loaded & NEED_ETS)) {
+		if ((err = beam_load_ets(t->beam)))
+			return err;
+		t->loaded |= NEED_ETS;
 	}
 	return NULL;
 }

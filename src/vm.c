@@ -30,6 +30,8 @@ void vm_free(struct vm *vm)
 		free(vm->gaps[i].what);
 	free(vm->gaps);
 	free(vm->procs);
+	free(vm->ets);
+	free(vm->pid_index);
 	strtab_free(vm->strings);
 	free(vm);
 }
@@ -89,5 +91,71 @@ const char *vm_mfa_str(const struct vm_mfa *m, char *buf, size_t len)
 	if (!m->module || !m->function)
 		return NULL;
 	snprintf(buf, len, "%s:%s/%d", m->module, m->function, m->arity);
+	return buf;
+}
+
+struct vm_ets *vm_add_ets(struct vm *vm)
+{
+	if (vm->nets == vm->ets_cap) {
+		size_t cap = vm->ets_cap ? vm->ets_cap * 2 : 256;
+		struct vm_ets *t = realloc(vm->ets, cap * sizeof *t);
+		if (!t)
+			return NULL;
+		vm->ets = t;
+		vm->ets_cap = cap;
+	}
+	struct vm_ets *t = &vm->ets[vm->nets++];
+	memset(t, 0, sizeof *t);
+	return t;
+}
+
+static size_t pid_hash(struct vm_pid p, size_t mask)
+{
+	uint64_t h = ((uint64_t)p.serial << 32 | p.num) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 17) & mask;
+}
+
+int vm_index_pids(struct vm *vm)
+{
+	size_t n = 1024;
+	while (n < vm->nprocs * 2)
+		n *= 2;
+	free(vm->pid_index);
+	vm->pid_index = calloc(n, sizeof *vm->pid_index);
+	if (!vm->pid_index)
+		return -1;
+	vm->pid_index_size = n;
+	for (size_t i = 0; i < vm->nprocs; i++) {
+		struct vm_pid k = { vm->procs[i].pid_num, vm->procs[i].pid_serial };
+		size_t j = pid_hash(k, n - 1);
+		while (vm->pid_index[j])
+			j = (j + 1) & (n - 1);
+		vm->pid_index[j] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+const struct vm_proc *vm_find_proc(const struct vm *vm, struct vm_pid pid)
+{
+	if (!vm->pid_index)
+		return NULL;
+	size_t mask = vm->pid_index_size - 1;
+	for (size_t j = pid_hash(pid, mask); vm->pid_index[j]; j = (j + 1) & mask) {
+		const struct vm_proc *p = &vm->procs[vm->pid_index[j] - 1];
+		if (p->pid_num == pid.num && p->pid_serial == pid.serial)
+			return p;
+	}
+	return NULL;
+}
+
+const char *vm_ets_id_str(const struct vm_ets *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "#Ref<0.%u.%u.%u>", t->refn[2], t->refn[1], t->refn[0]);
+	return buf;
+}
+
+const char *vm_pid2str(struct vm_pid pid, char *buf, size_t len)
+{
+	snprintf(buf, len, "<0.%u.%u>", pid.num, pid.serial);
 	return buf;
 }

@@ -29,12 +29,37 @@ enum vm_proc_field {
 struct vm_proc {
 	uint64_t addr;                 /* where the loader found it (core address, dump offset) */
 	uint32_t pid_num, pid_serial;  /* <0.num.serial> */
+	uint32_t nlinks, nmonitors;    /* links; monitors this process set up */
 	const char *registered_name;   /* interned or NULL */
 	const char *status;            /* static string: waiting, running, ... */
 	struct vm_mfa initial_call, current_function;
 	uint64_t total_heap_size, heap_size, stack_size;  /* words */
 	uint64_t message_queue_len, memory, reductions;   /* memory in bytes */
 	uint32_t unknown;              /* enum vm_proc_field bits */
+};
+
+struct vm_pid {
+	uint32_t num, serial;
+};
+
+enum vm_ets_field {
+	VEF_SIZE = 1 << 0,
+	VEF_MEMORY = 1 << 1,
+	VEF_ID = 1 << 2,
+	VEF_NAME = 1 << 3,
+};
+
+struct vm_ets {
+	uint64_t addr;
+	uint32_t refn[3];              /* id: #Ref<0.refn[2].refn[1].refn[0]> */
+	const char *name;              /* interned atom */
+	bool named_table;
+	struct vm_pid owner;
+	const char *type, *protection; /* static strings as ets:info/1 says them */
+	int keypos;
+	bool compressed, decentralized_counters;
+	uint64_t size, memory;         /* objects; words */
+	uint32_t unknown;              /* enum vm_ets_field bits */
 };
 
 /* Something the loader could not read or does not know: shown to the user and
@@ -57,6 +82,10 @@ struct vm {
 	uint64_t process_count;        /* as the VM counted them */
 	struct vm_proc *procs;
 	size_t nprocs, procs_cap;
+	struct vm_ets *ets;
+	size_t nets, ets_cap;
+	uint32_t *pid_index;           /* open-addressing pid -> procs[] index + 1, built lazily */
+	size_t pid_index_size;
 	struct vm_gap *gaps;
 	size_t ngaps;
 	size_t gaps_dropped;           /* beyond the kept ones */
@@ -68,6 +97,15 @@ void vm_free(struct vm *vm);
 struct vm_proc *vm_add_proc(struct vm *vm);
 void vm_gap(struct vm *vm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *vm_intern(struct vm *vm, const char *s, size_t len);
+
+struct vm_ets *vm_add_ets(struct vm *vm);
+/* After the processes are loaded: index them by pid (-1 on OOM). */
+int vm_index_pids(struct vm *vm);
+/* The process with this pid, or NULL. */
+const struct vm_proc *vm_find_proc(const struct vm *vm, struct vm_pid pid);
+/* "#Ref<0.a.b.c>" of a table into buf. */
+const char *vm_ets_id_str(const struct vm_ets *t, char *buf, size_t len);
+const char *vm_pid2str(struct vm_pid pid, char *buf, size_t len);
 
 /* "<0.N.S>" into buf (>= 32 bytes). */
 const char *vm_pid_str(const struct vm_proc *p, char *buf, size_t len);

@@ -53,7 +53,11 @@ int beam_read_mfa(struct beam *b, uint64_t addr, struct vm_mfa *out);
 /* The function a code address lies in (the loaded modules' ranges); -1 if none. */
 int beam_lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out);
 
+/* A local pid term as <0.num.serial>; the layout is known once procs are loaded. */
+void beam_decode_pid(const struct beam *b, uint64_t term, struct vm_pid *out);
+
 /* Walks: fill b->vm. */
 bc_err *beam_load_procs(struct beam *b);
+bc_err *beam_load_ets(struct beam *b);
 
 #endif

@@ -238,6 +238,23 @@ static int list_size(struct beam *b, uint64_t head, uint64_t *total)
 	return 0;
 }
 
+void beam_decode_pid(const struct beam *b, uint64_t id, struct vm_pid *out)
+{
+	if (b->pid_wide) {
+		/* erts_ptab_pixdata2data: the table index is interleaved into the low bits */
+		uint64_t pixdata = id >> 4;
+		uint64_t data = pixdata & ~b->pix_mask;
+		data |= (pixdata >> b->pix_cl_shift) & b->pix_cl_mask;
+		data |= (pixdata & b->pix_cli_mask) << b->pix_cli_shift;
+		out->num = (uint32_t)(data & 0x0fffffff);
+		out->serial = (uint32_t)(data >> 28);
+	} else {
+		uint32_t data = (uint32_t)((id >> 4) & 0x0fffffff);
+		out->num = data & 0x7fff;
+		out->serial = data >> 15;
+	}
+}
+
 static void fill_proc(struct walk *w, struct vm_proc *vp)
 {
 	struct beam *b = w->b;
@@ -245,19 +262,10 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 	uint32_t state = f32(w, P_STATE);
 	uint64_t id = f64(w, P_ID);
 	vp->addr = w->addr;
-	if (b->pid_wide) {
-		/* erts_ptab_pixdata2data: the table index is interleaved into the low bits */
-		uint64_t pixdata = id >> 4;
-		uint64_t data = pixdata & ~b->pix_mask;
-		data |= (pixdata >> b->pix_cl_shift) & b->pix_cl_mask;
-		data |= (pixdata & b->pix_cli_mask) << b->pix_cli_shift;
-		vp->pid_num = (uint32_t)(data & 0x0fffffff);
-		vp->pid_serial = (uint32_t)(data >> 28);
-	} else {
-		uint32_t data = (uint32_t)((id >> 4) & 0x0fffffff);
-		vp->pid_num = data & 0x7fff;
-		vp->pid_serial = data >> 15;
-	}
+	struct vm_pid pid;
+	beam_decode_pid(b, id, &pid);
+	vp->pid_num = pid.num;
+	vp->pid_serial = pid.serial;
 	vp->status = status_of(state);
 	int alive = !(state & (PS_EXITING | PS_FREE | PS_PROXY));
 

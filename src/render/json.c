@@ -122,6 +122,8 @@ void render_table_json(struct jw *w, const struct rtable *t)
 				jw_null(w, col->json);
 			else if (col->kind == RC_STR)
 				jw_str(w, col->json, cell.s);
+			else if (col->kind == RC_BOOL)
+				jw_bool(w, col->json, cell.u != 0);
 			else
 				jw_u64(w, col->json, cell.u);
 		}

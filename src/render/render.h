@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum rcol_kind { RC_STR, RC_U64, RC_BYTES, RC_WORDS };
+enum rcol_kind { RC_STR, RC_U64, RC_BYTES, RC_WORDS, RC_WORDS_AS_BYTES, RC_BOOL };
 enum { RCOL_TEXT_ONLY = 1, RCOL_JSON_ONLY = 2, RCOL_LEFT = 4, RCOL_WIDE = 8 };
 
 struct rcol {
@@ -18,9 +18,9 @@ struct rcol {
 };
 
 struct rcell {
-	const char *s;        /* RC_STR; NULL = null */
-	uint64_t u;
-	bool null;            /* unknown: "?" in text, null in JSON */
+	const char *s;        /* RC_STR; NULL = none: JSON null, blank in text */
+	uint64_t u;           /* numbers; RC_BOOL: 0/1 */
+	bool null;            /* unreadable: "?" in text, null in JSON */
 };
 
 struct rtable {

@@ -27,6 +27,8 @@ static const char *text_of(const struct rtable *t, size_t r, size_t c, char *buf
 	case RC_U64: fmt_count(cell.u, buf, len); break;
 	case RC_BYTES: fmt_bytes(cell.u, buf, len); break;
 	case RC_WORDS: fmt_words(cell.u, buf, len); break;
+	case RC_WORDS_AS_BYTES: fmt_bytes(cell.u * 8, buf, len); break;
+	case RC_BOOL: snprintf(buf, len, "%s", cell.u ? "yes" : "no"); break;
 	}
 	if ((t->cols[c].flags & RCOL_WIDE) && u8len(buf) > WIDE_MAX) {
 		size_t cut = 0, chars = 0;

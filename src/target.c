@@ -46,8 +46,8 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 bc_err *target_load(struct target *t, unsigned needs)
 {
 	bc_err *err = NULL;
-	if (needs & NEED_ETS)
-		needs |= NEED_PROCS;  /* owners are named through the process list */
+	if (needs & (NEED_ETS | NEED_BINARIES))
+		needs |= NEED_PROCS;  /* owners and holders are processes */
 	if ((needs & NEED_PROCS) && !(t->loaded & NEED_PROCS)) {
 		if ((err = beam_load_procs(t->beam)))
 			return err;
@@ -59,6 +59,11 @@ bc_err *target_load(struct target *t, unsigned needs)
 		if ((err = beam_load_ets(t->beam)))
 			return err;
 		t->loaded |= NEED_ETS;
+	}
+	if ((needs & NEED_BINARIES) && !(t->loaded & NEED_BINARIES)) {
+		if ((err = beam_load_binaries(t->beam)))
+			return err;
+		t->loaded |= NEED_BINARIES;
 	}
 	return NULL;
 }

@@ -31,6 +31,7 @@ void vm_free(struct vm *vm)
 	free(vm->gaps);
 	free(vm->procs);
 	free(vm->ets);
+	free(vm->binrefs);
 	free(vm->pid_index);
 	strtab_free(vm->strings);
 	free(vm);
@@ -158,4 +159,17 @@ const char *vm_pid2str(struct vm_pid pid, char *buf, size_t len)
 {
 	snprintf(buf, len, "<0.%u.%u>", pid.num, pid.serial);
 	return buf;
+}
+
+struct vm_binref *vm_add_binref(struct vm *vm)
+{
+	if (vm->nbinrefs == vm->binrefs_cap) {
+		size_t cap = vm->binrefs_cap ? vm->binrefs_cap * 2 : 1024;
+		struct vm_binref *r = realloc(vm->binrefs, cap * sizeof *r);
+		if (!r)
+			return NULL;
+		vm->binrefs = r;
+		vm->binrefs_cap = cap;
+	}
+	return &vm->binrefs[vm->nbinrefs++];
 }

@@ -24,6 +24,7 @@ enum vm_proc_field {
 	VPF_INITIAL_CALL = 1 << 7,
 	VPF_CURRENT_FUNCTION = 1 << 8,
 	VPF_STATUS = 1 << 9,
+	VPF_BINARY = 1 << 10,
 };
 
 struct vm_proc {
@@ -62,6 +63,14 @@ struct vm_ets {
 	uint32_t unknown;              /* enum vm_ets_field bits */
 };
 
+/* One reference from a process to an off-heap (refc) binary, as
+ * process_info(P, binary) lists them. */
+struct vm_binref {
+	uint32_t proc;                 /* index into vm->procs */
+	uint64_t bin;                  /* the Binary's address: its identity */
+	uint64_t orig_size, refc;
+};
+
 /* Something the loader could not read or does not know: shown to the user and
  * turned into exit code 1. */
 struct vm_gap {
@@ -84,6 +93,8 @@ struct vm {
 	size_t nprocs, procs_cap;
 	struct vm_ets *ets;
 	size_t nets, ets_cap;
+	struct vm_binref *binrefs;
+	size_t nbinrefs, binrefs_cap;
 	uint32_t *pid_index;           /* open-addressing pid -> procs[] index + 1, built lazily */
 	size_t pid_index_size;
 	struct vm_gap *gaps;
@@ -99,6 +110,7 @@ void vm_gap(struct vm *vm, const char *fmt, ...) __attribute__((format(printf, 2
 const char *vm_intern(struct vm *vm, const char *s, size_t len);
 
 struct vm_ets *vm_add_ets(struct vm *vm);
+struct vm_binref *vm_add_binref(struct vm *vm);
 /* After the processes are loaded: index them by pid (-1 on OOM). */
 int vm_index_pids(struct vm *vm);
 /* The process with this pid, or NULL. */

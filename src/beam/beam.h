@@ -59,5 +59,6 @@ void beam_decode_pid(const struct beam *b, uint64_t term, struct vm_pid *out);
 /* Walks: fill b->vm. */
 bc_err *beam_load_procs(struct beam *b);
 bc_err *beam_load_ets(struct beam *b);
+bc_err *beam_load_binaries(struct beam *b);
 
 #endif

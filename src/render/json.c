@@ -124,6 +124,13 @@ void render_table_json(struct jw *w, const struct rtable *t)
 				jw_str(w, col->json, cell.s);
 			else if (col->kind == RC_BOOL)
 				jw_bool(w, col->json, cell.u != 0);
+			else if (col->kind == RC_LIST) {
+				char ib[128];
+				jw_arr(w, col->json);
+				for (size_t i = 0; i < cell.u; i++)
+					jw_str(w, NULL, t->item(t->ctx, r, c, i, ib, sizeof ib));
+				jw_arr_end(w);
+			}
 			else
 				jw_u64(w, col->json, cell.u);
 		}

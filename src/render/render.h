@@ -7,7 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum rcol_kind { RC_STR, RC_U64, RC_BYTES, RC_WORDS, RC_WORDS_AS_BYTES, RC_BOOL };
+enum rcol_kind { RC_STR, RC_U64, RC_BYTES, RC_WORDS, RC_WORDS_AS_BYTES, RC_BOOL,
+		 RC_LIST /* u items, fetched with rtable.item: a JSON array of strings */ };
 enum { RCOL_TEXT_ONLY = 1, RCOL_JSON_ONLY = 2, RCOL_LEFT = 4, RCOL_WIDE = 8 };
 
 struct rcol {
@@ -30,6 +31,8 @@ struct rtable {
 	void *ctx;
 	/* buf is scratch space for formatted strings, valid until the next call. */
 	void (*cell)(void *ctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len);
+	/* RC_LIST columns: item i of the cell's list. */
+	const char *(*item)(void *ctx, size_t row, size_t col, size_t i, char *buf, size_t len);
 };
 
 /* Streaming JSON writer. */

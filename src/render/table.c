@@ -29,6 +29,18 @@ static const char *text_of(const struct rtable *t, size_t r, size_t c, char *buf
 	case RC_WORDS: fmt_words(cell.u, buf, len); break;
 	case RC_WORDS_AS_BYTES: fmt_bytes(cell.u * 8, buf, len); break;
 	case RC_BOOL: snprintf(buf, len, "%s", cell.u ? "yes" : "no"); break;
+	case RC_LIST: {
+		size_t o = 0;
+		buf[0] = '\0';
+		for (size_t i = 0; i < cell.u && i < 3 && o < len; i++) {
+			char ib[128];
+			o += snprintf(buf + o, len - o, "%s%s", i ? " " : "",
+				      t->item(t->ctx, r, c, i, ib, sizeof ib));
+		}
+		if (cell.u > 3 && o < len)
+			snprintf(buf + o, len - o, " +%zu", (size_t)(cell.u - 3));
+		break;
+	}
 	}
 	if ((t->cols[c].flags & RCOL_WIDE) && u8len(buf) > WIDE_MAX) {
 		size_t cut = 0, chars = 0;

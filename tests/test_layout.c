@@ -34,7 +34,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int missing = 0;
+	/* One of each group exists, by release: ProcBin (to 26) or BinRef (27+). */
+	int procbin = L.e[S_PROCBIN].found && L.e[PROCBIN_VAL].found;
+	int binref = L.e[S_BINREF].found && L.e[BINREF_VAL].found;
+	if (!procbin && !binref)
+		fprintf(stderr, "neither ProcBin nor BinRef\n"), missing++;
 	for (int i = 0; i < L_COUNT; i++) {
+		if ((i == S_PROCBIN || i == PROCBIN_VAL) && binref)
+			continue;
+		if ((i == S_BINREF || i == BINREF_VAL) && procbin)
+			continue;
 		if (!L.e[i].found) {
 			char d[200];
 			fprintf(stderr, "missing: %s\n", layout_describe(i, d, sizeof d));
@@ -53,8 +62,8 @@ int main(int argc, char **argv)
 		}
 	if (L.e[P_STATE].size != 4 || L.e[PTAB_MAX].size != 4)
 		fprintf(stderr, "state/max not 32-bit\n"), missing++;
-	printf("%s: %zu of %d layout entries resolved, sizeof(Process) %llu\n", beam, L.nfound,
-	       L_COUNT, (unsigned long long)L.e[S_PROCESS].value);
+	printf("%s: %zu of %d layout entries resolved (%s), sizeof(Process) %llu\n", beam, L.nfound,
+	       L_COUNT, binref ? "BinRef" : "ProcBin", (unsigned long long)L.e[S_PROCESS].value);
 	exe_close(x);
 	return missing ? 1 : 0;
 }

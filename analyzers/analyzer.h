@@ -3,6 +3,7 @@
  * line in analyzers/list.def. */
 #ifndef BEAMCORE_ANALYZER_H
 #define BEAMCORE_ANALYZER_H
+#include <stdbool.h>
 #include <stddef.h>
 #include "error.h"
 #include "render/render.h"
@@ -16,7 +17,19 @@ struct an_opts {
 #define AN_MAX_TABLES 8
 #define AN_MAX_FINDINGS 16
 
+/* A named set of byte counts: a JSON object, a two-column text block. */
+struct an_kv {
+	const char *key;
+	uint64_t value;
+	bool null;
+};
+#define AN_MAX_KV 16
+
 struct an_out {
+	const char *kv_key;                  /* JSON key of the object; NULL: none */
+	const char *kv_title;
+	struct an_kv kv[AN_MAX_KV];
+	size_t nkv;
 	struct rtable tables[AN_MAX_TABLES];
 	const char *titles[AN_MAX_TABLES];   /* text heading, may be NULL */
 	size_t ntables;
@@ -41,6 +54,7 @@ void an_out_free(struct an_out *o);
 bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, struct rtable *t,
 		    void **priv);
 
+void memory_kv(const struct vm *vm, struct an_out *out);
 bc_err *ets_table(const struct vm *vm, size_t top, struct rtable *t, void **priv);
 
 #endif

@@ -161,6 +161,16 @@ int main(int argc, char **argv)
 		jw_str(&w, "command", an->name);
 		jw_bool(&w, "complete", vm->ngaps == 0);
 		json_target(&w, vm);
+		if (out.kv_key) {
+			jw_obj(&w, out.kv_key);
+			for (size_t i = 0; i < out.nkv; i++) {
+				if (out.kv[i].null)
+					jw_null(&w, out.kv[i].key);
+				else
+					jw_u64(&w, out.kv[i].key, out.kv[i].value);
+			}
+			jw_obj_end(&w);
+		}
 		for (size_t i = 0; i < out.ntables; i++)
 			render_table_json(&w, &out.tables[i]);
 		jw_arr(&w, "findings");
@@ -177,6 +187,15 @@ int main(int argc, char **argv)
 			text_header(stdout, vm);
 		for (size_t i = 0; i < out.nfindings; i++)
 			printf("* %s\n", out.findings[i]);
+		if (out.nkv) {
+			char b[32];
+			if (out.kv_title)
+				printf("%s\n", out.kv_title);
+			for (size_t i = 0; i < out.nkv; i++)
+				printf("  %-16s %12s\n", out.kv[i].key,
+				       out.kv[i].null ? "?" : fmt_bytes(out.kv[i].value, b, sizeof b));
+			printf("\n");
+		}
 		for (size_t i = 0; i < out.ntables; i++) {
 			if (out.titles[i])
 				printf("%s\n", out.titles[i]);

@@ -65,6 +65,11 @@ bc_err *target_load(struct target *t, unsigned needs)
 			return err;
 		t->loaded |= NEED_BINARIES;
 	}
+	if ((needs & NEED_MEMORY) && !(t->loaded & NEED_MEMORY)) {
+		if ((err = beam_load_memory(t->beam)))
+			return err;
+		t->loaded |= NEED_MEMORY;
+	}
 	return NULL;
 }
 

@@ -5,7 +5,8 @@
 #include "error.h"
 #include "vm.h"
 
-enum { NEED_PROCS = 1 << 0, NEED_ETS = 1 << 1, NEED_BINARIES = 1 << 2 };
+enum { NEED_PROCS = 1 << 0, NEED_ETS = 1 << 1, NEED_BINARIES = 1 << 2,
+       NEED_MEMORY = 1 << 3 };
 
 struct target_opts {
 	const char *path;

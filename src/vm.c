@@ -7,6 +7,11 @@
 
 #define VM_MAX_GAPS 64
 
+const char *const vm_mem_names[VM_MEM_COUNT] = {
+	"total", "processes", "processes_used", "system", "atom", "atom_used", "binary",
+	"code", "ets",
+};
+
 struct vm *vm_new(const char *kind, const char *source)
 {
 	struct vm *vm = calloc(1, sizeof *vm);
@@ -32,6 +37,7 @@ void vm_free(struct vm *vm)
 	free(vm->procs);
 	free(vm->ets);
 	free(vm->binrefs);
+	free(vm->allocs);
 	free(vm->pid_index);
 	strtab_free(vm->strings);
 	free(vm);

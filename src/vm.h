@@ -71,6 +71,26 @@ struct vm_binref {
 	uint64_t orig_size, refc;
 };
 
+/* erlang:memory/0, in bytes. */
+enum vm_mem_kind { VM_MEM_TOTAL, VM_MEM_PROCESSES, VM_MEM_PROCESSES_USED, VM_MEM_SYSTEM,
+		   VM_MEM_ATOM, VM_MEM_ATOM_USED, VM_MEM_BINARY, VM_MEM_CODE, VM_MEM_ETS,
+		   VM_MEM_COUNT };
+extern const char *const vm_mem_names[VM_MEM_COUNT];
+
+struct vm_memory {
+	uint64_t v[VM_MEM_COUNT];
+	uint32_t known;                /* bit per enum vm_mem_kind */
+};
+
+/* One allocator instance, as erlang:system_info({allocator, A}) describes it;
+ * multiblock figures include the carriers it has in the carrier pool. */
+struct vm_alloc {
+	const char *name;              /* "eheap_alloc" */
+	int instance;
+	uint64_t mbcs_blocks, mbcs_blocks_size, mbcs_carriers, mbcs_carriers_size;
+	uint64_t sbcs_blocks, sbcs_blocks_size, sbcs_carriers, sbcs_carriers_size;
+};
+
 /* Something the loader could not read or does not know: shown to the user and
  * turned into exit code 1. */
 struct vm_gap {
@@ -95,6 +115,9 @@ struct vm {
 	size_t nets, ets_cap;
 	struct vm_binref *binrefs;
 	size_t nbinrefs, binrefs_cap;
+	struct vm_memory memory;
+	struct vm_alloc *allocs;
+	size_t nallocs;
 	uint32_t *pid_index;           /* open-addressing pid -> procs[] index + 1, built lazily */
 	size_t pid_index_size;
 	struct vm_gap *gaps;

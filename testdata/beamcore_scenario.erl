@@ -43,6 +43,13 @@ main() ->
     %% bloat the core, before "ready" so the core sees a settled collector.
     %% From here on we touch no other process.
     garbage_collect(),
+    %% erlang:memory() and the allocators as the core will see them: after the
+    %% collector shed the ground truth it had built on its heap, and after the
+    %% schedulers freed it (blocks freed by another thread than the one that
+    %% allocated them wait in the owner's delayed-dealloc queue until it runs).
+    settle_memory(50),
+    write_file("memory.json", memory_truth()),
+    garbage_collect(),
     write_file("ready", <<"ready">>),
     receive after infinity -> ok end.
 
@@ -217,6 +224,52 @@ suspended() ->
                 total_heap_size, heap_size, stack_size, message_queue_len,
                 memory, reductions, trap_exit, links, monitors, dictionary,
                 current_stacktrace, binary]).
+
+settle_memory(0) ->
+    ok;
+settle_memory(N) ->
+    T1 = erlang:memory(total),
+    receive after 100 -> ok end,   % (not timer:sleep: loading `timer` would disturb code_server)
+    garbage_collect(),
+    case abs(erlang:memory(total) - T1) < 65536 of
+        true -> ok;
+        false -> settle_memory(N - 1)
+    end.
+
+memory_truth() ->
+    Mem = erlang:memory(),
+    MemKeys = [total, processes, processes_used, system, atom, atom_used, binary, code, ets],
+    Allocs = [alloc_instance(A, N, Props)
+              || A <- erlang:system_info(alloc_util_allocators),
+                 {instance, N, Props} <- alloc_info(A)],
+    {memory, Self} = process_info(self(), memory),
+    json({obj, [{memory, {obj, [{K, proplists:get_value(K, Mem)} || K <- MemKeys]}},
+                {collector_memory, Self},
+                {allocators, Allocs}]}).
+
+alloc_info(A) ->
+    case erlang:system_info({allocator, A}) of
+        L when is_list(L) -> L;
+        _ -> []
+    end.
+
+%% Own-type blocks and carriers of one instance, per carrier kind.
+alloc_instance(A, N, Props) ->
+    Kind = fun(K) ->
+               Cs = proplists:get_value(K, Props, []),
+               Blocks = proplists:get_value(blocks, Cs, []),
+               Own = proplists:get_value(A, Blocks, []),
+               Size = case lists:keyfind(size, 1, Own) of false -> 0; T -> element(2, T) end,
+               CSize = case lists:keyfind(carriers_size, 1, Cs) of false -> 0; T2 -> element(2, T2) end,
+               {Size, CSize}
+           end,
+    {MB, MC} = Kind(mbcs),
+    {PB, PC} = Kind(mbcs_pool),
+    {SB, SC} = Kind(sbcs),
+    {obj, [{allocator, A}, {instance, N},
+           {mbcs_blocks_size, MB}, {mbcs_carriers_size, MC},
+           {pool_blocks_size, PB}, {pool_carriers_size, PC},
+           {sbcs_blocks_size, SB}, {sbcs_carriers_size, SC}]}.
 
 ground_truth() ->
     Procs = [proc(P, process_info(P, ?ITEMS)) || P <- erlang:processes()],

@@ -48,7 +48,7 @@ else
   run=("$otp/bin/erl")
 fi
 
-rm -f "$out"/{ground_truth.json,ready,core,core.[0-9]*,core.gcore,core.kernel,beam.smp.path,pid,node.log}
+rm -f "$out"/{ground_truth.json,memory.json,ready,core,core.[0-9]*,core.gcore,core.kernel,beam.smp.path,pid,node.log}
 "$erlc" -o "$out" "$here/beamcore_scenario.erl"
 
 pid=

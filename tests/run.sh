@@ -32,7 +32,8 @@ cleanup() { [ -n "$keep" ] || rm -rf "$fixtures"; }
 trap cleanup EXIT
 for rel in 25 27; do
   d=$fixtures/otp$rel
-  if [ -f "$d/ground_truth.json" ] && [ -f "$d/core.kernel" ] && [ -f "$d/core.gcore" ]; then
+  if [ -f "$d/ground_truth.json" ] && [ -f "$d/memory.json" ] && [ -f "$d/core.kernel" ] &&
+     [ -f "$d/core.gcore" ]; then
     say "fixture $d (reused)"
     continue
   fi

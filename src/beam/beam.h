@@ -60,5 +60,6 @@ void beam_decode_pid(const struct beam *b, uint64_t term, struct vm_pid *out);
 bc_err *beam_load_procs(struct beam *b);
 bc_err *beam_load_ets(struct beam *b);
 bc_err *beam_load_binaries(struct beam *b);
+bc_err *beam_load_memory(struct beam *b);
 
 #endif

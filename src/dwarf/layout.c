@@ -159,16 +159,56 @@ static int peel(Dwarf_Die *t)
 	return -1;
 }
 
-/* A struct tag declared in one CU is completed in another: find the definition. */
+/* A struct tag declared in one CU is completed in another: find the definition,
+ * first among the wanted names, else by one more scan (cached). */
+static struct tag_cache {
+	const char *name;
+	Dwarf_Off off;
+	int found;
+} tag_cache[32];
+static size_t ntag_cache;
+
+static int scan_for_tag(Dwarf *dw, const char *name, Dwarf_Off *out)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, d;
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &d) == 0) {
+			do {
+				int tag = dwarf_tag(&d);
+				if (tag != DW_TAG_structure_type && tag != DW_TAG_union_type)
+					continue;
+				const char *n = dwarf_diename(&d);
+				if (n && strcmp(n, name) == 0 && !is_declaration(&d)) {
+					*out = dwarf_dieoffset(&d);
+					return 0;
+				}
+			} while (dwarf_siblingof(&d, &d) == 0);
+		}
+		off = next;
+	}
+	return -1;
+}
+
 static int complete(Dwarf *dw, Dwarf_Die *t, struct want *w, size_t nw)
 {
 	if (!is_declaration(t))
 		return 0;
 	const char *name = dwarf_diename(t);
-	struct want *x = name ? want_find(w, nw, name) : NULL;
+	if (!name)
+		return -1;
+	struct want *x = want_find(w, nw, name);
 	if (x && x->have_tag)
 		return dwarf_offdie(dw, x->tag_off, t) ? 0 : -1;
-	return -1;
+	for (size_t i = 0; i < ntag_cache; i++)
+		if (tag_cache[i].name == name || strcmp(tag_cache[i].name, name) == 0)
+			return tag_cache[i].found && dwarf_offdie(dw, tag_cache[i].off, t) ? 0 : -1;
+	Dwarf_Off off = 0;
+	int found = scan_for_tag(dw, name, &off) == 0;
+	if (ntag_cache < sizeof tag_cache / sizeof tag_cache[0])
+		tag_cache[ntag_cache++] = (struct tag_cache){ name, off, found };
+	return found && dwarf_offdie(dw, off, t) ? 0 : -1;
 }
 
 static int member_offset(Dwarf_Die *m, uint64_t *off)
@@ -323,6 +363,7 @@ bc_err *layout_resolve(Dwarf *dw, struct layout *L)
 	size_t nw = 0;
 	struct want *ix[L_COUNT];
 	memset(L, 0, sizeof *L);
+	ntag_cache = 0;
 	for (int i = 0; i < L_COUNT; i++)
 		ix[i] = want_add(w, &nw, specs[i].name);
 	/* struct tags reached through members (declared elsewhere) are completed lazily

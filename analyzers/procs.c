@@ -6,7 +6,7 @@
 #include "target.h"
 
 enum { C_PID, C_NAME, C_REGNAME, C_INITIAL, C_MEMORY, C_THS, C_HEAP, C_STACK, C_MSGQ,
-       C_REDS, C_STATUS, C_CURRENT };
+       C_REDS, C_STATUS, C_CURRENT, C_NLINKS, C_NMONITORS, C_NMONITORED };
 
 static const struct rcol cols[] = {
 	[C_PID] = { "pid", "PID", RC_STR, 0 },
@@ -21,6 +21,9 @@ static const struct rcol cols[] = {
 	[C_REDS] = { "reductions", "REDS", RC_U64, 0 },
 	[C_STATUS] = { "status", "STATUS", RC_STR, 0 },
 	[C_CURRENT] = { "current_function", "CURRENT FUNCTION", RC_STR, RCOL_WIDE },
+	[C_NLINKS] = { "link_count", NULL, RC_U64, RCOL_JSON_ONLY },
+	[C_NMONITORS] = { "monitor_count", NULL, RC_U64, RCOL_JSON_ONLY },
+	[C_NMONITORED] = { "monitored_by_count", NULL, RC_U64, RCOL_JSON_ONLY },
 };
 
 struct sort_key {
@@ -102,6 +105,9 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 	case C_STACK: out->u = p->stack_size; out->null = p->unknown & VPF_STACK_SIZE; break;
 	case C_MSGQ: out->u = p->message_queue_len; out->null = p->unknown & VPF_MESSAGE_QUEUE_LEN; break;
 	case C_REDS: out->u = p->reductions; out->null = p->unknown & VPF_REDUCTIONS; break;
+	case C_NLINKS: out->u = p->nlinks; out->null = p->unknown & VPF_MEMORY; break;
+	case C_NMONITORS: out->u = p->nmonitors; out->null = p->unknown & VPF_MEMORY; break;
+	case C_NMONITORED: out->u = p->nmonitored_by; out->null = p->unknown & VPF_MEMORY; break;
 	}
 }
 

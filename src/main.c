@@ -73,7 +73,15 @@ static void json_target(struct jw *w, const struct vm *vm)
 	else
 		jw_null(w, "jit");
 	jw_str(w, "signal", vm->signo ? signame(vm->signo, s, sizeof s) : NULL);
+	jw_str(w, "node", vm->node);
 	jw_u64(w, "process_count", vm->nprocs);
+	if (vm->process_limit)
+		jw_u64(w, "process_limit", vm->process_limit);
+	else
+		jw_null(w, "process_limit");
+	jw_u64(w, "atom_count", vm->atom_count);
+	jw_u64(w, "atom_limit", vm->atom_limit);
+	jw_u64(w, "schedulers", vm->schedulers);
 	jw_obj_end(w);
 }
 

@@ -30,7 +30,9 @@ enum vm_proc_field {
 struct vm_proc {
 	uint64_t addr;                 /* where the loader found it (core address, dump offset) */
 	uint32_t pid_num, pid_serial;  /* <0.num.serial> */
-	uint32_t nlinks, nmonitors;    /* links; monitors this process set up */
+	uint32_t nlinks;               /* links */
+	uint32_t nmonitors;            /* monitors this process set up */
+	uint32_t nmonitored_by;        /* monitors others set up on it */
 	const char *registered_name;   /* interned or NULL */
 	const char *status;            /* static string: waiting, running, ... */
 	struct vm_mfa initial_call, current_function;
@@ -109,6 +111,10 @@ struct vm {
 	char debug_file[4096];
 	int signo;                     /* signal that killed it, 0 for a live snapshot (gcore) */
 	uint64_t process_count;        /* as the VM counted them */
+	uint64_t process_limit;        /* 0: unknown */
+	uint64_t atom_count, atom_limit;
+	uint32_t schedulers;
+	const char *node;              /* nonode@nohost; NULL: unknown */
 	struct vm_proc *procs;
 	size_t nprocs, procs_cap;
 	struct vm_ets *ets;

@@ -49,13 +49,19 @@ def main():
         if q is None:
             (failures if strict else others).append(f"{p['pid']}: missing from beamcore output")
             continue
+        counts = [("link_count", len(p["links"]), q.get("link_count")),
+                  ("monitor_count", p["monitors"], q.get("monitor_count"))]
+        for f, live, got_n in counts:
+            if live != got_n:
+                msg = f"{p['pid']} ({p.get('registered_name') or p.get('initial_call')}) {f}: live {live!r}, beamcore {got_n!r}"
+                (failures if strict else others).append(msg)
         for f in FIELDS:
             if not same(f, p.get(f), q.get(f), p):
                 msg = f"{p['pid']} ({p.get('registered_name') or p.get('initial_call')}) {f}: live {p.get(f)!r}, beamcore {q.get(f)!r}"
                 (failures if strict else others).append(msg)
     extra = set(got) - {p["pid"] for p in gt["processes"]}
     print(f"{core}: {len(gt['processes'])} live processes, {len(got)} in core, "
-          f"{len(idle)} idle compared exactly on {len(FIELDS)} fields; "
+          f"{len(idle)} idle compared exactly on {len(FIELDS) + 2} fields; "
           f"{len(failures)} mismatches; non-idle differences: {len(others)}; "
           f"only in core: {len(extra)}")
     for m in others[:20]:

@@ -98,6 +98,27 @@ static void read_const_string(struct beam *b, enum layout_id id, char *buf, size
 		buf[0] = '\0';
 }
 
+/* Node name, schedulers, atom count and limit: what erlang:system_info/1 says. */
+static void read_vm_facts(struct beam *b)
+{
+	const struct layout *L = &b->L;
+	uint64_t node, name, n;
+	uint32_t v;
+	if (LHAS(L, G_THIS_NODE) && LHAS(L, NODE_SYSNAME) &&
+	    beam_read_u64(b, beam_global(b, G_THIS_NODE), &node) == 0 &&
+	    beam_read_u64(b, node + LV(L, NODE_SYSNAME), &name) == 0)
+		b->vm->node = beam_atom(b, name);
+	if (LHAS(L, G_NO_SCHEDULERS) && beam_read_u64(b, beam_global(b, G_NO_SCHEDULERS), &n) == 0)
+		b->vm->schedulers = (uint32_t)n;
+	if (LHAS(L, G_ATOM_TABLE) && LHAS(L, IT_ENTRIES) && LHAS(L, IT_LIMIT)) {
+		uint64_t t = beam_global(b, G_ATOM_TABLE);
+		if (beam_read_u32(b, t + LV(L, IT_ENTRIES), &v) == 0)
+			b->vm->atom_count = v;
+		if (beam_read_u32(b, t + LV(L, IT_LIMIT), &v) == 0)
+			b->vm->atom_limit = v;
+	}
+}
+
 bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 {
 	*out = NULL;
@@ -184,6 +205,7 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	}
 	b->vm->signo = b->core->signo ? b->core->signo
 		       : b->core->nthreads ? b->core->threads[0].cursig : 0;
+	read_vm_facts(b);
 	if (!LHAS(&b->L, G_ERTS_PROC)) {
 		err = bc_error(BC_ENODEBUG, "%s has no 'erts_proc' in its DWARF: not a beam.smp?",
 			       b->exe->debug_path);

@@ -27,6 +27,7 @@
 /* Links and monitors (erl_monitor_link.h). */
 #define ML_FLG_TARGET (1u << 0)
 #define ML_FLG_EXTENDED (1u << 4)
+#define ML_FLG_SPAWN_PENDING (1u << 5)
 #define MON_TYPE_NODE 6
 #define MON_TYPE_NODES 7
 #define MON_TYPE_DIST_PROC 3
@@ -195,8 +196,10 @@ static int node_size(struct beam *b, uint64_t node, int is_link, uint64_t *size)
 	return 0;
 }
 
-/* Sum node sizes over a link/monitor tree (binary tree via left/right). */
-static int tree_size(struct beam *b, uint64_t root, int is_link, uint64_t *total)
+/* Sum node sizes over a link/monitor tree (binary tree via left/right); count
+ * the nodes, split by whether this process is the monitor's target. */
+static int tree_size(struct beam *b, uint64_t root, int is_link, uint64_t *total,
+		     uint32_t *origin, uint32_t *target)
 {
 	const struct layout *L = &b->L;
 	uint64_t stack[128];
@@ -211,6 +214,16 @@ static int tree_size(struct beam *b, uint64_t root, int is_link, uint64_t *total
 		    beam_read_u64(b, node + LV(L, ML_RIGHT), &r) < 0)
 			return -1;
 		*total += sz;
+		uint16_t flags = 0, type = 0;
+		core_peek(b->core, node + LV(L, ML_FLAGS), &flags, 2);
+		core_peek(b->core, node + LV(L, ML_TYPE), &type, 2);
+		if (is_link)
+			(*origin)++;
+		else if (flags & ML_FLG_TARGET)
+			(*target)++;
+		else if (type <= MON_TYPE_DIST_PORT && !(flags & ML_FLG_SPAWN_PENDING))
+			(*origin)++;  /* what process_info(P, monitors) lists (not node
+				       * monitors, aliases, suspends, resources) */
 		if (sp + 2 > (int)(sizeof stack / sizeof stack[0]))
 			return -1;  /* deeper than any balanced tree: corrupt */
 		if (l)
@@ -222,7 +235,7 @@ static int tree_size(struct beam *b, uint64_t root, int is_link, uint64_t *total
 }
 
 /* Circular list of local target monitors. */
-static int list_size(struct beam *b, uint64_t head, uint64_t *total)
+static int list_size(struct beam *b, uint64_t head, uint64_t *total, uint32_t *count)
 {
 	uint64_t node = head;
 	unsigned n = 0;
@@ -232,6 +245,7 @@ static int list_size(struct beam *b, uint64_t head, uint64_t *total)
 		    beam_read_u64(b, node + LV(&b->L, ML_NEXT), &node) < 0)
 			return -1;
 		*total += sz;
+		(*count)++;
 		if (node == head)
 			break;
 	}
@@ -325,9 +339,11 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 	uint64_t mem = LV(L, S_PROCESS);
 	int merr = qerr;
 	if (!(state & PS_EXITING)) {
-		merr |= tree_size(b, f64(w, P_LINKS), 1, &mem) < 0;
-		merr |= tree_size(b, f64(w, P_MONITORS), 0, &mem) < 0;
-		merr |= list_size(b, f64(w, P_LT_MONITORS), &mem) < 0;
+		uint32_t unused = 0;
+		merr |= tree_size(b, f64(w, P_LINKS), 1, &mem, &vp->nlinks, &unused) < 0;
+		merr |= tree_size(b, f64(w, P_MONITORS), 0, &mem, &vp->nmonitors,
+				  &vp->nmonitored_by) < 0;
+		merr |= list_size(b, f64(w, P_LT_MONITORS), &mem, &vp->nmonitored_by) < 0;
 	}
 	mem += (heap_sz + mbuf_sz) * 8;
 	if (f64(w, P_ABANDONED_HEAP))
@@ -464,6 +480,7 @@ bc_err *beam_load_procs(struct beam *b)
 		beam_read_u32(b, ptab + LV(L, PTAB_PIX_CLI_SHIFT), &b->pix_cli_shift);
 	}
 	b->vm->process_count = count;
+	b->vm->process_limit = max;
 	if (max == 0 || max > (1u << 28))
 		return bc_error(BC_EFORMAT, "process table size %u is implausible: corrupt core "
 				"or the VM was not started", max);

@@ -50,11 +50,16 @@ extern const struct analyzer *const analyzers[];
 const struct analyzer *analyzer_find(const char *name);
 void an_out_free(struct an_out *o);
 
-/* Shared by passes that list processes (procs, summary). */
-bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, struct rtable *t,
-		    void **priv);
+/* Tables shared by the passes and the summary; *priv is freed with free(). */
+bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
+		    struct rtable *t, void **priv);
+const struct vm_proc *procs_row(const struct rtable *t, size_t r);
 
 void memory_kv(const struct vm *vm, struct an_out *out);
 bc_err *ets_table(const struct vm *vm, size_t top, struct rtable *t, void **priv);
+const struct vm_ets *ets_row(const struct rtable *t, size_t r);
+bc_err *holders_table(const struct vm *vm, size_t top, struct rtable *t, void **priv);
+void holders_row(const struct rtable *t, size_t r, uint32_t *proc, uint64_t *bytes,
+		 uint64_t *exclusive, uint64_t *count);
 
 #endif

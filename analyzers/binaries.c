@@ -150,6 +150,47 @@ static bc_err *build(const struct vm *vm, struct ctx *c)
 	return NULL;
 }
 
+/* The holders table alone, for the summary; *priv is one block to free. */
+bc_err *holders_table(const struct vm *vm, size_t top, struct rtable *t, void **priv)
+{
+	size_t n = vm->nbinrefs ? vm->nbinrefs : 1;
+	struct ctx *c = calloc(1, sizeof *c + n * sizeof *c->holders);
+	if (!c)
+		return bc_error(BC_ENOMEM, "out of memory");
+	c->vm = vm;
+	c->holders = (struct holder *)(c + 1);
+	for (size_t i = 0; i < vm->nbinrefs; i++) {
+		const struct vm_binref *r = &vm->binrefs[i];
+		if (!c->nholders || c->holders[c->nholders - 1].proc != r->proc)
+			c->holders[c->nholders++] = (struct holder){ .proc = r->proc };
+		struct holder *h = &c->holders[c->nholders - 1];
+		h->count++;
+		h->bytes += r->orig_size;
+		if (r->refc == 1)
+			h->exclusive += r->orig_size;
+	}
+	qsort(c->holders, c->nholders, sizeof *c->holders, holder_cmp);
+	*t = (struct rtable){
+		.json_key = "holders", .cols = holder_cols,
+		.ncols = sizeof holder_cols / sizeof holder_cols[0],
+		.nrows = top && top < c->nholders ? top : c->nholders,
+		.ctx = c, .cell = holder_cell,
+	};
+	*priv = c;
+	return NULL;
+}
+
+/* Row r of a holders table: the process, its bytes and the bytes it alone keeps. */
+void holders_row(const struct rtable *t, size_t r, uint32_t *proc, uint64_t *bytes,
+		 uint64_t *exclusive, uint64_t *count)
+{
+	const struct holder *h = &((const struct ctx *)t->ctx)->holders[r];
+	*proc = h->proc;
+	*bytes = h->bytes;
+	*exclusive = h->exclusive;
+	*count = h->count;
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	struct ctx *c = calloc(1, sizeof *c);

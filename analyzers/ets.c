@@ -98,3 +98,10 @@ const struct analyzer analyzer_ets = {
 	.needs = NEED_ETS,
 	.run = run,
 };
+
+/* Row r of an ets table. */
+const struct vm_ets *ets_row(const struct rtable *t, size_t r)
+{
+	const struct ctx *c = t->ctx;
+	return &c->vm->ets[c->order[r]];
+}

@@ -111,8 +111,8 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 	}
 }
 
-bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, struct rtable *t,
-		    void **priv)
+bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
+		    struct rtable *t, void **priv)
 {
 	const struct sort_key *key = &keys[0];
 	if (sort) {
@@ -135,7 +135,7 @@ bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, struct rt
 	sort_by = key;
 	qsort(c->order, vm->nprocs, sizeof c->order[0], cmp);
 	*t = (struct rtable){
-		.json_key = "processes",
+		.json_key = json_key,
 		.cols = cols,
 		.ncols = sizeof cols / sizeof cols[0],
 		.nrows = top && top < vm->nprocs ? top : vm->nprocs,
@@ -148,7 +148,7 @@ bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, struct rt
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	bc_err *err = procs_table(vm, o->sort, o->top, &out->tables[0], &out->priv[0]);
+	bc_err *err = procs_table(vm, o->sort, o->top, "processes", &out->tables[0], &out->priv[0]);
 	if (!err)
 		out->ntables = 1;
 	return err;
@@ -160,3 +160,10 @@ const struct analyzer analyzer_procs = {
 	.needs = NEED_PROCS,
 	.run = run,
 };
+
+/* Row r of a procs table. */
+const struct vm_proc *procs_row(const struct rtable *t, size_t r)
+{
+	const struct ctx *c = t->ctx;
+	return &c->vm->procs[c->order[r]];
+}

@@ -1,5 +1,8 @@
-/* summary: the first page after a crash. For now: what the target is (printed by
- * the renderer's header) and the processes holding the most memory. */
+/* summary: the first page an operator reads after a crash. What the target is
+ * (the renderer's header), the findings that matter in words, then the memory
+ * breakdown and short tables: top processes, message queues, ETS tables, refc
+ * binary holders, orphan processes. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,21 +10,273 @@
 #include "analyzer.h"
 #include "target.h"
 
+#define ROWS 5
+#define MIB (1024ull * 1024)
+
+enum { T_PROCS, T_QUEUES, T_ETS, T_HOLDERS, T_ORPHANS };
+
+static void finding(struct an_out *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void finding(struct an_out *out, const char *fmt, ...)
+{
+	if (out->nfindings >= AN_MAX_FINDINGS)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&out->findings[out->nfindings], fmt, ap) >= 0)
+		out->nfindings++;
+	va_end(ap);
+}
+
+/* "<0.4142.0> sessions_server" or "<0.81.0> (beamcore_scenario:idle/1)" */
+static const char *who(const struct vm_proc *p, char *buf, size_t len)
+{
+	char pid[32], mfa[256];
+	if (p->registered_name)
+		snprintf(buf, len, "%s %s", vm_pid_str(p, pid, sizeof pid), p->registered_name);
+	else if (vm_mfa_str(&p->initial_call, mfa, sizeof mfa))
+		snprintf(buf, len, "%s (%s)", vm_pid_str(p, pid, sizeof pid), mfa);
+	else
+		snprintf(buf, len, "%s", vm_pid_str(p, pid, sizeof pid));
+	return buf;
+}
+
+static const char *current(const struct vm_proc *p, char *buf, size_t len)
+{
+	return vm_mfa_str(&p->current_function, buf, len) ? buf : "an unknown function";
+}
+
+/* Orphans: processes nobody links to or monitors and that watch nobody. Grouped by
+ * initial call, largest group first. */
+struct orphan_group {
+	const char *module, *function;
+	int arity;
+	uint64_t count;
+};
+
+struct orphans {
+	struct orphan_group *g;
+	size_t n;
+	uint64_t total;
+};
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct orphan_group *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	int c = strcmp(x->module ? x->module : "", y->module ? y->module : "");
+	return c ? c : strcmp(x->function ? x->function : "", y->function ? y->function : "");
+}
+
+static bc_err *find_orphans(const struct vm *vm, struct orphans *o)
+{
+	o->g = calloc(vm->nprocs ? vm->nprocs : 1, sizeof *o->g);
+	if (!o->g)
+		return bc_error(BC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < vm->nprocs; i++) {
+		const struct vm_proc *p = &vm->procs[i];
+		if (p->nlinks || p->nmonitors || p->nmonitored_by || (p->unknown & VPF_MEMORY) ||
+		    p->registered_name || strcmp(p->status, "exiting") == 0)
+			continue;
+		o->total++;
+		size_t j;
+		/* interned strings: pointer equality is string equality */
+		for (j = 0; j < o->n; j++)
+			if (o->g[j].module == p->initial_call.module &&
+			    o->g[j].function == p->initial_call.function &&
+			    o->g[j].arity == p->initial_call.arity)
+				break;
+		if (j == o->n)
+			o->g[o->n++] = (struct orphan_group){ p->initial_call.module,
+							      p->initial_call.function,
+							      p->initial_call.arity, 0 };
+		o->g[j].count++;
+	}
+	qsort(o->g, o->n, sizeof *o->g, group_cmp);
+	return NULL;
+}
+
+static const struct rcol orphan_cols[] = {
+	{ "initial_call", "INITIAL CALL", RC_STR, RCOL_WIDE },
+	{ "count", "PROCESSES", RC_U64, 0 },
+};
+
+static void orphan_cell(void *ctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
+{
+	const struct orphan_group *g = &((struct orphans *)ctx)->g[row];
+	if (col == 0) {
+		struct vm_mfa m = { g->module, g->function, g->arity };
+		out->s = vm_mfa_str(&m, buf, len);
+	} else {
+		out->u = g->count;
+	}
+}
+
+static void process_findings(const struct vm *vm, const struct rtable *procs,
+			     const struct rtable *ets, struct an_out *out)
+{
+	uint64_t proc_mem = vm->memory.known & (1u << VM_MEM_PROCESSES) ? vm->memory.v[VM_MEM_PROCESSES] : 0;
+	if (!proc_mem)
+		for (size_t i = 0; i < vm->nprocs; i++)
+			proc_mem += vm->procs[i].memory;
+	for (size_t r = 0; r < procs->nrows && r < 3; r++) {
+		const struct vm_proc *p = procs_row(procs, r);
+		if ((p->unknown & VPF_MEMORY) || p->memory < MIB || p->memory * 10 < proc_mem)
+			break;
+		char w[300], c[256], b1[32], b2[32], owns[512] = "";
+		size_t o = 0;
+		for (size_t t = 0; t < ets->nrows && o < sizeof owns - 1; t++) {
+			const struct vm_ets *e = ets_row(ets, t);
+			if (e->owner.num != p->pid_num || e->owner.serial != p->pid_serial ||
+			    e->memory * 8 < MIB)
+				continue;
+			o += snprintf(owns + o, sizeof owns - o, "%s ETS %s: %s objects, %s",
+				      o ? ";" : " and owns", e->name ? e->name : "?",
+				      fmt_count(e->size, b1, sizeof b1),
+				      fmt_bytes(e->memory * 8, b2, sizeof b2));
+		}
+		char m[32], ths[32], q[64] = "";
+		if (p->message_queue_len >= 1000)
+			snprintf(q, sizeof q, ", with %s messages queued",
+				 fmt_count(p->message_queue_len, b1, sizeof b1));
+		finding(out, "%s holds %s (total_heap_size %s words)%s, in %s%s", who(p, w, sizeof w),
+			fmt_bytes(p->memory, m, sizeof m), fmt_count(p->total_heap_size, ths, sizeof ths),
+			q, current(p, c, sizeof c), owns);
+	}
+}
+
+/* Was p named by process_findings (same thresholds)? */
+static int told_already(const struct vm *vm, const struct rtable *procs, const struct vm_proc *p)
+{
+	uint64_t proc_mem = vm->memory.v[VM_MEM_PROCESSES];
+	for (size_t r = 0; r < procs->nrows && r < 3; r++)
+		if (procs_row(procs, r) == p)
+			return p->memory >= MIB && p->memory * 10 >= proc_mem;
+	return 0;
+}
+
+static void queue_findings(const struct vm *vm, const struct rtable *queues,
+			   const struct rtable *procs, struct an_out *out)
+{
+	for (size_t r = 0; r < queues->nrows && r < 3; r++) {
+		const struct vm_proc *p = procs_row(queues, r);
+		if ((p->unknown & VPF_MESSAGE_QUEUE_LEN) || p->message_queue_len < 1000)
+			break;
+		if (told_already(vm, procs, p))
+			continue;
+		char w[300], c[256], n[32], m[32];
+		finding(out, "%s has %s messages queued (memory %s), in %s", who(p, w, sizeof w),
+			fmt_count(p->message_queue_len, n, sizeof n), fmt_bytes(p->memory, m, sizeof m),
+			current(p, c, sizeof c));
+	}
+}
+
+static void ets_findings(const struct vm *vm, const struct rtable *ets, const struct rtable *procs,
+			 struct an_out *out)
+{
+	uint64_t total = vm->memory.v[VM_MEM_TOTAL];
+	for (size_t t = 0; t < ets->nrows && t < 3; t++) {
+		const struct vm_ets *e = ets_row(ets, t);
+		uint64_t bytes = e->memory * 8;
+		if (bytes < 10 * MIB && (!total || bytes * 10 < total))
+			break;
+		int told = 0;  /* already named with its owner */
+		for (size_t r = 0; r < procs->nrows && r < 3; r++) {
+			const struct vm_proc *p = procs_row(procs, r);
+			told |= p->pid_num == e->owner.num && p->pid_serial == e->owner.serial &&
+				p->memory >= MIB;
+		}
+		if (told)
+			continue;
+		const struct vm_proc *owner = vm_find_proc(vm, e->owner);
+		char w[300], b1[32], b2[32], pid[32];
+		finding(out, "ETS %s holds %s objects, %s, owned by %s", e->name ? e->name : "?",
+			fmt_count(e->size, b1, sizeof b1), fmt_bytes(bytes, b2, sizeof b2),
+			owner ? who(owner, w, sizeof w) : vm_pid2str(e->owner, pid, sizeof pid));
+	}
+}
+
+static void binary_findings(const struct vm *vm, const struct rtable *holders, struct an_out *out)
+{
+	uint64_t bin = vm->memory.v[VM_MEM_BINARY];
+	for (size_t r = 0; r < holders->nrows && r < 3; r++) {
+		uint32_t proc;
+		uint64_t bytes, excl, count;
+		holders_row(holders, r, &proc, &bytes, &excl, &count);
+		if (excl < MIB || (bin && excl * 10 < bin))
+			continue;
+		char w[300], b1[32], b2[32], n[32];
+		finding(out, "%s is the only holder of %s of refc binaries (holds %s binaries, %s): "
+			"it keeps alive what others dropped", who(&vm->procs[proc], w, sizeof w),
+			fmt_bytes(excl, b1, sizeof b1), fmt_count(count, n, sizeof n),
+			fmt_bytes(bytes, b2, sizeof b2));
+	}
+}
+
+static void limit_findings(const struct vm *vm, const struct orphans *o, struct an_out *out)
+{
+	char a[32], b[32], c[256];
+	if (o->total >= 100 && o->n) {
+		struct vm_mfa m = { o->g[0].module, o->g[0].function, o->g[0].arity };
+		finding(out, "%s orphan processes (no links, no monitors, no name): %s of them %s",
+			fmt_count(o->total, a, sizeof a), fmt_count(o->g[0].count, b, sizeof b),
+			vm_mfa_str(&m, c, sizeof c) ? c : "of unknown initial call");
+	}
+	if (vm->atom_limit && vm->atom_count * 10 >= vm->atom_limit * 8)
+		finding(out, "atoms: %s of the limit %s are used: the atom table is nearly full",
+			fmt_count(vm->atom_count, a, sizeof a), fmt_count(vm->atom_limit, b, sizeof b));
+	if (vm->process_limit && vm->nprocs * 10 >= vm->process_limit * 8)
+		finding(out, "processes: %s of the limit %s", fmt_count(vm->nprocs, a, sizeof a),
+			fmt_count(vm->process_limit, b, sizeof b));
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	bc_err *err = procs_table(vm, o->sort ? o->sort : "memory", o->top ? o->top : 10,
-				  &out->tables[0], &out->priv[0]);
-	if (err)
+	size_t rows = o->top ? o->top : ROWS;
+	bc_err *err;
+	struct rtable *t = out->tables;
+	if ((err = procs_table(vm, "memory", rows, "processes", &t[T_PROCS], &out->priv[T_PROCS])) ||
+	    (err = procs_table(vm, "message_queue_len", rows, "message_queues", &t[T_QUEUES],
+			       &out->priv[T_QUEUES])) ||
+	    (err = ets_table(vm, rows, &t[T_ETS], &out->priv[T_ETS])) ||
+	    (err = holders_table(vm, rows, &t[T_HOLDERS], &out->priv[T_HOLDERS])))
 		return err;
-	out->titles[0] = "Top processes by memory";
-	out->ntables = 1;
+	struct orphans *orph = calloc(1, sizeof *orph);
+	if (!orph)
+		return bc_error(BC_ENOMEM, "out of memory");
+	out->priv[T_ORPHANS] = orph;
+	if ((err = find_orphans(vm, orph)))
+		return err;
+	out->priv[T_ORPHANS + 1] = orph->g;
+	t[T_ORPHANS] = (struct rtable){ .json_key = "orphans", .cols = orphan_cols, .ncols = 2,
+					.nrows = orph->n < rows ? orph->n : rows, .ctx = orph,
+					.cell = orphan_cell };
+	/* queues: only the ones that have messages */
+	size_t q = 0;
+	while (q < t[T_QUEUES].nrows && procs_row(&t[T_QUEUES], q)->message_queue_len)
+		q++;
+	t[T_QUEUES].nrows = q;
+	out->titles[T_PROCS] = "Top processes by memory";
+	out->titles[T_QUEUES] = "\nLongest message queues";
+	out->titles[T_ETS] = "\nLargest ETS tables";
+	out->titles[T_HOLDERS] = "\nRefc binary holders";
+	out->titles[T_ORPHANS] = "\nOrphan processes (no links, no monitors, no name) by initial call";
+	out->ntables = 5;
+
+	process_findings(vm, &t[T_PROCS], &t[T_ETS], out);
+	queue_findings(vm, &t[T_QUEUES], &t[T_PROCS], out);
+	ets_findings(vm, &t[T_ETS], &t[T_PROCS], out);
+	binary_findings(vm, &t[T_HOLDERS], out);
+	limit_findings(vm, orph, out);
+	memory_kv(vm, out);
 	return NULL;
 }
 
 const struct analyzer analyzer_summary = {
 	.name = "summary",
-	.summary = "what the core is and who holds the memory (the default command)",
-	.needs = NEED_PROCS,
+	.summary = "what the core is, what stands out, and who holds the memory (default)",
+	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY,
 	.header = 1,
 	.run = run,
 };

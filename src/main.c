@@ -46,15 +46,19 @@ static const char *signame(int sig, char *buf, size_t len)
 
 static void text_header(FILE *f, const struct vm *vm)
 {
-	char s[64], n[32];
-	fprintf(f, "%s of %s\n", vm->kind, vm->source);
-	fprintf(f, "  beam.smp   %s (build-id %s)\n", vm->exe, vm->build_id[0] ? vm->build_id : "none");
-	fprintf(f, "  OTP        %s, erts %s%s\n", vm->otp_release[0] ? vm->otp_release : "?",
+	char s[64], n[32], l[32];
+	fprintf(f, "%s of %s: OTP %s (erts %s%s), node %s, %u schedulers\n", vm->kind, vm->source,
+		vm->otp_release[0] ? vm->otp_release : "?",
 		vm->erts_version[0] ? vm->erts_version : "?",
-		!vm->have_jit ? "" : vm->jit ? ", JIT" : ", interpreter");
+		!vm->have_jit ? "" : vm->jit ? ", JIT" : ", interpreter",
+		vm->node ? vm->node : "?", vm->schedulers);
+	fprintf(f, "  beam.smp   %s (build-id %s)\n", vm->exe, vm->build_id[0] ? vm->build_id : "none");
 	fprintf(f, "  death      %s\n", vm->signo ? signame(vm->signo, s, sizeof s)
 					      : "none: a live snapshot (gcore) or no signal recorded");
-	fprintf(f, "  processes  %s\n\n", fmt_count(vm->nprocs, n, sizeof n));
+	fprintf(f, "  processes  %s of %s", fmt_count(vm->nprocs, n, sizeof n),
+		vm->process_limit ? fmt_count(vm->process_limit, l, sizeof l) : "?");
+	fprintf(f, "; atoms %s of %s\n\n", fmt_count(vm->atom_count, n, sizeof n),
+		fmt_count(vm->atom_limit, l, sizeof l));
 }
 
 static void json_target(struct jw *w, const struct vm *vm)

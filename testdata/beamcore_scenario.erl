@@ -222,7 +222,7 @@ suspended() ->
 
 -define(ITEMS, [registered_name, initial_call, current_function, status,
                 total_heap_size, heap_size, stack_size, message_queue_len,
-                memory, reductions, trap_exit, links, monitors, dictionary,
+                memory, reductions, trap_exit, links, monitors, monitored_by, dictionary,
                 current_stacktrace, binary]).
 
 settle_memory(0) ->
@@ -308,6 +308,7 @@ proc(Pid, Info) ->
            {trap_exit, G(trap_exit)},
            {links, [str(L) || L <- G(links)]},
            {monitors, length(G(monitors))},
+           {monitored_by, length(G(monitored_by))},
            {dictionary_size, length(G(dictionary))},
            {current_stacktrace, [mfa({M, F, A}) || {M, F, A, _} <- G(current_stacktrace)]},
            {binary, [[Addr, Size, Refc] || {Addr, Size, Refc} <- G(binary)]}]}.

@@ -50,7 +50,8 @@ def main():
             (failures if strict else others).append(f"{p['pid']}: missing from beamcore output")
             continue
         counts = [("link_count", len(p["links"]), q.get("link_count")),
-                  ("monitor_count", p["monitors"], q.get("monitor_count"))]
+                  ("monitor_count", p["monitors"], q.get("monitor_count")),
+                  ("monitored_by_count", p.get("monitored_by"), q.get("monitored_by_count"))]
         for f, live, got_n in counts:
             if live != got_n:
                 msg = f"{p['pid']} ({p.get('registered_name') or p.get('initial_call')}) {f}: live {live!r}, beamcore {got_n!r}"
@@ -61,7 +62,7 @@ def main():
                 (failures if strict else others).append(msg)
     extra = set(got) - {p["pid"] for p in gt["processes"]}
     print(f"{core}: {len(gt['processes'])} live processes, {len(got)} in core, "
-          f"{len(idle)} idle compared exactly on {len(FIELDS) + 2} fields; "
+          f"{len(idle)} idle compared exactly on {len(FIELDS) + 3} fields; "
           f"{len(failures)} mismatches; non-idle differences: {len(others)}; "
           f"only in core: {len(extra)}")
     for m in others[:20]:

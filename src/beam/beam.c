@@ -2,6 +2,7 @@
 
 #include <elf.h>
 #include <gelf.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,9 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	}
 	b->vm->signo = b->core->signo ? b->core->signo
 		       : b->core->nthreads ? b->core->threads[0].cursig : 0;
+	/* gcore stops the process with ptrace: SIGSTOP is a snapshot, not a death */
+	if (b->vm->signo == SIGSTOP)
+		b->vm->signo = 0;
 	read_vm_facts(b);
 	if (!LHAS(&b->L, G_ERTS_PROC)) {
 		err = bc_error(BC_ENODEBUG, "%s has no 'erts_proc' in its DWARF: not a beam.smp?",

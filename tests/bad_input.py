@@ -70,6 +70,63 @@ def truncated(core, gt, beam, tmp, bc):
             failures.append(f"{name}: {wrong[:5]} {err[:300]!r}")
         os.unlink(cut)
 
+def phdrs(path):
+    """(index, offset of the phdr, p_type, p_flags, p_vaddr, p_filesz) of each program header."""
+    import struct
+    with open(path, "rb") as f:
+        eh = f.read(64)
+        phoff, = struct.unpack_from("<Q", eh, 32)
+        phentsize, phnum = struct.unpack_from("<HH", eh, 54)
+        out = []
+        for i in range(phnum):
+            f.seek(phoff + i * phentsize)
+            p_type, p_flags, p_offset, p_vaddr, _, p_filesz, p_memsz, _ = struct.unpack("<IIQQQQQQ", f.read(56))
+            out.append((i, phoff + i * phentsize, p_type, p_flags, p_vaddr, p_filesz))
+    return out
+
+def holes(core, gt, beam, tmp, bc):
+    """Memory missing from the middle of a core (a segment the core does not hold,
+    as coredump_filter leaves them): the walk says what it could not read, exits 1,
+    and every number it does print is the live value."""
+    import struct
+    cut = os.path.join(tmp, "core.holes")
+    subprocess.run(["cp", "--sparse=always", core, cut], check=True)
+    gtp = {p["pid"]: p for p in gt["processes"]}
+    loads = [p for p in phdrs(cut) if p[2] == 1 and p[3] & 2]  # PT_LOAD, writable
+    loads.sort(key=lambda p: -p[5])
+    for idx, off, _, _, vaddr, filesz in loads[:4]:
+        with open(cut, "r+b") as f:          # p_filesz = 0: "not in the core"
+            f.seek(off + 32)
+            f.write(struct.pack("<Q", 0))
+        for cmd in ("procs", "ets", "binaries", "memory", "summary"):
+            rc, out, err = run([bc, cmd, cut, beam, "--json"])
+            name = f"{cmd} with segment 0x{vaddr:x} ({filesz >> 20} MiB) missing"
+            if rc < 0 or rc not in (0, 1, 2) or (rc == 2 and len(err.strip().splitlines()) != 1):
+                failures.append(f"{name}: exit {rc} {err!r}")
+                print(f"FAIL {name}: exit {rc}")
+                continue
+            if rc != 1:
+                print(f"ok   {name}: exit {rc} {err.strip()[:120]}")
+                continue
+            doc = json.loads(out)
+            wrong = []
+            for q in doc.get("processes", []):
+                p = gtp.get(q["pid"])
+                if not p or p["status"] != "waiting" or p["pid"] == gt["collector"]:
+                    continue
+                for f_ in ("total_heap_size", "heap_size", "stack_size", "message_queue_len", "memory"):
+                    if q[f_] is not None and q[f_] != p[f_]:
+                        wrong.append(f"{q['pid']} {f_} {q[f_]} != live {p[f_]}")
+            ok = not wrong and doc["missing"] and not doc["complete"]
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: exit 1, {len(doc['missing'])} gaps, "
+                  f"wrong numbers: {len(wrong)}")
+            if not ok:
+                failures.append(f"{name}: {wrong[:5]} {doc['missing'][:3]}")
+        with open(cut, "r+b") as f:          # restore for the next segment
+            f.seek(off + 32)
+            f.write(struct.pack("<Q", filesz))
+    os.unlink(cut)
+
 def stripped_core(tmp):
     """A kernel core of Debian's own (stripped) beam.smp."""
     erl = shutil.which("erl")
@@ -120,6 +177,7 @@ def main():
         # The path the core recorded is used when BEAM is omitted.
         check("executable from the core's file notes", [bc, "procs", core, "--top", "1"], 0)
         truncated(core, gt, beam, tmp, bc)
+        holes(core, gt, beam, tmp, bc)
         free = shutil.disk_usage(tmp).free
         if free > 2 << 30:
             sc = stripped_core(tmp)

@@ -12,6 +12,10 @@
 struct an_opts {
 	const char *sort;   /* NULL: the analyzer's default */
 	size_t top;         /* 0: all */
+	int json;           /* the output will be JSON (a pass may shape tables for it) */
+	int folded;         /* stacks: folded-stack lines */
+	const char *weight; /* stacks: what a group weighs */
+	int by_status;      /* stacks: group by status too */
 };
 
 #define AN_MAX_TABLES 8

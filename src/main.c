@@ -30,6 +30,10 @@ static void usage(FILE *f)
 		   "                     stack_size, message_queue_len, reductions\n"
 		   "  --top N            only the first N rows\n"
 		   "  --debug-file FILE  DWARF for a stripped beam.smp\n"
+		   "  --folded           stacks: folded lines for flamegraph.pl / speedscope\n"
+		   "  --weight W         stacks: count (default), memory, total_heap_size,\n"
+		   "                     message_queue_len, binary\n"
+		   "  --by-status        stacks: group (and prefix folded lines) by status\n"
 		   "  -h, --help         this text;  --version\n"
 		   "exit: 0 complete, 1 partial (some memory unreadable), 2 failed, 64 usage\n");
 }
@@ -104,6 +108,9 @@ int main(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "top", required_argument, NULL, 't' },
 		{ "debug-file", required_argument, NULL, 'd' },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "weight", required_argument, NULL, 'w' },
+		{ "by-status", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -128,6 +135,9 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'd': debug_file = optarg; break;
+		case 'f': ao.folded = 1; break;
+		case 'w': ao.weight = optarg; break;
+		case 'b': ao.by_status = 1; break;
 		case 'h': usage(stdout); return EXIT_COMPLETE;
 		case 'V': printf("beamcore %s\n", BEAMCORE_VERSION); return EXIT_COMPLETE;
 		default: usage(stderr); return EXIT_USAGE;
@@ -159,6 +169,7 @@ int main(int argc, char **argv)
 	}
 	struct vm *vm = target_vm(t);
 	struct an_out out = { 0 };
+	ao.json = json;
 	if ((err = an->run(vm, &ao, &out))) {
 		an_out_free(&out);
 		target_close(t);

@@ -46,7 +46,7 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 bc_err *target_load(struct target *t, unsigned needs)
 {
 	bc_err *err = NULL;
-	if (needs & (NEED_ETS | NEED_BINARIES))
+	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS))
 		needs |= NEED_PROCS;  /* owners and holders are processes */
 	if ((needs & NEED_PROCS) && !(t->loaded & NEED_PROCS)) {
 		if ((err = beam_load_procs(t->beam)))
@@ -69,6 +69,11 @@ bc_err *target_load(struct target *t, unsigned needs)
 		if ((err = beam_load_memory(t->beam)))
 			return err;
 		t->loaded |= NEED_MEMORY;
+	}
+	if ((needs & NEED_STACKS) && !(t->loaded & NEED_STACKS)) {
+		if ((err = beam_load_stacks(t->beam)))
+			return err;
+		t->loaded |= NEED_STACKS;
 	}
 	return NULL;
 }

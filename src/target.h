@@ -6,7 +6,7 @@
 #include "vm.h"
 
 enum { NEED_PROCS = 1 << 0, NEED_ETS = 1 << 1, NEED_BINARIES = 1 << 2,
-       NEED_MEMORY = 1 << 3 };
+       NEED_MEMORY = 1 << 3, NEED_STACKS = 1 << 4 };
 
 struct target_opts {
 	const char *path;

@@ -38,6 +38,9 @@ void vm_free(struct vm *vm)
 	free(vm->ets);
 	free(vm->binrefs);
 	free(vm->allocs);
+	free(vm->frames);
+	free(vm->mfas);
+	free(vm->mfa_index);
 	free(vm->pid_index);
 	strtab_free(vm->strings);
 	free(vm);
@@ -178,4 +181,62 @@ struct vm_binref *vm_add_binref(struct vm *vm)
 		vm->binrefs_cap = cap;
 	}
 	return &vm->binrefs[vm->nbinrefs++];
+}
+
+static size_t mfa_hash(const struct vm_mfa *m, size_t mask)
+{
+	/* interned strings: their addresses identify them */
+	uint64_t h = ((uint64_t)(uintptr_t)m->module * 31 + (uint64_t)(uintptr_t)m->function) * 31 +
+		     (uint64_t)m->arity;
+	return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+}
+
+int64_t vm_mfa_id(struct vm *vm, const struct vm_mfa *m)
+{
+	if (vm->nmfas * 2 >= vm->mfa_index_size) {
+		size_t n = vm->mfa_index_size ? vm->mfa_index_size * 2 : 1024;
+		uint32_t *ix = calloc(n, sizeof *ix);
+		if (!ix)
+			return -1;
+		for (size_t i = 0; i < vm->nmfas; i++) {
+			size_t j = mfa_hash(&vm->mfas[i], n - 1);
+			while (ix[j])
+				j = (j + 1) & (n - 1);
+			ix[j] = (uint32_t)i + 1;
+		}
+		free(vm->mfa_index);
+		vm->mfa_index = ix;
+		vm->mfa_index_size = n;
+	}
+	size_t mask = vm->mfa_index_size - 1, j = mfa_hash(m, mask);
+	for (; vm->mfa_index[j]; j = (j + 1) & mask) {
+		const struct vm_mfa *x = &vm->mfas[vm->mfa_index[j] - 1];
+		if (x->module == m->module && x->function == m->function && x->arity == m->arity)
+			return vm->mfa_index[j] - 1;
+	}
+	if (vm->nmfas == vm->mfas_cap) {
+		size_t cap = vm->mfas_cap ? vm->mfas_cap * 2 : 256;
+		struct vm_mfa *a = realloc(vm->mfas, cap * sizeof *a);
+		if (!a)
+			return -1;
+		vm->mfas = a;
+		vm->mfas_cap = cap;
+	}
+	vm->mfas[vm->nmfas] = *m;
+	vm->mfa_index[j] = (uint32_t)vm->nmfas + 1;
+	return (int64_t)vm->nmfas++;
+}
+
+int vm_add_frame(struct vm *vm, uint32_t mfa_id)
+{
+	if (vm->nframes == vm->frames_cap) {
+		size_t cap = vm->frames_cap ? vm->frames_cap * 2 : 4096;
+		uint32_t *f = realloc(vm->frames, cap * sizeof *f);
+		if (!f)
+			return -1;
+		vm->frames = f;
+		vm->frames_cap = cap;
+	}
+	vm->frames[vm->nframes++] = mfa_id;
+	return 0;
 }

@@ -25,6 +25,7 @@ enum vm_proc_field {
 	VPF_CURRENT_FUNCTION = 1 << 8,
 	VPF_STATUS = 1 << 9,
 	VPF_BINARY = 1 << 10,
+	VPF_STACKTRACE = 1 << 11,
 };
 
 struct vm_proc {
@@ -39,6 +40,7 @@ struct vm_proc {
 	uint64_t total_heap_size, heap_size, stack_size;  /* words */
 	uint64_t message_queue_len, memory, reductions;   /* memory in bytes */
 	uint32_t unknown;              /* enum vm_proc_field bits */
+	uint32_t stack_first, stack_n; /* current_stacktrace: vm->frames[first .. first+n) */
 };
 
 struct vm_pid {
@@ -121,6 +123,12 @@ struct vm {
 	size_t nets, ets_cap;
 	struct vm_binref *binrefs;
 	size_t nbinrefs, binrefs_cap;
+	uint32_t *frames;              /* stack frames as indices into mfas */
+	size_t nframes, frames_cap;
+	struct vm_mfa *mfas;           /* distinct functions seen on stacks */
+	size_t nmfas, mfas_cap;
+	uint32_t *mfa_index;           /* open addressing: mfas index + 1 */
+	size_t mfa_index_size;
 	struct vm_memory memory;
 	struct vm_alloc *allocs;
 	size_t nallocs;
@@ -140,6 +148,10 @@ const char *vm_intern(struct vm *vm, const char *s, size_t len);
 
 struct vm_ets *vm_add_ets(struct vm *vm);
 struct vm_binref *vm_add_binref(struct vm *vm);
+/* The index of m in vm->mfas (added if new); -1 on OOM. */
+int64_t vm_mfa_id(struct vm *vm, const struct vm_mfa *m);
+/* Append a frame to vm->frames; -1 on OOM. */
+int vm_add_frame(struct vm *vm, uint32_t mfa_id);
 /* After the processes are loaded: index them by pid (-1 on OOM). */
 int vm_index_pids(struct vm *vm);
 /* The process with this pid, or NULL. */

@@ -11,7 +11,8 @@
 -export([start/0]).
 %% spawn/3 entry points: exported so each process has a telling initial_call
 -export([main/0, idle/1, idle_sup/2, watcher/2, bin_router/1, bin_producer/2,
-         bin_holder/1, flooded/0, deep_recursion/2, big_dict/2, suspended/0]).
+         bin_holder/1, flooded/0, deep_recursion/2, big_dict/2, suspended/0,
+         stuck_server/0, caller/0]).
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2]).
 
 -define(IDLE, 5000).          % idle processes: 2000 linked, 1500 monitored, 1500 orphans
@@ -21,6 +22,7 @@
 -define(FLOOD, 100000).       % unreceived messages in `flooded`
 -define(DEPTH, 50000).        % non-tail frames of `deep_recursion`
 -define(DICT_KEYS, 10000).    % process dictionary keys of `big_dict`
+-define(CALLERS, 10000).      % processes blocked in gen_server:call to `stuck_server`
 -define(BT_DEPTH, 64).        % backtrace_depth: current_stacktrace gets up to 64 frames, not 8
 
 %% Called by -run in init's short-lived starter process: hand over to a
@@ -67,6 +69,7 @@ build() ->
     {ok, _} = gen_server:start({local, sessions_server}, ?MODULE, [], []),
     build_binaries(),
     build_flood(),
+    build_stuck(),
     spawn(?MODULE, deep_recursion, [Me, ?DEPTH]),
     spawn(?MODULE, big_dict, [Me, ?DICT_KEYS]),
     [register(list_to_atom("suspended_" ++ integer_to_list(N)), spawn(?MODULE, suspended, []))
@@ -195,6 +198,19 @@ build_flood() ->
 
 flooded() ->
     receive {never, matches} -> ok end.
+
+%% stuck_server: a registered process that never answers; ?CALLERS processes
+%% wait in gen_server:call to it (the stuck-pool shape: one stack, many pids).
+build_stuck() ->
+    register(stuck_server, spawn(?MODULE, stuck_server, [])),
+    [spawn(?MODULE, caller, []) || _ <- lists:seq(1, ?CALLERS)],
+    ok.
+
+stuck_server() ->
+    receive {never, matches} -> ok end.
+
+caller() ->
+    gen_server:call(stuck_server, hello, infinity).
 
 %% deep_recursion: ?DEPTH non-tail frames, then blocked in receive.
 deep_recursion(Parent, N) ->

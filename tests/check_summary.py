@@ -20,8 +20,9 @@ def main():
     head = "\n".join(text.stdout.splitlines()[:10])
     if text.returncode != 0:
         bad.append(f"text exit {text.returncode}: {text.stderr}")
-    for want in ("sessions_server holds", "ETS sessions: 200,000 objects", "flooded holds",
-                 "100,000 messages queued", "bin_router is the only holder",
+    for want in ("sessions_server holds", "ETS sessions: 200,000 objects", "flooded ",
+                 "100,000 messages queued", "stuck_server has 10,000 messages queued",
+                 "bin_router is the only holder",
                  "1,500 of them beamcore_scenario:idle/1"):
         if want not in head:
             bad.append(f"first ten lines lack {want!r}")

@@ -37,12 +37,18 @@ int main(int argc, char **argv)
 	/* One of each group exists, by release: ProcBin (to 26) or BinRef (27+). */
 	int procbin = L.e[S_PROCBIN].found && L.e[PROCBIN_VAL].found;
 	int binref = L.e[S_BINREF].found && L.e[BINREF_VAL].found;
+	/* renamed in OTP 27 */
+	int time_trace = L.e[G_RETURN_TIME_TRACE].found, call_trace = L.e[G_CALL_TRACE_RETURN].found;
+	if (!time_trace && !call_trace)
+		fprintf(stderr, "neither beam_return_time_trace nor beam_call_trace_return\n"), missing++;
 	if (!procbin && !binref)
 		fprintf(stderr, "neither ProcBin nor BinRef\n"), missing++;
 	for (int i = 0; i < L_COUNT; i++) {
 		if ((i == S_PROCBIN || i == PROCBIN_VAL) && binref)
 			continue;
 		if ((i == S_BINREF || i == BINREF_VAL) && procbin)
+			continue;
+		if ((i == G_RETURN_TIME_TRACE && call_trace) || (i == G_CALL_TRACE_RETURN && time_trace))
 			continue;
 		if (!L.e[i].found) {
 			char d[200];

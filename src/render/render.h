@@ -31,6 +31,7 @@ struct rtable {
 	void *ctx;
 	/* buf is scratch space for formatted strings, valid until the next call. */
 	void (*cell)(void *ctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len);
+	int plain;            /* text: no header, no padding, cells separated by one space */
 	/* RC_LIST columns: item i of the cell's list. */
 	const char *(*item)(void *ctx, size_t row, size_t col, size_t i, char *buf, size_t len);
 };

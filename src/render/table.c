@@ -57,6 +57,25 @@ static const char *text_of(const struct rtable *t, size_t r, size_t c, char *buf
 
 void render_table_text(FILE *f, const struct rtable *t)
 {
+	if (t->plain) {
+		char pb[512];
+		for (size_t r = 0; r < t->nrows; r++) {
+			for (size_t c = 0; c < t->ncols; c++) {
+				if (t->cols[c].flags & RCOL_JSON_ONLY)
+					continue;
+				struct rcell cell = { 0 };
+				t->cell(t->ctx, r, c, &cell, pb, sizeof pb);
+				if (c)
+					fputc(' ', f);
+				if (t->cols[c].kind == RC_STR)
+					fputs(cell.s ? cell.s : "", f);
+				else
+					fprintf(f, "%llu", (unsigned long long)cell.u);
+			}
+			fputc('\n', f);
+		}
+		return;
+	}
 	size_t w[32] = { 0 };
 	char buf[512];
 	size_t nc = t->ncols < 32 ? t->ncols : 32;

@@ -1,0 +1,330 @@
+/* stacks: every process's Erlang stack (as process_info(P, current_stacktrace)),
+ * grouped by identical stack, largest group first, so a stuck pool is one line.
+ * --folded writes flamegraph.pl/speedscope's folded format, the width a process
+ * count or a metric (--weight), optionally prefixed by the status (--by-status). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer.h"
+#include "target.h"
+
+struct group {
+	uint32_t first_proc;     /* representative: its frames are the group's stack */
+	uint32_t nprocs;
+	const char *status;      /* with --by-status */
+	uint64_t weight;
+	uint32_t *members;       /* into ctx->members */
+};
+
+struct ctx {
+	const struct vm *vm;
+	struct group *groups;
+	size_t ngroups;
+	uint32_t *members;       /* procs ordered by group */
+	uint32_t *order;         /* procs in table order, for "processes" */
+	int folded;
+	char *line;              /* scratch for a folded line */
+	size_t line_cap;
+};
+
+static const struct vm_proc *sort_procs;
+static int by_status;
+
+/* Same stack (and status with --by-status)? */
+static int same(const struct vm_proc *a, const struct vm_proc *b, const uint32_t *frames)
+{
+	if (a->stack_n != b->stack_n || (by_status && strcmp(a->status, b->status) != 0))
+		return 0;
+	return memcmp(frames + a->stack_first, frames + b->stack_first, a->stack_n * 4) == 0;
+}
+
+static uint64_t stack_hash(const struct vm_proc *p, const uint32_t *frames)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (uint32_t i = 0; i < p->stack_n; i++)
+		h = (h ^ frames[p->stack_first + i]) * 1099511628211ull;
+	if (by_status)
+		h ^= (uint64_t)(uintptr_t)p->status;  /* static strings */
+	return h;
+}
+
+static uint64_t weight_of(const struct vm *vm, const struct vm_proc *p, const char *w,
+			  const uint64_t *binary)
+{
+	if (!w || strcmp(w, "count") == 0)
+		return 1;
+	if (strcmp(w, "memory") == 0)
+		return p->memory;
+	if (strcmp(w, "total_heap_size") == 0)
+		return p->total_heap_size;
+	if (strcmp(w, "message_queue_len") == 0)
+		return p->message_queue_len;
+	return binary[p - vm->procs];  /* "binary" */
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	if (x->nprocs != y->nprocs)
+		return x->nprocs < y->nprocs ? 1 : -1;
+	return x->first_proc < y->first_proc ? -1 : x->first_proc > y->first_proc;
+}
+
+static const char *frame_str(const struct vm *vm, uint32_t id, char *buf, size_t len)
+{
+	const char *s = vm_mfa_str(&vm->mfas[id], buf, len);
+	return s ? s : "?";
+}
+
+/* Group stack: "top <- caller <- ...", or folded: "status;bottom;...;top". */
+static const char *stack_line(struct ctx *c, const struct vm_proc *p, int folded)
+{
+	size_t o = 0;
+	char f[300];
+	c->line[0] = '\0';
+	if (folded && by_status)
+		o += snprintf(c->line + o, c->line_cap - o, "%s", p->status);
+	for (uint32_t i = 0; i < p->stack_n && o < c->line_cap; i++) {
+		uint32_t k = folded ? p->stack_n - 1 - i : i;
+		o += snprintf(c->line + o, c->line_cap - o, "%s%s",
+			      o ? (folded ? ";" : " <- ") : "",
+			      frame_str(c->vm, c->vm->frames[p->stack_first + k], f, sizeof f));
+	}
+	if (!p->stack_n && o < c->line_cap)
+		snprintf(c->line + o, c->line_cap - o, "%s(no stack)", o ? ";" : "");
+	return c->line;
+}
+
+enum { G_COUNT, G_WEIGHT, G_STATUS, G_STACK, G_PIDS };
+static const struct rcol group_cols[] = {
+	[G_COUNT] = { "count", "PROCESSES", RC_U64, 0 },
+	[G_WEIGHT] = { "weight", "WEIGHT", RC_U64, 0 },
+	[G_STATUS] = { "status", "STATUS", RC_STR, 0 },
+	[G_STACK] = { "current_stacktrace", "STACK (innermost first)", RC_LIST, 0 },
+	[G_PIDS] = { "pids", NULL, RC_LIST, RCOL_JSON_ONLY },
+};
+
+static void group_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
+{
+	struct ctx *c = vctx;
+	const struct group *g = &c->groups[row];
+	const struct vm_proc *p = &c->vm->procs[g->first_proc];
+	(void)buf;
+	(void)len;
+	switch (col) {
+	case G_COUNT: out->u = g->nprocs; break;
+	case G_WEIGHT: out->u = g->weight; break;
+	case G_STATUS: out->s = g->status; break;
+	case G_STACK: out->u = p->stack_n; break;
+	case G_PIDS: out->u = g->nprocs; break;
+	}
+}
+
+static const char *group_item(void *vctx, size_t row, size_t col, size_t i, char *buf, size_t len)
+{
+	struct ctx *c = vctx;
+	const struct group *g = &c->groups[row];
+	if (col == G_PIDS)
+		return vm_pid_str(&c->vm->procs[g->members[i]], buf, len);
+	const struct vm_proc *p = &c->vm->procs[g->first_proc];
+	return frame_str(c->vm, c->vm->frames[p->stack_first + i], buf, len);
+}
+
+/* Text: one line per group with the whole stack, not a 3-item list. */
+static const struct rcol group_text_cols[] = {
+	{ "count", "PROCESSES", RC_U64, 0 },
+	{ "weight", "WEIGHT", RC_U64, 0 },
+	{ "current_stacktrace", "STACK (innermost first)", RC_STR, 0 },
+};
+
+static void group_text_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf,
+			    size_t len)
+{
+	struct ctx *c = vctx;
+	const struct group *g = &c->groups[row];
+	(void)buf;
+	(void)len;
+	if (col == 0)
+		out->u = g->nprocs;
+	else if (col == 1)
+		out->u = g->weight;
+	else
+		out->s = stack_line(c, &c->vm->procs[g->first_proc], 0);
+}
+
+static const struct rcol folded_cols[] = {
+	{ "stack", "STACK", RC_STR, 0 },
+	{ "weight", "WEIGHT", RC_U64, 0 },
+};
+
+static void folded_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
+{
+	struct ctx *c = vctx;
+	const struct group *g = &c->groups[row];
+	(void)buf;
+	(void)len;
+	if (col == 0)
+		out->s = stack_line(c, &c->vm->procs[g->first_proc], 1);
+	else
+		out->u = g->weight;
+}
+
+enum { P_PID, P_STATUS, P_STACK };
+static const struct rcol proc_cols[] = {
+	[P_PID] = { "pid", "PID", RC_STR, 0 },
+	[P_STATUS] = { "status", "STATUS", RC_STR, 0 },
+	[P_STACK] = { "current_stacktrace", "STACK", RC_LIST, 0 },
+};
+
+static void proc_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
+{
+	struct ctx *c = vctx;
+	const struct vm_proc *p = &c->vm->procs[c->order[row]];
+	switch (col) {
+	case P_PID: out->s = vm_pid_str(p, buf, len); break;
+	case P_STATUS: out->s = p->status; break;
+	case P_STACK:
+		out->u = p->stack_n;
+		out->null = p->unknown & VPF_STACKTRACE;
+		break;
+	}
+}
+
+static const char *proc_item(void *vctx, size_t row, size_t col, size_t i, char *buf, size_t len)
+{
+	struct ctx *c = vctx;
+	(void)col;
+	const struct vm_proc *p = &c->vm->procs[c->order[row]];
+	return frame_str(c->vm, c->vm->frames[p->stack_first + i], buf, len);
+}
+
+static bc_err *build(const struct vm *vm, const struct an_opts *o, struct ctx *c)
+{
+	size_t n = vm->nprocs ? vm->nprocs : 1;
+	uint64_t *binary = NULL;
+	c->vm = vm;
+	c->groups = calloc(n, sizeof *c->groups);
+	c->members = malloc(n * sizeof *c->members);
+	c->order = malloc(n * sizeof *c->order);
+	uint32_t *slot = NULL, *gid = malloc(n * sizeof *gid);
+	size_t nslots = 1024;
+	while (nslots < n * 2)
+		nslots *= 2;
+	slot = calloc(nslots, sizeof *slot);
+	c->line_cap = 1 << 16;
+	c->line = malloc(c->line_cap);
+	if (o->weight && strcmp(o->weight, "binary") == 0) {
+		binary = calloc(n, sizeof *binary);
+		for (size_t i = 0; binary && i < vm->nbinrefs; i++)
+			binary[vm->binrefs[i].proc] += vm->binrefs[i].orig_size;
+	}
+	bc_err *err = NULL;
+	if (!c->groups || !c->members || !c->order || !gid || !slot || !c->line ||
+	    (o->weight && strcmp(o->weight, "binary") == 0 && !binary)) {
+		err = bc_error(BC_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* group by hashing each stack once: no per-process allocation */
+	for (size_t i = 0; i < vm->nprocs; i++) {
+		const struct vm_proc *p = &vm->procs[i];
+		size_t j = stack_hash(p, vm->frames) & (nslots - 1);
+		for (; slot[j]; j = (j + 1) & (nslots - 1))
+			if (same(&vm->procs[c->groups[slot[j] - 1].first_proc], p, vm->frames))
+				break;
+		if (!slot[j]) {
+			c->groups[c->ngroups] = (struct group){ .first_proc = (uint32_t)i,
+								.status = p->status };
+			slot[j] = (uint32_t)++c->ngroups;
+		}
+		struct group *g = &c->groups[slot[j] - 1];
+		g->nprocs++;
+		g->weight += weight_of(vm, p, o->weight, binary);
+		gid[i] = slot[j] - 1;
+		c->order[i] = (uint32_t)i;
+	}
+	/* members, grouped: counting sort by group */
+	uint32_t off = 0;
+	for (size_t g = 0; g < c->ngroups; g++) {
+		c->groups[g].members = c->members + off;
+		off += c->groups[g].nprocs;
+		c->groups[g].nprocs = 0;
+	}
+	for (size_t i = 0; i < vm->nprocs; i++) {
+		struct group *g = &c->groups[gid[i]];
+		g->members[g->nprocs++] = (uint32_t)i;
+	}
+	qsort(c->groups, c->ngroups, sizeof *c->groups, group_cmp);
+out:
+	free(gid);
+	free(slot);
+	free(binary);
+	return err;
+}
+
+static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
+{
+	static const char *const weights[] = { "count", "memory", "total_heap_size",
+					       "message_queue_len", "binary" };
+	int ok = !o->weight;
+	for (size_t i = 0; i < sizeof weights / sizeof weights[0]; i++)
+		ok |= o->weight && strcmp(o->weight, weights[i]) == 0;
+	if (!ok)
+		return bc_error(BC_EUSAGE, "--weight %s: one of count, memory, total_heap_size, "
+				"message_queue_len, binary", o->weight);
+	struct ctx *c = calloc(1, sizeof *c);
+	if (!c)
+		return bc_error(BC_ENOMEM, "out of memory");
+	out->priv[0] = c;
+	by_status = o->by_status;
+	sort_procs = vm->procs;
+	bc_err *err = build(vm, o, c);
+	out->priv[1] = c->groups;
+	out->priv[2] = c->members;
+	out->priv[3] = c->order;
+	out->priv[4] = c->line;
+	if (err)
+		return err;
+	size_t ng = o->top && o->top < c->ngroups ? o->top : c->ngroups;
+	if (o->folded) {
+		out->tables[0] = (struct rtable){ .json_key = "folded", .cols = folded_cols, .ncols = 2,
+						  .nrows = ng, .ctx = c, .cell = folded_cell,
+						  .plain = 1 };
+		out->ntables = 1;
+		return NULL;
+	}
+	if (o->json) {
+		out->tables[0] = (struct rtable){ .json_key = "processes", .cols = proc_cols, .ncols = 3,
+						  .nrows = vm->nprocs, .ctx = c, .cell = proc_cell,
+						  .item = proc_item };
+		out->tables[1] = (struct rtable){ .json_key = "groups", .cols = group_cols,
+						  .ncols = sizeof group_cols / sizeof group_cols[0],
+						  .nrows = ng, .ctx = c, .cell = group_cell,
+						  .item = group_item };
+		out->ntables = 2;
+		return NULL;
+	}
+	out->tables[0] = (struct rtable){ .json_key = "groups", .cols = group_text_cols,
+					  .ncols = o->weight ? 3 : 3, .nrows = ng, .ctx = c,
+					  .cell = group_text_cell };
+	if (!o->weight || strcmp(o->weight, "count") == 0) {
+		/* weight equals the count: show it once */
+		static const struct rcol cols2[] = {
+			{ "count", "PROCESSES", RC_U64, 0 },
+			{ "weight", NULL, RC_U64, RCOL_JSON_ONLY },
+			{ "current_stacktrace", "STACK (innermost first)", RC_STR, 0 },
+		};
+		out->tables[0].cols = cols2;
+	}
+	out->ntables = 1;
+	return NULL;
+}
+
+const struct analyzer analyzer_stacks = {
+	.name = "stacks",
+	.summary = "every process's Erlang stack, grouped by identical stack (--folded for flame graphs)",
+	.needs = NEED_STACKS | NEED_BINARIES,
+	.run = run,
+};

@@ -1,0 +1,186 @@
+/* Erlang stacks as process_info(P, current_stacktrace) builds them
+ * (erl_bif_info.c current_stacktrace, beam_common.c gather_stacktrace): the
+ * function p->i lies in, then each distinct return address on the stack from
+ * the top, up to erts_backtrace_depth, trace frames skipped; addresses no
+ * loaded module covers (beam_normal_exit, stale code) are dropped. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "beam/beam.h"
+
+#define MAX_DEPTH 1024
+
+struct pc_cache {
+	uint64_t *pc;          /* 0 = empty slot */
+	int64_t *id;           /* mfa id, -1 = no function there */
+	size_t size, used;
+};
+
+static int64_t lookup(struct beam *b, struct pc_cache *c, uint64_t pc)
+{
+	if (c->used * 2 >= c->size) {
+		size_t n = c->size ? c->size * 2 : 4096;
+		uint64_t *p = calloc(n, sizeof *p);
+		int64_t *id = malloc(n * sizeof *id);
+		if (!p || !id) {
+			free(p);
+			free(id);
+			return -1;
+		}
+		for (size_t i = 0; i < c->size; i++) {
+			if (!c->pc[i])
+				continue;
+			size_t j = (c->pc[i] * 0x9e3779b97f4a7c15ull >> 20) & (n - 1);
+			while (p[j])
+				j = (j + 1) & (n - 1);
+			p[j] = c->pc[i];
+			id[j] = c->id[i];
+		}
+		free(c->pc);
+		free(c->id);
+		c->pc = p;
+		c->id = id;
+		c->size = n;
+	}
+	size_t mask = c->size - 1, j = (pc * 0x9e3779b97f4a7c15ull >> 20) & mask;
+	for (; c->pc[j]; j = (j + 1) & mask)
+		if (c->pc[j] == pc)
+			return c->id[j];
+	struct vm_mfa m;
+	int64_t id = beam_lookup_code(b, pc, &m) == 0 ? vm_mfa_id(b->vm, &m) : -1;
+	c->pc[j] = pc;
+	c->id[j] = id;
+	c->used++;
+	return id;
+}
+
+static uint64_t global_ptr(struct beam *b, enum layout_id id)
+{
+	uint64_t v = 0;
+	if (LHAS(&b->L, id))
+		beam_read_u64(b, beam_global(b, id), &v);
+	return v;
+}
+
+struct frame_rules {
+	uint64_t cp_size;                     /* words per frame marker: 1 (RA) or 2 (FP, RA) */
+	uint64_t ret_trace, exc_trace, ret_to_trace, time_trace;
+	int jit;
+	uint32_t depth;
+};
+
+/* One process: fill trace[] with code addresses, return how many. */
+static int gather(struct beam *b, const struct frame_rules *r, uint64_t i, uint64_t stop,
+		  uint64_t hend, uint64_t *trace, int *fault)
+{
+	int n = 0;
+	uint32_t depth = r->depth;
+	if (depth > 0 && i) {
+		trace[n++] = i;
+		depth--;
+	}
+	uint64_t prev = n ? trace[n - 1] : 0;
+	uint64_t words = hend > stop ? (hend - stop) / 8 : 0;
+	const uint64_t *stack = words ? core_ptr(b->core, stop, words * 8) : NULL;
+	uint64_t buf[2];
+	for (uint64_t k = 0; k < words && depth > 0;) {
+		uint64_t w;
+		if (stack)
+			w = stack[k];
+		else if (beam_read_u64(b, stop + k * 8, &w) < 0) {
+			*fault = 1;
+			break;
+		}
+		if (w & 3) {  /* not a code pointer (is_CP) */
+			k++;
+			continue;
+		}
+		uint64_t ra = w;
+		if (r->cp_size == 2) {  /* [saved frame pointer, return address] */
+			if (k + 1 >= words)
+				break;
+			if (stack)
+				ra = stack[k + 1];
+			else if (core_peek(b->core, stop + k * 8, buf, 16) < 0) {
+				*fault = 1;
+				break;
+			} else
+				ra = buf[1];
+		}
+		if (ra && (ra == r->ret_trace || ra == r->exc_trace))
+			k += r->cp_size + 2;
+		else if (ra && ra == r->time_trace)
+			k += r->cp_size + 1;
+		else if (ra && ra == r->ret_to_trace)
+			k += r->cp_size;
+		else {
+			if (ra != prev) {
+				prev = ra;
+				/* the JIT's calls are shorter than a word: step back one byte
+				 * so the address is inside the calling instruction */
+				trace[n++] = r->jit ? ra - 1 : ra - 8;
+				depth--;
+			}
+			k += r->cp_size;
+		}
+	}
+	return n;
+}
+
+bc_err *beam_load_stacks(struct beam *b)
+{
+	static const enum layout_id need[] = { P_I, P_STOP, P_HEND, G_BACKTRACE_DEPTH };
+	const struct layout *L = &b->L;
+	bc_err *err = layout_need(L, need, sizeof need / sizeof need[0]);
+	if (err)
+		return err;
+	struct frame_rules r = { .cp_size = 1, .jit = b->vm->jit };
+	uint32_t layout = 0;
+	int32_t depth = 0;
+	if (LHAS(L, G_FRAME_LAYOUT) && beam_read_u32(b, beam_global(b, G_FRAME_LAYOUT), &layout) == 0 &&
+	    layout == 1)
+		r.cp_size = 2;
+	if (core_peek(b->core, beam_global(b, G_BACKTRACE_DEPTH), &depth, 4) < 0 || depth < 0)
+		return bc_error(BC_EFAULT, "erts_backtrace_depth is not in the core");
+	r.depth = depth > MAX_DEPTH ? MAX_DEPTH : (uint32_t)depth;
+	r.ret_trace = global_ptr(b, G_RETURN_TRACE);
+	r.exc_trace = global_ptr(b, G_EXCEPTION_TRACE);
+	r.ret_to_trace = global_ptr(b, G_RETURN_TO_TRACE);
+	r.time_trace = LHAS(L, G_RETURN_TIME_TRACE) ? global_ptr(b, G_RETURN_TIME_TRACE)
+						       : global_ptr(b, G_CALL_TRACE_RETURN);
+	struct pc_cache cache = { 0 };
+	uint64_t trace[MAX_DEPTH + 1];
+	size_t bad = 0;
+	for (size_t pi = 0; pi < b->vm->nprocs; pi++) {
+		struct vm_proc *p = &b->vm->procs[pi];
+		uint64_t f[3];
+		if (beam_read_u64(b, p->addr + LV(L, P_I), &f[0]) < 0 ||
+		    beam_read_u64(b, p->addr + LV(L, P_STOP), &f[1]) < 0 ||
+		    beam_read_u64(b, p->addr + LV(L, P_HEND), &f[2]) < 0) {
+			p->unknown |= VPF_STACKTRACE;
+			bad++;
+			continue;
+		}
+		int fault = 0;
+		int n = gather(b, &r, f[0], f[1], f[2], trace, &fault);
+		p->stack_first = (uint32_t)b->vm->nframes;
+		for (int k = 0; k < n; k++) {
+			int64_t id = lookup(b, &cache, trace[k]);
+			if (id >= 0 && vm_add_frame(b->vm, (uint32_t)id) < 0) {
+				free(cache.pc);
+				free(cache.id);
+				return bc_error(BC_ENOMEM, "out of memory for stack frames");
+			}
+		}
+		p->stack_n = (uint32_t)(b->vm->nframes - p->stack_first);
+		if (fault) {
+			p->unknown |= VPF_STACKTRACE;
+			bad++;
+		}
+	}
+	free(cache.pc);
+	free(cache.id);
+	if (bad)
+		vm_gap(b->vm, "the stacks of %zu processes are not (fully) in the core", bad);
+	return NULL;
+}

@@ -66,4 +66,7 @@ bc_err *holders_table(const struct vm *vm, size_t top, struct rtable *t, void **
 void holders_row(const struct rtable *t, size_t r, uint32_t *proc, uint64_t *bytes,
 		 uint64_t *exclusive, uint64_t *count);
 
+/* "crash_nif+0x12 (libcrash.so)" or "m:f/a (JIT)" */
+const char *frame_text(const struct vm_nframe *f, char *buf, size_t len);
+
 #endif

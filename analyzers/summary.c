@@ -2,6 +2,7 @@
  * (the renderer's header), the findings that matter in words, then the memory
  * breakdown and short tables: top processes, message queues, ETS tables, refc
  * binary holders, orphan processes. */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +232,48 @@ static void limit_findings(const struct vm *vm, const struct orphans *o, struct 
 			fmt_count(vm->process_limit, b, sizeof b));
 }
 
+/* The crash site: the signal, the thread that took it and its innermost native
+ * frames, and on a scheduler the process it ran and that process's stack. */
+static void crash_finding(const struct vm *vm, struct an_out *out)
+{
+	if (vm->crash_thread < 0 || (size_t)vm->crash_thread >= vm->nthreads)
+		return;
+	const struct vm_thread *t = &vm->threads[vm->crash_thread];
+	char line[2048], buf[512];
+	size_t o = 0;
+	const char *sig = vm->signo > 0 ? sigabbrev_np(vm->signo) : NULL;
+	o += snprintf(line + o, sizeof line - o, "died of SIG%s", sig ? sig : "?");
+	if (vm->signo == SIGSEGV || vm->signo == SIGBUS)
+		o += snprintf(line + o, sizeof line - o, " (address 0x%llx)",
+			      (unsigned long long)vm->sigaddr);
+	o += snprintf(line + o, sizeof line - o, " in thread %d (%s)", t->tid,
+		      t->role ? t->role : "unknown role");
+	/* skip the libc frames that deliver abort() */
+	uint32_t k = 0;
+	while (k + 1 < t->nframes) {
+		const char *fn = vm->nframes_native[t->frame_first + k].function;
+		if (!fn || (strcmp(fn, "__pthread_kill_implementation") && strcmp(fn, "raise") &&
+			    strcmp(fn, "__pthread_kill_internal") && strcmp(fn, "pthread_kill") &&
+			    strcmp(fn, "__GI_raise")))
+			break;
+		k++;
+	}
+	for (uint32_t n = 0; k < t->nframes && n < 4 && o < sizeof line; k++, n++)
+		o += snprintf(line + o, sizeof line - o, "%s%s", n ? " <- " : ": ",
+			      frame_text(&vm->nframes_native[t->frame_first + k], buf, sizeof buf));
+	if (t->has_running && o < sizeof line) {
+		const struct vm_proc *p = vm_find_proc(vm, t->running);
+		o += snprintf(line + o, sizeof line - o, "; running %s",
+			      p ? who(p, buf, sizeof buf) : vm_pid2str(t->running, buf, sizeof buf));
+		for (uint32_t i = 0; p && i < p->stack_n && i < 4 && o < sizeof line; i++) {
+			const struct vm_mfa *m = &vm->mfas[vm->frames[p->stack_first + i]];
+			o += snprintf(line + o, sizeof line - o, "%s%s", i ? " <- " : " in ",
+				      vm_mfa_str(m, buf, sizeof buf) ? buf : "?");
+		}
+	}
+	finding(out, "%s", line);
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	size_t rows = o->top ? o->top : ROWS;
@@ -264,6 +307,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	out->titles[T_ORPHANS] = "\nOrphan processes (no links, no monitors, no name) by initial call";
 	out->ntables = 5;
 
+	crash_finding(vm, out);
 	process_findings(vm, &t[T_PROCS], &t[T_ETS], out);
 	queue_findings(vm, &t[T_QUEUES], &t[T_PROCS], out);
 	ets_findings(vm, &t[T_ETS], &t[T_PROCS], out);
@@ -276,7 +320,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 const struct analyzer analyzer_summary = {
 	.name = "summary",
 	.summary = "what the core is, what stands out, and who holds the memory (default)",
-	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY,
+	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACKS | NEED_THREADS,
 	.header = 1,
 	.run = run,
 };

@@ -56,13 +56,13 @@ static void text_header(FILE *f, const struct vm *vm)
 		vm->erts_version[0] ? vm->erts_version : "?",
 		!vm->have_jit ? "" : vm->jit ? ", JIT" : ", interpreter",
 		vm->node ? vm->node : "?", vm->schedulers);
-	fprintf(f, "  beam.smp   %s (build-id %s)\n", vm->exe, vm->build_id[0] ? vm->build_id : "none");
-	fprintf(f, "  death      %s\n", vm->signo ? signame(vm->signo, s, sizeof s)
-					      : "none: a live snapshot (gcore) or no signal recorded");
-	fprintf(f, "  processes  %s of %s", fmt_count(vm->nprocs, n, sizeof n),
+	fprintf(f, "  beam.smp %s (build-id %s)\n", vm->exe, vm->build_id[0] ? vm->build_id : "none");
+	fprintf(f, "  processes %s of %s", fmt_count(vm->nprocs, n, sizeof n),
 		vm->process_limit ? fmt_count(vm->process_limit, l, sizeof l) : "?");
-	fprintf(f, "; atoms %s of %s\n\n", fmt_count(vm->atom_count, n, sizeof n),
+	fprintf(f, "; atoms %s of %s", fmt_count(vm->atom_count, n, sizeof n),
 		fmt_count(vm->atom_limit, l, sizeof l));
+	fprintf(f, "; %s\n\n", vm->signo ? signame(vm->signo, s, sizeof s)
+				       : "no fatal signal: a live snapshot (gcore)");
 }
 
 static void json_target(struct jw *w, const struct vm *vm)

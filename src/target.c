@@ -46,7 +46,7 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 bc_err *target_load(struct target *t, unsigned needs)
 {
 	bc_err *err = NULL;
-	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS))
+	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS | NEED_THREADS))
 		needs |= NEED_PROCS;  /* owners and holders are processes */
 	if ((needs & NEED_PROCS) && !(t->loaded & NEED_PROCS)) {
 		if ((err = beam_load_procs(t->beam)))
@@ -74,6 +74,11 @@ bc_err *target_load(struct target *t, unsigned needs)
 		if ((err = beam_load_stacks(t->beam)))
 			return err;
 		t->loaded |= NEED_STACKS;
+	}
+	if ((needs & NEED_THREADS) && !(t->loaded & NEED_THREADS)) {
+		if ((err = beam_load_threads(t->beam)))
+			return err;
+		t->loaded |= NEED_THREADS;
 	}
 	return NULL;
 }

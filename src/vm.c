@@ -18,6 +18,7 @@ struct vm *vm_new(const char *kind, const char *source)
 	if (!vm)
 		return NULL;
 	vm->kind = kind;
+	vm->crash_thread = -1;
 	vm->source = source;
 	vm->strings = strtab_new();
 	if (!vm->strings) {
@@ -41,6 +42,8 @@ void vm_free(struct vm *vm)
 	free(vm->frames);
 	free(vm->mfas);
 	free(vm->mfa_index);
+	free(vm->threads);
+	free(vm->nframes_native);
 	free(vm->pid_index);
 	strtab_free(vm->strings);
 	free(vm);
@@ -205,6 +208,8 @@ int64_t vm_mfa_id(struct vm *vm, const struct vm_mfa *m)
 			ix[j] = (uint32_t)i + 1;
 		}
 		free(vm->mfa_index);
+	free(vm->threads);
+	free(vm->nframes_native);
 		vm->mfa_index = ix;
 		vm->mfa_index_size = n;
 	}

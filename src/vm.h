@@ -95,6 +95,42 @@ struct vm_alloc {
 	uint64_t sbcs_blocks, sbcs_blocks_size, sbcs_carriers, sbcs_carriers_size;
 };
 
+/* A native frame of a thread: a C function in a module, or JIT code of an
+ * Erlang function. */
+struct vm_nframe {
+	uint64_t pc;
+	const char *function;          /* interned symbol, or "m:f/a" for JIT frames; NULL: unknown */
+	const char *module;            /* interned file basename ("beam.smp", "libc.so.6"); NULL for JIT */
+	uint64_t offset;               /* pc - symbol start */
+	bool erlang;                   /* JIT code of an Erlang function */
+};
+
+struct vm_thread {
+	int tid;
+	int signo;                     /* the signal it took (the crashing thread) */
+	const char *role;              /* "scheduler 1", "dirty cpu scheduler 2", "aux", ... */
+	bool has_running;
+	struct vm_pid running;         /* the process a scheduler was running */
+	uint32_t frame_first, nframes; /* vm->nframes_native[...] */
+	const char *unwind_stop;       /* why the backtrace ends early, or NULL */
+};
+
+/* How the node died, when the input says it in words: a crash dump's slogan
+ * and what it names. Cores leave it empty (they have vm->signo). */
+struct vm_death {
+	const char *slogan;            /* verbatim; NULL: none */
+	const char *alloc;             /* an allocation failed: "eheap_alloc"; else NULL */
+	const char *alloc_type;        /* what for: "heap", "old_heap", "binary", ...; may be NULL */
+	uint64_t alloc_size;           /* bytes asked for */
+	bool alloc_realloc;            /* "Cannot reallocate" */
+	const char *kernel_pid;        /* "Kernel pid terminated (Name) (Reason)": Name; else NULL */
+	const char *reason;            /* its Reason, or do_boot's; else NULL */
+	const char *thread;            /* the thread that wrote the dump: "scheduler:2"; NULL: unknown */
+	bool have_culprit;
+	struct vm_pid culprit;         /* the process the dying thread was running */
+	const char *culprit_sched;     /* the scheduler it ran on: "dirty_cpu_scheduler:4" */
+};
+
 /* Something the loader could not read or does not know: shown to the user and
  * turned into exit code 1. */
 struct vm_gap {
@@ -112,11 +148,14 @@ struct vm {
 	char build_id[129];
 	char debug_file[4096];
 	int signo;                     /* signal that killed it, 0 for a live snapshot (gcore) */
+	int sigcode;
+	uint64_t sigaddr;              /* faulting address of SIGSEGV/SIGBUS */
 	uint64_t process_count;        /* as the VM counted them */
 	uint64_t process_limit;        /* 0: unknown */
 	uint64_t atom_count, atom_limit;
 	uint32_t schedulers;
 	const char *node;              /* nonode@nohost; NULL: unknown */
+	struct vm_death death;         /* crash dumps: the slogan and what it names */
 	struct vm_proc *procs;
 	size_t nprocs, procs_cap;
 	struct vm_ets *ets;
@@ -129,6 +168,11 @@ struct vm {
 	size_t nmfas, mfas_cap;
 	uint32_t *mfa_index;           /* open addressing: mfas index + 1 */
 	size_t mfa_index_size;
+	struct vm_thread *threads;
+	size_t nthreads;
+	int crash_thread;              /* index of the thread that took the fatal signal, -1 */
+	struct vm_nframe *nframes_native;
+	size_t nnframes, nnframes_cap;
 	struct vm_memory memory;
 	struct vm_alloc *allocs;
 	size_t nallocs;

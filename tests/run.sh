@@ -43,6 +43,15 @@ for rel in 25 27; do
   [ $rc -eq 0 ] || echo "capture.sh $rel exited $rc: its tests will skip"
 done
 
+for rel in 25 27; do
+  for death in nif abort; do
+    d=$fixtures/crash$rel-$death
+    if [ -f "$d/core" ] && [ -f "$d/crash.json" ]; then continue; fi
+    say "crash fixture $d"
+    testdata/capture-crash.sh "$rel" "$death" "$d" || echo "capture-crash.sh $rel $death failed: its test will skip"
+  done
+done
+
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 for b in build build-asan; do
   say "meson test ($b)"

@@ -206,6 +206,8 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	}
 	b->vm->signo = b->core->signo ? b->core->signo
 		       : b->core->nthreads ? b->core->threads[0].cursig : 0;
+	b->vm->sigcode = b->core->sigcode;
+	b->vm->sigaddr = b->core->sigaddr;
 	/* gcore stops the process with ptrace: SIGSTOP is a snapshot, not a death */
 	if (b->vm->signo == SIGSTOP)
 		b->vm->signo = 0;

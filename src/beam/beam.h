@@ -62,5 +62,6 @@ bc_err *beam_load_ets(struct beam *b);
 bc_err *beam_load_binaries(struct beam *b);
 bc_err *beam_load_memory(struct beam *b);
 bc_err *beam_load_stacks(struct beam *b);
+bc_err *beam_load_threads(struct beam *b);
 
 #endif

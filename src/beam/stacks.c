@@ -164,8 +164,15 @@ bc_err *beam_load_stacks(struct beam *b)
 		int fault = 0;
 		int n = gather(b, &r, f[0], f[1], f[2], trace, &fault);
 		p->stack_first = (uint32_t)b->vm->nframes;
+		int running = strcmp(p->status, "running") == 0;
 		for (int k = 0; k < n; k++) {
-			int64_t id = lookup(b, &cache, trace[k]);
+			int64_t id;
+			/* A running process has not saved p->i, and p->current is only
+			 * updated by some calls: both may name an old call. Its stack
+			 * starts at the return addresses, which are current. */
+			if (k == 0 && f[0] && running)
+				continue;
+			id = lookup(b, &cache, trace[k]);
 			if (id >= 0 && vm_add_frame(b->vm, (uint32_t)id) < 0) {
 				free(cache.pc);
 				free(cache.id);

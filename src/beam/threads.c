@@ -1,0 +1,275 @@
+/* Native threads of the core: each thread's backtrace through libdwfl's unwinder
+ * (CFI of beam.smp and its libraries), JIT frames named by the Erlang function
+ * whose code holds them, each thread named by its role (schedulers by their
+ * thread pointer, others by their entry function), and the crashing thread. */
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "beam/beam.h"
+
+#define MAX_FRAMES 256
+
+/* Entry functions of ERTS threads (erl_process.c, erl_sys_driver.c, sys_signal_stack, ...) */
+static const struct {
+	const char *function, *role;
+} entries[] = {
+	{ "sched_thread_func", "scheduler" },
+	{ "sched_dirty_cpu_thread_func", "dirty cpu scheduler" },
+	{ "sched_dirty_io_thread_func", "dirty io scheduler" },
+	{ "aux_thread", "aux" },
+	{ "poll_thread", "poll" },
+	{ "signal_dispatcher_thread_func", "signal dispatcher" },
+	{ "sys_msg_dispatcher_func", "sys msg dispatcher" },
+	{ "erts_sys_main_thread", "main" },
+	{ "erts_thr_progress_wakeup", "thread progress" },
+	{ "async_main", "async" },
+	{ "erts_mseg_thread", "mseg" },
+};
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+struct unwind {
+	struct beam *b;
+	Dwfl *dwfl;
+	struct vm_thread *t;
+	int jit_frames;        /* JIT frames seen after the last module frame */
+};
+
+static int add_frame(struct vm *vm, const struct vm_nframe *f)
+{
+	if (vm->nnframes == vm->nnframes_cap) {
+		size_t cap = vm->nnframes_cap ? vm->nnframes_cap * 2 : 1024;
+		struct vm_nframe *a = realloc(vm->nframes_native, cap * sizeof *a);
+		if (!a)
+			return -1;
+		vm->nframes_native = a;
+		vm->nnframes_cap = cap;
+	}
+	vm->nframes_native[vm->nnframes++] = *f;
+	return 0;
+}
+
+/* The function name of a C++ symbol (_Z17beam_jit_call_nifP7process... ->
+ * beam_jit_call_nif): enough to read a backtrace without a demangler. */
+static const char *plain_name(const char *sym, size_t *len)
+{
+	if (strncmp(sym, "_Z", 2) == 0) {
+		const char *p = sym + 2;
+		if (*p == 'L')
+			p++;
+		char *end;
+		unsigned long n = strtoul(p, &end, 10);
+		if (end != p && n > 0 && strlen(end) >= n) {
+			*len = n;
+			return end;
+		}
+	}
+	*len = strlen(sym);
+	return sym;
+}
+
+/* Is addr in the JIT's code mapping (memfd "vmem" or an anonymous executable one)? */
+static int in_jit(struct beam *b, uint64_t addr)
+{
+	for (size_t i = 0; i < b->core->nfiles; i++) {
+		const struct core_file *f = &b->core->files[i];
+		if (addr >= f->start && addr < f->end)
+			return strstr(f->path, "memfd:") != NULL;
+	}
+	for (size_t i = 0; i < b->core->nsegs; i++) {
+		const struct core_seg *s = &b->core->segs[i];
+		if (addr >= s->vaddr && addr - s->vaddr < s->memsz)
+			return (s->flags & 1) != 0;  /* PF_X, no file: JIT without dual mapping */
+	}
+	return 0;
+}
+
+static void describe(struct unwind *u, uint64_t pc, int activation, struct vm_nframe *f)
+{
+	struct vm *vm = u->b->vm;
+	uint64_t at = activation ? pc : pc - 1;  /* a return address: look inside the call */
+	memset(f, 0, sizeof *f);
+	f->pc = pc;
+	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, at);
+	if (m) {
+		const char *mname = NULL;
+		dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mname, NULL);
+		if (mname) {
+			const char *base = strrchr(mname, '/');
+			base = base ? base + 1 : mname;
+			f->module = vm_intern(vm, base, strlen(base));
+		}
+		GElf_Sym sym;
+		GElf_Off off = 0;
+		const char *name = dwfl_module_addrinfo(m, at, &off, &sym, NULL, NULL, NULL);
+		if (name) {
+			size_t nlen;
+			name = plain_name(name, &nlen);
+			f->function = vm_intern(vm, name, nlen);
+			f->offset = pc - (at - off);
+		}
+		return;
+	}
+	struct vm_mfa mfa;
+	char buf[512];
+	if (beam_lookup_code(u->b, at, &mfa) == 0 && vm_mfa_str(&mfa, buf, sizeof buf)) {
+		f->function = vm_intern(vm, buf, strlen(buf));
+		f->erlang = true;
+	} else if (in_jit(u->b, at)) {
+		f->function = "(JIT runtime code)";
+	}
+}
+
+static int frame_cb(Dwfl_Frame *frame, void *arg)
+{
+	struct unwind *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+	if (!dwfl_frame_pc(frame, &pc, &activation) || u->t->nframes >= MAX_FRAMES)
+		return DWARF_CB_ABORT;
+	struct vm_nframe f;
+	describe(u, pc, activation, &f);
+	if (add_frame(u->b->vm, &f) < 0)
+		return DWARF_CB_ABORT;
+	u->t->nframes++;
+	return DWARF_CB_OK;
+}
+
+struct walk_all {
+	struct beam *b;
+	Dwfl *dwfl;
+	int any;
+};
+
+/* One thread (in libdwfl's order): unwind it into the vm_thread of its tid. */
+static int thread_cb(Dwfl_Thread *thread, void *arg)
+{
+	struct walk_all *w = arg;
+	struct vm *vm = w->b->vm;
+	pid_t tid = dwfl_thread_tid(thread);
+	struct vm_thread *t = NULL;
+	for (size_t i = 0; i < vm->nthreads; i++)
+		if (vm->threads[i].tid == tid)
+			t = &vm->threads[i];
+	if (!t)
+		return DWARF_CB_OK;
+	w->any = 1;
+	t->frame_first = (uint32_t)vm->nnframes;
+	t->nframes = 0;
+	struct unwind u = { w->b, w->dwfl, t, 0 };
+	int r = dwfl_thread_getframes(thread, frame_cb, &u);
+	if (r != 0 && r != DWARF_CB_ABORT) {
+		const char *why = dwfl_errmsg(-1);
+		/* CFI ends in JIT code: the frames past it have no unwind tables */
+		if (t->nframes && !vm->nframes_native[vm->nnframes - 1].module)
+			why = "JIT code has no unwind tables";
+		if (why)
+			t->unwind_stop = vm_intern(vm, why, strlen(why));
+	}
+	return DWARF_CB_OK;
+}
+
+static const char *role_from_frames(struct vm *vm, const struct vm_thread *t)
+{
+	for (int i = (int)t->nframes - 1; i >= 0; i--) {
+		const struct vm_nframe *f = &vm->nframes_native[t->frame_first + i];
+		if (!f->function)
+			continue;
+		for (size_t k = 0; k < sizeof entries / sizeof entries[0]; k++)
+			if (strcmp(f->function, entries[k].function) == 0)
+				return entries[k].role;
+	}
+	return NULL;
+}
+
+/* Schedulers: their thread pointer (fs_base) is esd.tid. */
+static void name_schedulers(struct beam *b)
+{
+	static const struct {
+		enum layout_id data, count;
+		const char *role;
+	} kinds[] = {
+		{ G_SCHED_DATA, G_NO_SCHEDULERS, "scheduler" },
+		{ G_DIRTY_CPU_SCHED_DATA, G_NO_DIRTY_CPU, "dirty cpu scheduler" },
+		{ G_DIRTY_IO_SCHED_DATA, G_NO_DIRTY_IO, "dirty io scheduler" },
+	};
+	const struct layout *L = &b->L;
+	struct vm *vm = b->vm;
+	if (!LHAS(L, S_ALIGNED_SCHED_DATA) || !LHAS(L, ASD_TID) || !LHAS(L, ASD_CURRENT_PROCESS))
+		return;
+	for (size_t k = 0; k < 3; k++) {
+		uint64_t arr, n;
+		if (!LHAS(L, kinds[k].data) || !LHAS(L, kinds[k].count) ||
+		    beam_read_u64(b, beam_global(b, kinds[k].data), &arr) < 0 ||
+		    beam_read_u64(b, beam_global(b, kinds[k].count), &n) < 0 || n > 4096)
+			continue;
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t esd = arr + i * LV(L, S_ALIGNED_SCHED_DATA), tid, proc, id;
+			if (beam_read_u64(b, esd + LV(L, ASD_TID), &tid) < 0)
+				continue;
+			for (size_t t = 0; t < vm->nthreads && t < b->core->nthreads; t++) {
+				if (b->core->threads[t].fs_base != tid)
+					continue;
+				char role[64];
+				snprintf(role, sizeof role, "%s %llu", kinds[k].role, (unsigned long long)i + 1);
+				vm->threads[t].role = vm_intern(vm, role, strlen(role));
+				if (beam_read_u64(b, esd + LV(L, ASD_CURRENT_PROCESS), &proc) == 0 && proc &&
+				    beam_read_u64(b, proc + LV(L, P_ID), &id) == 0) {
+					beam_decode_pid(b, id, &vm->threads[t].running);
+					vm->threads[t].has_running = true;
+				}
+			}
+		}
+	}
+}
+
+bc_err *beam_load_threads(struct beam *b)
+{
+	struct vm *vm = b->vm;
+	struct core *c = b->core;
+	vm->threads = calloc(c->nthreads ? c->nthreads : 1, sizeof *vm->threads);
+	if (!vm->threads)
+		return bc_error(BC_ENOMEM, "out of memory");
+	vm->nthreads = c->nthreads;
+	Elf *elf = elf_memory((char *)c->map, c->size);
+	Dwfl *dwfl = elf ? dwfl_begin(&callbacks) : NULL;
+	int attached = -1;
+	if (dwfl) {
+		dwfl_report_begin(dwfl);
+		if (dwfl_core_file_report(dwfl, elf, b->exe->path) >= 0) {
+			dwfl_report_end(dwfl, NULL, NULL);
+			attached = dwfl_core_file_attach(dwfl, elf);
+		}
+	}
+	if (attached < 0)
+		vm_gap(vm, "native backtraces unavailable: %s", dwfl_errmsg(-1));
+	for (size_t i = 0; i < c->nthreads; i++) {
+		struct vm_thread *t = &vm->threads[i];
+		t->tid = c->threads[i].tid;
+		t->signo = c->threads[i].cursig;
+	}
+	if (attached >= 0) {
+		struct walk_all w = { b, dwfl, 0 };
+		if (dwfl_getthreads(dwfl, thread_cb, &w) != 0 && !w.any)
+			vm_gap(vm, "native backtraces unavailable: %s", dwfl_errmsg(-1));
+	}
+	for (size_t i = 0; i < vm->nthreads; i++)
+		vm->threads[i].role = role_from_frames(vm, &vm->threads[i]);
+	name_schedulers(b);
+	/* The kernel writes the thread that took the signal first. */
+	if (vm->signo && c->nthreads && c->threads[0].cursig)
+		vm->crash_thread = 0;
+	if (dwfl)
+		dwfl_end(dwfl);
+	if (elf)
+		elf_end(elf);
+	return NULL;
+}

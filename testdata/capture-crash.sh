@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# A kernel core of a node that dies by KIND (nif: a NIF segfaults; abort:
+# erlang:halt(abort)), on our DWARF build of OTP REL, with crash.json saying
+# which process, Erlang function, C function and signal beamcore must name.
+#   testdata/capture-crash.sh 25|27 nif|abort OUTDIR
+# OUTDIR gets core, crash.json, beam.smp.path. Exit 77: no room or no core.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+rel=${1:?usage: capture-crash.sh 25|27 nif|abort OUTDIR}; kind=${2:?}; out=$(realpath -m "${3:?}")
+case $kind in nif|abort) ;; *) echo "capture-crash.sh: kind nif|abort" >&2; exit 64 ;; esac
+mkdir -p "$out"
+rm -f "$out"/core "$out"/core.[0-9]* "$out"/crash.json "$out"/beam.smp.path
+free_kb=$(df -Pk "$out" | awk 'NR==2{print $4}')
+[ "$free_kb" -ge $((2 * 1024 * 1024)) ] || { echo "capture-crash.sh: need 2 GB free in $out" >&2; exit 77; }
+case $(cat /proc/sys/kernel/core_pattern) in \|*|*/*) echo "capture-crash.sh: core_pattern not usable" >&2; exit 77 ;; esac
+
+otp=$("$here/build-otp.sh" "$rel")
+if [ "$rel" = 25 ]; then
+  bindir=$otp/bindir   # made by capture.sh; make it here too
+  erts_bin=$(echo /usr/lib/erlang/erts-*/bin)
+  mkdir -p "$bindir"
+  for f in "$erts_bin"/*; do ln -sfn "$f" "$bindir/$(basename "$f")"; done
+  for f in beam.smp erl_child_setup; do ln -sfn "$otp/bin/x86_64-pc-linux-gnu/$f" "$bindir/$f"; done
+  erlc=/usr/bin/erlc
+  run=(env BINDIR="$bindir" ROOTDIR=/usr/lib/erlang EMU=beam PROGNAME=erl "$bindir/erlexec")
+else
+  erlc=$otp/bin/erlc
+  run=("$otp/bin/erl")
+fi
+"$erlc" -o "$out" "$here/beamcore_crash.erl" "$here/beamcore_crash_nif.erl"
+gcc -shared -fPIC -g -O1 -o "$out/beamcore_crash_nif.so" "$here/beamcore_crash_nif.c" \
+  -I "$otp/erts/emulator/beam" -I "$otp/erts/include/x86_64-pc-linux-gnu"
+
+rc=0   # (bash reports the signal the node died of)
+( cd "$out" && ulimit -c unlimited &&
+  exec timeout 120 "${run[@]}" -noshell +MIscs 64 -pa "$out" -run beamcore_crash start "$kind" ) \
+  >"$out/node.log" 2>&1 || rc=$?
+core=$(find "$out" -maxdepth 1 -type f \( -name core -o -name 'core.[0-9]*' \) | head -1)
+[ -n "$core" ] || { echo "capture-crash.sh: no core (node exit $rc)" >&2; cat "$out/node.log" >&2; exit 77; }
+[ "$core" = "$out/core" ] || mv "$core" "$out/core"
+fallocate --dig-holes "$out/core"
+readlink -f "$otp/bin/x86_64-pc-linux-gnu/beam.smp" >"$out/beam.smp.path"  # the one that ran
+echo "crash fixture $kind in $out (node exit $rc): $(du -h "$out/core" | cut -f1) on disk"

@@ -11,6 +11,7 @@
 
 struct an_opts {
 	const char *sort;   /* NULL: the analyzer's default */
+	const char *arg;    /* the command's own argument (proc: the pid) */
 	size_t top;         /* 0: all */
 	int json;           /* the output will be JSON (a pass may shape tables for it) */
 	int folded;         /* stacks: folded-stack lines */
@@ -29,7 +30,24 @@ struct an_kv {
 };
 #define AN_MAX_KV 16
 
+/* A record: named fields, each a string, a count or a list of strings; a JSON
+ * object, "key  value" lines in text (lists one item per line). */
+enum an_field_kind { AF_STR, AF_U64, AF_LIST, AF_NULL /* none: "-" */, AF_UNKNOWN /* "?" */ };
+struct an_field {
+	const char *key;
+	enum an_field_kind kind;
+	const char *s;
+	uint64_t u;
+	const char **list;
+	size_t n;
+	const char *title;        /* text: a heading instead of "key" (lists) */
+};
+#define AN_MAX_FIELDS 48
+
 struct an_out {
+	const char *fields_key;              /* JSON key of the record; NULL: none */
+	struct an_field fields[AN_MAX_FIELDS];
+	size_t nfields;
 	const char *kv_key;                  /* JSON key of the object; NULL: none */
 	const char *kv_title;
 	struct an_kv kv[AN_MAX_KV];
@@ -39,7 +57,7 @@ struct an_out {
 	size_t ntables;
 	char *findings[AN_MAX_FINDINGS];     /* sentences for a human, JSON "findings" */
 	size_t nfindings;
-	void *priv[AN_MAX_TABLES];           /* freed with free() */
+	void *priv[16];                      /* freed with free() */
 };
 
 struct analyzer {
@@ -47,6 +65,7 @@ struct analyzer {
 	const char *summary;      /* one line for --help */
 	unsigned needs;           /* NEED_* of target.h */
 	int header;               /* text output starts with the target header */
+	const char *arg_name;     /* takes one argument before TARGET, e.g. "PID" */
 	bc_err *(*run)(const struct vm *vm, const struct an_opts *o, struct an_out *out);
 };
 

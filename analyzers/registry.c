@@ -25,6 +25,6 @@ void an_out_free(struct an_out *o)
 {
 	for (size_t i = 0; i < o->nfindings; i++)
 		free(o->findings[i]);
-	for (size_t i = 0; i < AN_MAX_TABLES; i++)
+	for (size_t i = 0; i < sizeof o->priv / sizeof o->priv[0]; i++)
 		free(o->priv[i]);
 }

@@ -142,7 +142,8 @@ static void process_findings(const struct vm *vm, const struct rtable *procs,
 			snprintf(q, sizeof q, ", with %s messages queued",
 				 fmt_count(p->message_queue_len, b1, sizeof b1));
 		finding(out, "%s holds %s (total_heap_size %s words)%s, in %s%s", who(p, w, sizeof w),
-			fmt_bytes(p->memory, m, sizeof m), fmt_count(p->total_heap_size, ths, sizeof ths),
+			fmt_bytes(p->memory, m, sizeof m), (p->unknown & VPF_TOTAL_HEAP_SIZE) ? "?" :
+			fmt_count(p->total_heap_size, ths, sizeof ths),
 			q, current(p, c, sizeof c), owns);
 	}
 }

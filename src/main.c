@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "render/death.h"
 #include "render/render.h"
 #include "target.h"
 
@@ -56,11 +57,18 @@ static void text_header(FILE *f, const struct vm *vm)
 		vm->erts_version[0] ? vm->erts_version : "?",
 		!vm->have_jit ? "" : vm->jit ? ", JIT" : ", interpreter",
 		vm->node ? vm->node : "?", vm->schedulers);
-	fprintf(f, "  beam.smp %s (build-id %s)\n", vm->exe, vm->build_id[0] ? vm->build_id : "none");
+	if (vm->exe[0])  /* (crash dumps name no executable) */
+		fprintf(f, "  beam.smp %s (build-id %s)\n", vm->exe, vm->build_id[0] ? vm->build_id : "none");
 	fprintf(f, "  processes %s of %s", fmt_count(vm->nprocs, n, sizeof n),
 		vm->process_limit ? fmt_count(vm->process_limit, l, sizeof l) : "?");
 	fprintf(f, "; atoms %s of %s", fmt_count(vm->atom_count, n, sizeof n),
 		fmt_count(vm->atom_limit, l, sizeof l));
+	if (vm->death.slogan) {  /* crash dumps: the slogan and what it names */
+		fprintf(f, "\n");
+		death_text(f, vm);
+		fprintf(f, "\n");
+		return;
+	}
 	fprintf(f, "; %s\n\n", vm->signo ? signame(vm->signo, s, sizeof s)
 				       : "no fatal signal: a live snapshot (gcore)");
 }
@@ -71,7 +79,7 @@ static void json_target(struct jw *w, const struct vm *vm)
 	jw_obj(w, "target");
 	jw_str(w, "kind", vm->kind);
 	jw_str(w, "path", vm->source);
-	jw_str(w, "executable", vm->exe);
+	jw_str(w, "executable", vm->exe[0] ? vm->exe : NULL);
 	jw_str(w, "build_id", vm->build_id[0] ? vm->build_id : NULL);
 	jw_str(w, "debug_file", vm->debug_file[0] ? vm->debug_file : NULL);
 	jw_str(w, "otp_release", vm->otp_release[0] ? vm->otp_release : NULL);
@@ -81,6 +89,7 @@ static void json_target(struct jw *w, const struct vm *vm)
 	else
 		jw_null(w, "jit");
 	jw_str(w, "signal", vm->signo ? signame(vm->signo, s, sizeof s) : NULL);
+	death_json(w, vm);  /* crash dumps: the slogan; null for cores */
 	jw_str(w, "node", vm->node);
 	jw_u64(w, "process_count", vm->nprocs);
 	if (vm->process_limit)
@@ -152,6 +161,16 @@ int main(int argc, char **argv)
 	} else {
 		an = analyzer_find("summary");
 	}
+	if (an->arg_name) {
+		if (npos < 2) {
+			fprintf(stderr, "beamcore: usage: beamcore %s %s TARGET [BEAM]\n", an->name,
+				an->arg_name);
+			return EXIT_USAGE;
+		}
+		ao.arg = pos[0];
+		pos++;
+		npos--;
+	}
 	if (npos < 1 || npos > 2) {
 		fprintf(stderr, npos < 1 ? "beamcore: no TARGET given\n" : "beamcore: too many arguments\n");
 		usage(stderr);
@@ -184,6 +203,25 @@ int main(int argc, char **argv)
 		jw_str(&w, "command", an->name);
 		jw_bool(&w, "complete", vm->ngaps == 0);
 		json_target(&w, vm);
+		if (out.fields_key) {
+			jw_obj(&w, out.fields_key);
+			for (size_t i = 0; i < out.nfields; i++) {
+				const struct an_field *f = &out.fields[i];
+				if (f->kind == AF_STR)
+					jw_str(&w, f->key, f->s);
+				else if (f->kind == AF_U64)
+					jw_u64(&w, f->key, f->u);
+				else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
+					jw_null(&w, f->key);
+				else {
+					jw_arr(&w, f->key);
+					for (size_t k = 0; k < f->n; k++)
+						jw_str(&w, NULL, f->list[k]);
+					jw_arr_end(&w);
+				}
+			}
+			jw_obj_end(&w);
+		}
 		if (out.kv_key) {
 			jw_obj(&w, out.kv_key);
 			for (size_t i = 0; i < out.nkv; i++) {
@@ -210,6 +248,23 @@ int main(int argc, char **argv)
 			text_header(stdout, vm);
 		for (size_t i = 0; i < out.nfindings; i++)
 			printf("* %s\n", out.findings[i]);
+		for (size_t i = 0; i < out.nfields; i++) {
+			const struct an_field *f = &out.fields[i];
+			char b[32];
+			if (f->kind == AF_STR)
+				printf("  %-18s %s\n", f->key, f->s ? f->s : "");
+			else if (f->kind == AF_U64)
+				printf("  %-18s %s\n", f->key, fmt_count(f->u, b, sizeof b));
+			else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
+				printf("  %-18s %s\n", f->key, f->kind == AF_NULL ? "-" : "?");
+			else {
+				printf("\n%s\n", f->title ? f->title : f->key);
+				for (size_t k = 0; k < f->n; k++)
+					printf("  %s\n", f->list[k]);
+			}
+		}
+		if (out.nfields)
+			printf("\n");
 		if (out.nkv) {
 			char b[32];
 			if (out.kv_title)

@@ -7,9 +7,12 @@
 #include <unistd.h>
 
 #include "beam/beam.h"
+#include "dump/dump.h"
 
+/* Either a core (beam) or a crash dump (dump). */
 struct target {
 	struct beam *beam;
+	struct dump *dump;
 	unsigned loaded;
 };
 
@@ -24,9 +27,19 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 	close(fd);
 	if (n < 0)
 		return bc_error(BC_EIO, "%s: %s", o->path, strerror(errno));
-	if (n >= 16 && memcmp(head, "=erl_crash_dump:", 16) == 0)
-		return bc_error(BC_EFORMAT, "%s: erl_crash.dump input is not supported yet "
-				"(only ELF cores of beam.smp)", o->path);
+	if (n > 0 && dump_detect(head, (size_t)n)) {
+		/* a dump needs no beam.smp: BEAM and --debug-file are not used */
+		struct target *t = calloc(1, sizeof *t);
+		if (!t)
+			return bc_error(BC_ENOMEM, "out of memory");
+		bc_err *err = dump_open(o->path, &t->dump);
+		if (err) {
+			free(t);
+			return err;
+		}
+		*out = t;
+		return NULL;
+	}
 	if (n < 4 || memcmp(head, "\177ELF", 4) != 0)
 		return bc_error(BC_EFORMAT, "%s: neither an ELF core file nor an erl_crash.dump",
 				o->path);
@@ -46,6 +59,8 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 bc_err *target_load(struct target *t, unsigned needs)
 {
 	bc_err *err = NULL;
+	if (t->dump)
+		return dump_load(t->dump, needs);
 	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS | NEED_THREADS))
 		needs |= NEED_PROCS;  /* owners and holders are processes */
 	if ((needs & NEED_PROCS) && !(t->loaded & NEED_PROCS)) {
@@ -85,13 +100,16 @@ bc_err *target_load(struct target *t, unsigned needs)
 
 struct vm *target_vm(struct target *t)
 {
-	return t->beam->vm;
+	return t->dump ? dump_vm(t->dump) : t->beam->vm;
 }
 
 void target_close(struct target *t)
 {
 	if (!t)
 		return;
-	beam_close(t->beam);
+	if (t->dump)
+		dump_close(t->dump);
+	else
+		beam_close(t->beam);
 	free(t);
 }

@@ -1,4 +1,5 @@
 #include "vm.h"
+#include "term.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -244,4 +245,10 @@ int vm_add_frame(struct vm *vm, uint32_t mfa_id)
 	}
 	vm->frames[vm->nframes++] = mfa_id;
 	return 0;
+}
+
+void vm_detail_free(struct vm_proc_detail *d)
+{
+	vt_arena_free(d->arena);
+	memset(d, 0, sizeof *d);
 }

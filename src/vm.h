@@ -131,6 +131,32 @@ struct vm_death {
 	const char *culprit_sched;     /* the scheduler it ran on: "dirty_cpu_scheduler:4" */
 };
 
+/* One process in full, loaded on demand (beamcore proc): terms are trees of
+ * src/term.h in `arena`, freed with vm_detail_free. */
+struct vt;
+struct vt_arena;
+struct vm_frame_loc {
+	const char *function;          /* "m:f/a" */
+	const char *file;              /* NULL: no line information */
+	int line;
+};
+struct vm_proc_detail {
+	struct vt_arena *arena;
+	struct vt **links, **monitors; /* pids/ports, {process, Pid} */
+	size_t nlinks, nmonitors;
+	struct vt **dict_keys, **dict_values;
+	size_t ndict;
+	struct vt **messages;          /* the first ones */
+	size_t nmessages;
+	struct vm_frame_loc *frames;   /* every return address on the stack, innermost first */
+	size_t nframes;
+	bool frames_cut;
+	const char *unreadable;        /* what could not be read, or NULL */
+};
+struct vm_detail_limits {
+	size_t messages, dict, frames, items, bytes;
+};
+
 /* Something the loader could not read or does not know: shown to the user and
  * turned into exit code 1. */
 struct vm_gap {
@@ -182,7 +208,13 @@ struct vm {
 	size_t ngaps;
 	size_t gaps_dropped;           /* beyond the kept ones */
 	struct strtab *strings;
+	/* the loader's answer for one process in full (NULL: not supported) */
+	int (*detail)(void *loader, const struct vm_proc *p, const struct vm_detail_limits *lim,
+		      struct vm_proc_detail *out);
+	void *loader;
 };
+
+void vm_detail_free(struct vm_proc_detail *d);
 
 struct vm *vm_new(const char *kind, const char *source);
 void vm_free(struct vm *vm);

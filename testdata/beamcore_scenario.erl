@@ -238,7 +238,7 @@ suspended() ->
 
 -define(ITEMS, [registered_name, initial_call, current_function, status,
                 total_heap_size, heap_size, stack_size, message_queue_len,
-                memory, reductions, trap_exit, links, monitors, monitored_by, dictionary,
+                memory, reductions, trap_exit, links, monitors, monitored_by, dictionary, messages,
                 current_stacktrace, binary]).
 
 settle_memory(0) ->
@@ -327,6 +327,13 @@ proc(Pid, Info) ->
            {monitored_by, length(G(monitored_by))},
            {dictionary_size, length(G(dictionary))},
            {current_stacktrace, [mfa({M, F, A}) || {M, F, A, _} <- G(current_stacktrace)]},
+           {current_location, [loc(Loc) || {_, _, _, Loc} <- G(current_stacktrace)]},
+           %% terms as ~p prints them on one line; small dictionaries only
+           {dictionary_head, case G(dictionary) of
+                                 D when length(D) =< 50 -> [print(KV) || KV <- D];
+                                 _ -> null
+                             end},
+           {messages_head, [print(M) || M <- lists:sublist(G(messages), 3)]},
            {binary, [[Addr, Size, Refc] || {Addr, Size, Refc} <- G(binary)]}]}.
 
 %% ets:info/1 returns undefined if the table died meanwhile.
@@ -345,6 +352,15 @@ tab(Info) ->
            {decentralized_counters, G(decentralized_counters)},
            {write_concurrency, G(write_concurrency)},
            {read_concurrency, G(read_concurrency)}]}.
+
+loc(Loc) ->
+    case {proplists:get_value(file, Loc), proplists:get_value(line, Loc)} of
+        {File, Line} when is_list(File), is_integer(Line) ->
+            str(File ++ ":" ++ integer_to_list(Line));
+        _ -> null
+    end.
+
+print(T) -> str(lists:flatten(io_lib:print(T, 1, 100000000, -1))).
 
 mfa(undefined) -> null;
 mfa({M, F, A}) when is_list(A) -> mfa({M, F, length(A)});

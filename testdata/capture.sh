@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # Capture a test fixture: run beamcore_scenario on our DWARF build of OTP REL,
 # then take a gdb core (gcore) and a kernel core of the same idle node.
-#   testdata/capture.sh 25|27 OUTDIR [--no-gcore] [--no-kernel-core]
+#   testdata/capture.sh 25|27 OUTDIR [--no-gcore] [--no-kernel-core] [--dump]
 # OUTDIR gets: ground_truth.json, core.gcore, core.kernel (both made sparse),
 # beam.smp.path, pid, node.log, beamcore_scenario.beam.
+# --dump: no cores; `kill -USR1` makes the idle node write erl_crash.dump (same
+# state as the ground truth) and exit; then two small nodes die the other common
+# ways (testdata/beamcore_deaths.erl): oom.dump (eheap_alloc fails under
+# `ulimit -v`) and kernel_pid.dump ("Kernel pid terminated").
 # Exit 0 ok, 77 not enough disk space, 64 usage, other non-zero on failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage() { echo "usage: capture.sh 25|27 OUTDIR [--no-gcore] [--no-kernel-core]" >&2; exit 64; }
+usage() { echo "usage: capture.sh 25|27 OUTDIR [--no-gcore] [--no-kernel-core] [--dump]" >&2; exit 64; }
 [ $# -ge 2 ] || usage
 rel=$1; out=$(realpath -m "$2"); shift 2
-gcore=1; kcore=1
+gcore=1; kcore=1; dump=0
 for a in "$@"; do
-  case $a in --no-gcore) gcore=0 ;; --no-kernel-core) kcore=0 ;; *) usage ;; esac
+  case $a in --no-gcore) gcore=0 ;; --no-kernel-core) kcore=0 ;; --dump) dump=1 ;; *) usage ;; esac
 done
+[ $dump = 0 ] || { gcore=0; kcore=0; }
 case $rel in 25|27) ;; *) usage ;; esac
 die() { echo "capture.sh: $*" >&2; exit 1; }
 now() { date +%s.%N; }
@@ -49,7 +54,9 @@ else
 fi
 
 rm -f "$out"/{ground_truth.json,memory.json,ready,core,core.[0-9]*,core.gcore,core.kernel,beam.smp.path,pid,node.log}
+rm -f "$out"/{erl_crash,oom,kernel_pid,kernel_pid_cut}.{dump,log}
 "$erlc" -o "$out" "$here/beamcore_scenario.erl"
+[ $dump = 0 ] || "$erlc" -o "$out" "$here/beamcore_deaths.erl"
 
 pid=
 cleanup() {
@@ -64,7 +71,8 @@ trap 'exit 130' INT TERM
 # address space that gcore would write out as zeros).
 t0=$(now)
 ( cd "$out" && ulimit -c unlimited &&
-  exec "${run[@]}" -noshell +MIscs 64 -pa "$out" -run beamcore_scenario start ) \
+  ERL_CRASH_DUMP="$out/erl_crash.dump" exec "${run[@]}" -noshell +MIscs 64 -pa "$out" \
+    -run beamcore_scenario start ) \
   >"$out/node.log" 2>&1 &
 pid=$!   # erl/erlexec exec into beam.smp: same pid
 for _ in $(seq 300); do
@@ -102,6 +110,38 @@ if [ $kcore = 1 ] && { [[ $pattern == \|* ]] || [[ $pattern == */* ]]; }; then
   echo "capture.sh: core_pattern is '$pattern' (pipe or other dir): skipping the kernel core"
   kcore=0
 fi
+# A crash dump of a node that died the named way (a separate small node), into
+# OUTDIR/FILE.dump (FILE defaults to NAME); waits for the node to exit.
+# LIMIT: ulimit -v; BYTES: ERL_CRASH_DUMP_BYTES (the dump then ends in =abort:).
+death() {
+  local name=$1 vlimit=$2 file=${3:-$1} bytes=${4:-} rc=0 end=
+  ( cd "$out" && { [ -z "$vlimit" ] || ulimit -v "$vlimit"; } &&
+    exec env ERL_CRASH_DUMP="$out/$file.dump" ${bytes:+ERL_CRASH_DUMP_BYTES=$bytes} \
+      timeout 300 "${run[@]}" -noshell +MIscs 64 -pa "$out" -run beamcore_deaths "$name" \
+  ) >"$out/$file.log" 2>&1 || rc=$?
+  end=$(tail -n 1 "$out/$file.dump" 2>/dev/null || true)
+  case $end in =end) [ -z "$bytes" ] ;; =abort:*) [ -n "$bytes" ] ;; *) false ;; esac ||
+    { cat "$out/$file.log" >&2; die "$file: no complete $file.dump (node exit $rc, ends '$end')"; }
+  echo "$file.dump: $(sed -n 's/^Slogan: //p' "$out/$file.dump" | head -1) ($end)"
+}
+
+if [ $dump = 1 ]; then
+  # The signal handler process halts the node with a crash dump (slogan
+  # "Received SIGUSR1"); nothing else runs in between.
+  t=$(now)
+  kill -USR1 "$pid"
+  rc=0; wait "$pid" 2>/dev/null || rc=$?
+  pid=
+  [ "$(tail -c 5 "$out/erl_crash.dump" 2>/dev/null)" = "=end" ] ||
+    { cat "$out/node.log" >&2; die "no complete erl_crash.dump after SIGUSR1 (node exit $rc)"; }
+  echo "erl_crash.dump took $(since "$t"): $(du -h "$out/erl_crash.dump" | cut -f1)"
+  # 2 GB of address space: beam.smp starts in far less; the growing heap hits it.
+  death oom 2000000
+  death kernel_pid ""
+  # cut by ERL_CRASH_DUMP_BYTES in the middle of the process list
+  death kernel_pid "" kernel_pid_cut 105000
+fi
+
 if [ $kcore = 1 ]; then
   # beam.smp installs no SIGABRT handler: the default action dumps core.
   t=$(now)
@@ -115,7 +155,7 @@ if [ $kcore = 1 ]; then
   mv "$k" "$out/core.kernel"
   echo "kernel core took $(since "$t")"
   sizes "$out/core.kernel"
-else
+elif [ -n "$pid" ]; then
   kill -KILL "$pid"; wait "$pid" 2>/dev/null || true; pid=
 fi
 echo "fixture in $out ($(cat "$out/beam.smp.path"))"

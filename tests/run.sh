@@ -52,6 +52,16 @@ for rel in 25 27; do
   done
 done
 
+for rel in 25 27; do
+  d=$fixtures/otp$rel-dump   # erl_crash.dump (SIGUSR1) + its ground truth, oom, kernel_pid
+  if [ -f "$d/erl_crash.dump" ] && [ -f "$d/memory.json" ] && [ -f "$d/kernel_pid_cut.dump" ]; then
+    say "dump fixture $d (reused)"
+    continue
+  fi
+  say "dump fixture $d"
+  testdata/capture.sh "$rel" "$d" --dump || echo "capture.sh $rel --dump failed: its tests will skip"
+done
+
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 for b in build build-asan; do
   say "meson test ($b)"

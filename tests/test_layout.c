@@ -34,21 +34,39 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int missing = 0;
-	/* One of each group exists, by release: ProcBin (to 26) or BinRef (27+). */
-	int procbin = L.e[S_PROCBIN].found && L.e[PROCBIN_VAL].found;
-	int binref = L.e[S_BINREF].found && L.e[BINREF_VAL].found;
-	/* renamed in OTP 27 */
-	int time_trace = L.e[G_RETURN_TIME_TRACE].found, call_trace = L.e[G_CALL_TRACE_RETURN].found;
-	if (!time_trace && !call_trace)
-		fprintf(stderr, "neither beam_return_time_trace nor beam_call_trace_return\n"), missing++;
-	if (!procbin && !binref)
-		fprintf(stderr, "neither ProcBin nor BinRef\n"), missing++;
+	/* Per-release alternatives: each release has every entry of one side.
+	 * Bitstrings: ProcBin & co (to OTP 26) or BinRef & co (27+); the time
+	 * trace return was renamed in 27. */
+	static const enum layout_id old_bits[] = { S_PROCBIN, PROCBIN_VAL, PROCBIN_SIZE,
+		PROCBIN_BYTES, HEAPBIN_SIZE, HEAPBIN_DATA, SUBBIN_SIZE, SUBBIN_OFFS, SUBBIN_BITSIZE,
+		SUBBIN_BITOFFS, SUBBIN_ORIG, FUN_CREATOR };
+	static const enum layout_id new_bits[] = { S_BINREF, BINREF_VAL, HEAPBITS_SIZE,
+		HEAPBITS_DATA, SUBBITS_BASE, SUBBITS_START, SUBBITS_END };
+	static const enum layout_id old_trace[] = { G_RETURN_TIME_TRACE };
+	static const enum layout_id new_trace[] = { G_CALL_TRACE_RETURN };
+	static const struct { const enum layout_id *a, *b; size_t na, nb; } alts[] = {
+		{ old_bits, new_bits, sizeof old_bits / sizeof old_bits[0], sizeof new_bits / sizeof new_bits[0] },
+		{ old_trace, new_trace, 1, 1 },
+	};
+	char skip[L_COUNT] = { 0 };
+	int binref = 0;
+	for (size_t g = 0; g < sizeof alts / sizeof alts[0]; g++) {
+		int has_a = 1, has_b = 1;
+		for (size_t i = 0; i < alts[g].na; i++)
+			has_a &= L.e[alts[g].a[i]].found;
+		for (size_t i = 0; i < alts[g].nb; i++)
+			has_b &= L.e[alts[g].b[i]].found;
+		if (!has_a && !has_b)
+			fprintf(stderr, "alternative group %zu: neither side complete\n", g), missing++;
+		if (g == 0)
+			binref = has_b;
+		const enum layout_id *other = has_a ? alts[g].b : alts[g].a;
+		size_t n = has_a ? alts[g].nb : alts[g].na;
+		for (size_t i = 0; i < n; i++)
+			skip[other[i]] = 1;
+	}
 	for (int i = 0; i < L_COUNT; i++) {
-		if ((i == S_PROCBIN || i == PROCBIN_VAL) && binref)
-			continue;
-		if ((i == S_BINREF || i == BINREF_VAL) && procbin)
-			continue;
-		if ((i == G_RETURN_TIME_TRACE && call_trace) || (i == G_CALL_TRACE_RETURN && time_trace))
+		if (skip[i])
 			continue;
 		if (!L.e[i].found) {
 			char d[200];

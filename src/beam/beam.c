@@ -212,6 +212,7 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	if (b->vm->signo == SIGSTOP)
 		b->vm->signo = 0;
 	read_vm_facts(b);
+	beam_enable_detail(b);
 	if (!LHAS(&b->L, G_ERTS_PROC)) {
 		err = bc_error(BC_ENODEBUG, "%s has no 'erts_proc' in its DWARF: not a beam.smp?",
 			       b->exe->debug_path);

@@ -52,9 +52,24 @@ int beam_read_cstr(const struct beam *b, uint64_t addr, char *buf, size_t len);
 int beam_read_mfa(struct beam *b, uint64_t addr, struct vm_mfa *out);
 /* The function a code address lies in (the loaded modules' ranges); -1 if none. */
 int beam_lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out);
+/* The same, and where in the source (line 0: unknown; file_term: a charlist). */
+struct vm_loc {
+	int line;
+	uint64_t file_term;
+};
+int beam_lookup_code_loc(struct beam *b, uint64_t pc, struct vm_mfa *out, struct vm_loc *loc);
 
 /* A local pid term as <0.num.serial>; the layout is known once procs are loaded. */
 void beam_decode_pid(const struct beam *b, uint64_t term, struct vm_pid *out);
+
+/* A term in core memory as a tree (src/term.h), at most `items` elements per
+ * list/tuple/map and `bytes` bytes per binary. */
+struct vt_arena;
+struct vt *beam_decode_term(struct beam *b, struct vt_arena *a, uint64_t term, size_t items,
+			    size_t bytes);
+
+/* Lets analyzers ask for one process in full (vm->detail). */
+void beam_enable_detail(struct beam *b);
 
 /* Walks: fill b->vm. */
 bc_err *beam_load_procs(struct beam *b);

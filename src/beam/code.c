@@ -18,7 +18,60 @@ static int ranges_ready(struct beam *b)
 	return 1;
 }
 
+/* file:line of pc in function k of the module at hdr (beam_ranges.c lookup_loc). */
+static void lookup_loc(struct beam *b, uint64_t hdr, uint64_t k, uint64_t pc, struct vm_loc *loc)
+{
+	const struct layout *L = &b->L;
+	uint64_t lt, fname, loc_tab, low, high;
+	int32_t loc_size;
+	if (!loc || !LHAS(L, BCH_LINE_TABLE) || !LHAS(L, LT_FUNC_TAB) ||
+	    beam_read_u64(b, hdr + LV(L, BCH_LINE_TABLE), &lt) < 0 || !lt ||
+	    beam_read_u64(b, lt + LV(L, LT_FNAME_PTR), &fname) < 0 ||
+	    core_peek(b->core, lt + LV(L, LT_LOC_SIZE), &loc_size, 4) < 0 ||
+	    beam_read_u64(b, lt + LV(L, LT_LOC_TAB), &loc_tab) < 0 ||
+	    beam_read_u64(b, lt + LV(L, LT_FUNC_TAB) + k * 8, &low) < 0 ||
+	    beam_read_u64(b, lt + LV(L, LT_FUNC_TAB) + (k + 1) * 8, &high) < 0)
+		return;
+	uint64_t base;
+	if (beam_read_u64(b, lt + LV(L, LT_FUNC_TAB), &base) < 0)
+		return;
+	while (high > low) {  /* arrays of code addresses: [mid[0], mid[1]) holds pc */
+		uint64_t mid = low + ((high - low) / 8 / 2) * 8, m[2];
+		if (core_peek(b->core, mid, m, 16) < 0)
+			return;
+		if (pc < m[0]) {
+			high = mid;
+		} else if (pc < m[1]) {
+			uint64_t index = (mid - base) / 8;
+			uint32_t v = 0;
+			if (loc_size == 2) {
+				uint16_t v2;
+				if (core_peek(b->core, loc_tab + index * 2, &v2, 2) < 0)
+					return;
+				v = v2;
+			} else if (core_peek(b->core, loc_tab + index * 4, &v, 4) < 0) {
+				return;
+			}
+			if (v == 0)  /* LINE_INVALID_LOCATION */
+				return;
+			uint64_t file_term;
+			if (beam_read_u64(b, fname + (v >> 24) * 8, &file_term) < 0)
+				return;
+			loc->line = (int)(v & 0xffffff);
+			loc->file_term = file_term;
+			return;
+		} else {
+			low = mid + 8;
+		}
+	}
+}
+
 int beam_lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out)
+{
+	return beam_lookup_code_loc(b, pc, out, NULL);
+}
+
+int beam_lookup_code_loc(struct beam *b, uint64_t pc, struct vm_mfa *out, struct vm_loc *loc)
 {
 	const struct layout *L = &b->L;
 	if (!pc || !ranges_ready(b))
@@ -66,8 +119,10 @@ int beam_lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out)
 			hi = mid;
 		else if (pc >= g)
 			lo = mid + 1;
-		else
+		else {
+			lookup_loc(b, hdr, mid, pc, loc);
 			return beam_read_mfa(b, f + LV(L, CI_MFA), out);
+		}
 	}
 	return -1;
 }

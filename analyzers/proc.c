@@ -1,0 +1,185 @@
+/* proc PID: one process in full: its process_info fields, links, monitors,
+ * dictionary, first messages, refc binaries and every stack frame with file:line
+ * (process_info/1 and erlang:process_display(P, backtrace) of a live node). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer.h"
+#include "target.h"
+#include "term.h"
+
+#define SHOW_MESSAGES 10
+#define SHOW_DICT 50
+#define SHOW_FRAMES 200
+
+static const struct vt_limits print_limits = { 12, 200, 256 };
+
+/* All strings of the record live in one arena kept in out->priv. */
+struct strings {
+	struct vm_proc_detail d;
+	char *pool;
+	size_t used, cap;
+};
+
+static const char *keep(struct strings *s, const char *str)
+{
+	size_t n = strlen(str) + 1;
+	if (s->used + n > s->cap)
+		return "";
+	char *p = s->pool + s->used;
+	memcpy(p, str, n);
+	s->used += n;
+	return p;
+}
+
+static int parse_pid(const char *arg, struct vm_pid *pid)
+{
+	unsigned node, num, serial;
+	char end;
+	if (sscanf(arg, "<%u.%u.%u%c", &node, &num, &serial, &end) == 4 && end == '>' && node == 0) {
+		pid->num = num;
+		pid->serial = serial;
+		return 0;
+	}
+	if (sscanf(arg, "%u.%u.%u", &node, &num, &serial) == 3 && node == 0) {
+		pid->num = num;
+		pid->serial = serial;
+		return 0;
+	}
+	return -1;
+}
+
+static void field_str(struct an_out *out, const char *key, const char *s)
+{
+	if (out->nfields < AN_MAX_FIELDS)
+		out->fields[out->nfields++] = (struct an_field){ .key = key, .kind = s ? AF_STR : AF_NULL,
+								 .s = s };
+}
+
+static void field_u64(struct an_out *out, const char *key, uint64_t v, int unknown)
+{
+	if (out->nfields < AN_MAX_FIELDS)
+		out->fields[out->nfields++] = (struct an_field){ .key = key,
+								 .kind = unknown ? AF_UNKNOWN : AF_U64, .u = v };
+}
+
+static void field_list(struct an_out *out, const char *key, const char *title, const char **l,
+		       size_t n)
+{
+	if (out->nfields < AN_MAX_FIELDS)
+		out->fields[out->nfields++] = (struct an_field){ .key = key, .kind = AF_LIST, .list = l,
+								 .n = n, .title = title };
+}
+
+static const char **terms(struct strings *s, struct vt **t, size_t n)
+{
+	const char **l = calloc(n ? n : 1, sizeof *l);
+	char buf[4096];
+	for (size_t i = 0; l && i < n; i++)
+		l[i] = keep(s, vt_print(t[i], &print_limits, buf, sizeof buf));
+	return l;
+}
+
+static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
+{
+	struct vm_pid pid;
+	if (!o->arg || parse_pid(o->arg, &pid) < 0)
+		return bc_error(BC_EUSAGE, "proc %s: not a local pid like <0.123.0>", o->arg ? o->arg : "");
+	const struct vm_proc *p = vm_find_proc(vm, pid);
+	if (!p)
+		return bc_error(BC_EFORMAT, "no process %s in this %s", o->arg, vm->kind);
+	struct strings *s = calloc(1, sizeof *s);
+	if (!s || !(s->pool = malloc(s->cap = 1 << 20)))
+		return bc_error(BC_ENOMEM, "out of memory");
+	out->priv[0] = s;
+	out->priv[1] = s->pool;
+	char buf[512];
+	out->fields_key = "process";
+	field_str(out, "pid", keep(s, vm_pid_str(p, buf, sizeof buf)));
+	field_str(out, "registered_name", p->registered_name);
+	field_str(out, "initial_call", vm_mfa_str(&p->initial_call, buf, sizeof buf) ? keep(s, buf) : NULL);
+	field_str(out, "current_function",
+		  vm_mfa_str(&p->current_function, buf, sizeof buf) ? keep(s, buf) : NULL);
+	field_str(out, "status", p->status);
+	field_u64(out, "message_queue_len", p->message_queue_len, p->unknown & VPF_MESSAGE_QUEUE_LEN);
+	field_u64(out, "total_heap_size", p->total_heap_size, p->unknown & VPF_TOTAL_HEAP_SIZE);
+	field_u64(out, "heap_size", p->heap_size, p->unknown & VPF_HEAP_SIZE);
+	field_u64(out, "stack_size", p->stack_size, p->unknown & VPF_STACK_SIZE);
+	field_u64(out, "memory", p->memory, p->unknown & VPF_MEMORY);
+	field_u64(out, "reductions", p->reductions, p->unknown & VPF_REDUCTIONS);
+
+	/* refc binaries: [address, orig_size, refc] as process_info(P, binary) */
+	size_t nb = 0, ib = 0;
+	for (size_t i = 0; i < vm->nbinrefs; i++)
+		nb += &vm->procs[vm->binrefs[i].proc] == p;
+	const char **bins = calloc(nb ? nb : 1, sizeof *bins);
+	out->priv[2] = bins;
+	for (size_t i = 0; bins && i < vm->nbinrefs; i++) {
+		const struct vm_binref *r = &vm->binrefs[i];
+		if (&vm->procs[r->proc] != p)
+			continue;
+		snprintf(buf, sizeof buf, "{%llu,%llu,%llu}", (unsigned long long)r->bin,
+			 (unsigned long long)r->orig_size, (unsigned long long)r->refc);
+		bins[ib++] = keep(s, buf);
+	}
+
+	const char **stack = calloc(p->stack_n ? p->stack_n : 1, sizeof *stack);
+	out->priv[3] = stack;
+	for (uint32_t i = 0; stack && i < p->stack_n; i++)
+		stack[i] = keep(s, vm_mfa_str(&vm->mfas[vm->frames[p->stack_first + i]], buf, sizeof buf)
+				       ? buf : "?");
+	field_list(out, "current_stacktrace", "Current stacktrace", stack, p->stack_n);
+
+	if (!vm->detail) {
+		field_list(out, "binary", "Refc binaries {address,size,refc}", bins, ib);
+		return NULL;
+	}
+	struct vm_detail_limits lim = { SHOW_MESSAGES, SHOW_DICT, SHOW_FRAMES, 200, 256 };
+	if (vm->detail(vm->loader, p, &lim, &s->d) < 0)
+		return bc_error(BC_ENOMEM, "out of memory");
+	struct vm_proc_detail *d = &s->d;
+	out->priv[4] = terms(s, d->links, d->nlinks);
+	field_list(out, "links", "Links", out->priv[4], d->nlinks);
+	out->priv[5] = terms(s, d->monitors, d->nmonitors);
+	field_list(out, "monitors", "Monitors (the other end)", out->priv[5], d->nmonitors);
+	const char **dict = calloc(d->ndict ? d->ndict : 1, sizeof *dict);
+	out->priv[6] = dict;
+	for (size_t i = 0; dict && i < d->ndict; i++) {
+		char k[2048], v[4096], kv[6200];
+		vt_print(d->dict_keys[i], &print_limits, k, sizeof k);
+		vt_print(d->dict_values[i], &print_limits, v, sizeof v);
+		snprintf(kv, sizeof kv, "{%s,%s}", k, v);
+		dict[i] = keep(s, kv);
+	}
+	snprintf(buf, sizeof buf, "Dictionary (first %d)", SHOW_DICT);
+	field_list(out, "dictionary", keep(s, buf), dict, d->ndict);
+	out->priv[7] = terms(s, d->messages, d->nmessages);
+	snprintf(buf, sizeof buf, "Messages (first %zu of %llu)", d->nmessages,
+		 (unsigned long long)p->message_queue_len);
+	field_list(out, "messages", keep(s, buf), out->priv[7], d->nmessages);
+	field_list(out, "binary", "Refc binaries {address,size,refc}", bins, ib);
+	const char **bt = calloc(d->nframes ? d->nframes : 1, sizeof *bt);
+	for (size_t i = 0; bt && i < d->nframes; i++) {
+		const struct vm_frame_loc *f = &d->frames[i];
+		if (f->file)
+			snprintf(buf, sizeof buf, "%s (%s:%d)", f->function, f->file, f->line);
+		else
+			snprintf(buf, sizeof buf, "%s", f->function);
+		bt[i] = keep(s, buf);
+	}
+	/* priv[] slots are freed with free(); the detail arena through the record */
+	field_list(out, "backtrace", d->frames_cut ? "Backtrace (cut)" : "Backtrace (every frame)",
+		   bt, d->nframes);
+	vm_detail_free(d);
+	out->priv[8] = bt;
+	return NULL;
+}
+
+const struct analyzer analyzer_proc = {
+	.name = "proc",
+	.summary = "one process in full: fields, links, dictionary, messages, backtrace",
+	.needs = NEED_STACKS | NEED_BINARIES,
+	.arg_name = "PID",
+	.run = run,
+};

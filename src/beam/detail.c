@@ -1,0 +1,230 @@
+/* One process in full from a core: links, monitors, dictionary, the first
+ * messages, and every frame of its stack with file:line. Terms are decoded into
+ * trees (terms.c) with limits; all in one arena. */
+#include <string.h>
+
+#include "beam/beam.h"
+#include "term.h"
+
+#define ML_FLG_TARGET (1u << 0)
+
+static struct vt **grow(struct vt_arena *a, struct vt **v, size_t n, size_t *cap)
+{
+	if (n < *cap)
+		return v;
+	size_t nc = *cap ? *cap * 2 : 16;
+	struct vt **m = vt_alloc(a, nc * sizeof *m);
+	if (m && v)
+		memcpy(m, v, n * sizeof *m);
+	*cap = nc;
+	return m;
+}
+
+/* Link or monitor tree: the other end of each (origin monitors only). */
+static void tree_items(struct beam *b, struct vm_proc_detail *d, uint64_t root, int monitors,
+		       const struct vm_detail_limits *lim, struct vt ***out, size_t *n)
+{
+	const struct layout *L = &b->L;
+	uint64_t stack[128];
+	int sp = 0;
+	size_t cap = 0, seen = 0;
+	if (root)
+		stack[sp++] = root;
+	while (sp && seen++ < (1u << 20)) {
+		uint64_t node = stack[--sp], l, r, other;
+		uint16_t flags = 0;
+		if (beam_read_u64(b, node + LV(L, ML_LEFT), &l) < 0 ||
+		    beam_read_u64(b, node + LV(L, ML_RIGHT), &r) < 0 ||
+		    beam_read_u64(b, node + LV(L, ML_OTHER), &other) < 0 ||
+		    core_peek(b->core, node + LV(L, ML_FLAGS), &flags, 2) < 0) {
+			d->unreadable = "a link or monitor";
+			return;
+		}
+		if (!(monitors && (flags & ML_FLG_TARGET))) {
+			*out = grow(d->arena, *out, *n, &cap);
+			if (!*out)
+				return;
+			(*out)[(*n)++] = beam_decode_term(b, d->arena, other, lim->items, lim->bytes);
+		}
+		if (sp + 2 > 128)
+			return;
+		if (l)
+			stack[sp++] = l;
+		if (r)
+			stack[sp++] = r;
+	}
+}
+
+/* ProcDict data[]: NIL, a {Key, Value} tuple, or a list of them (erl_process_dict.c). */
+static void dictionary(struct beam *b, struct vm_proc_detail *d, uint64_t dict,
+		       const struct vm_detail_limits *lim)
+{
+	const struct layout *L = &b->L;
+	uint32_t used;
+	if (!dict)
+		return;
+	if (beam_read_u32(b, dict + LV(L, PD_USED_SLOTS), &used) < 0 || used > (1u << 26)) {
+		d->unreadable = "the dictionary";
+		return;
+	}
+	size_t cap = lim->dict + 1;
+	d->dict_keys = vt_alloc(d->arena, cap * sizeof *d->dict_keys);
+	d->dict_values = vt_alloc(d->arena, cap * sizeof *d->dict_values);
+	if (!d->dict_keys || !d->dict_values)
+		return;
+	for (uint32_t i = 0; i < used && d->ndict < lim->dict; i++) {
+		uint64_t slot;
+		if (beam_read_u64(b, dict + LV(L, PD_DATA) + 8 * i, &slot) < 0) {
+			d->unreadable = "the dictionary";
+			return;
+		}
+		uint64_t pairs[64];
+		int np = 0;
+		if ((slot & 3) == 2) {
+			pairs[np++] = slot;
+		} else {
+			while ((slot & 3) == 1 && np < 64) {  /* a list of {K,V} */
+				uint64_t cell[2];
+				if (core_peek(b->core, slot & ~(uint64_t)3, cell, 16) < 0)
+					break;
+				pairs[np++] = cell[0];
+				slot = cell[1];
+			}
+		}
+		for (int k = 0; k < np && d->ndict < lim->dict; k++) {
+			uint64_t kv[2];
+			if (core_peek(b->core, (pairs[k] & ~(uint64_t)3) + 8, kv, 16) < 0)
+				continue;
+			d->dict_keys[d->ndict] = beam_decode_term(b, d->arena, kv[0], lim->items, lim->bytes);
+			d->dict_values[d->ndict++] = beam_decode_term(b, d->arena, kv[1], lim->items,
+								      lim->bytes);
+		}
+	}
+}
+
+static void messages(struct beam *b, struct vm_proc_detail *d, uint64_t p,
+		     const struct vm_detail_limits *lim)
+{
+	const struct layout *L = &b->L;
+	static const enum layout_id queues[] = { P_SIGQ_FIRST, P_SIGQ_CONT, P_SIGINQ_FIRST };
+	d->messages = vt_alloc(d->arena, (lim->messages + 1) * sizeof *d->messages);
+	if (!d->messages)
+		return;
+	for (size_t q = 0; q < 3 && d->nmessages < lim->messages; q++) {
+		uint64_t mp;
+		if (beam_read_u64(b, p + LV(L, queues[q]), &mp) < 0)
+			continue;
+		for (unsigned n = 0; mp && n < (1u << 26) && d->nmessages < lim->messages; n++) {
+			uint64_t m0, next;
+			if (beam_read_u64(b, mp + LV(L, MSG_M), &m0) < 0 ||
+			    beam_read_u64(b, mp + LV(L, MSG_NEXT), &next) < 0) {
+				d->unreadable = "the message queue";
+				return;
+			}
+			if (!((m0 & 3) == 0 && m0 && (m0 & 0x3f) == 0x30))  /* not a signal */
+				d->messages[d->nmessages++] =
+					beam_decode_term(b, d->arena, m0, lim->items, lim->bytes);
+			mp = next;
+		}
+	}
+}
+
+/* One frame at code address pc, with file:line; -1 when the limit is reached. */
+static int add_frame(struct beam *b, struct vm_proc_detail *d, uint64_t pc,
+		     const struct vm_detail_limits *lim)
+{
+	struct vm_mfa mfa;
+	struct vm_loc loc = { 0, 0 };
+	if (beam_lookup_code_loc(b, pc, &mfa, &loc) < 0)
+		return 0;  /* beam_normal_exit and the like */
+	if (d->nframes == lim->frames) {
+		d->frames_cut = true;
+		return -1;
+	}
+	char buf[512];
+	struct vm_frame_loc *f = &d->frames[d->nframes++];
+	f->function = vm_mfa_str(&mfa, buf, sizeof buf) ? vt_strdup(d->arena, buf, strlen(buf)) : "?";
+	f->line = loc.line;
+	if (loc.line) {
+		struct vt *file = beam_decode_term(b, d->arena, loc.file_term, 512, 0);
+		if (file && file->kind == VT_LIST) {
+			char name[513];
+			size_t n = 0;
+			for (; n < file->n && n < 512 && file->elems[n]->kind == VT_INT; n++)
+				name[n] = (char)file->elems[n]->i;
+			f->file = vt_strdup(d->arena, name, n);
+		}
+	}
+	return 0;
+}
+
+/* Where the process is, then every code address on its stack (as
+ * erlang:process_display(P, backtrace) lists them), innermost first. */
+static void frames(struct beam *b, struct vm_proc_detail *d, uint64_t p, int running,
+		   const struct vm_detail_limits *lim)
+{
+	const struct layout *L = &b->L;
+	uint64_t stop, hend, i;
+	if (beam_read_u64(b, p + LV(L, P_STOP), &stop) < 0 ||
+	    beam_read_u64(b, p + LV(L, P_HEND), &hend) < 0 ||
+	    beam_read_u64(b, p + LV(L, P_I), &i) < 0 || hend < stop)
+		return;
+	d->frames = vt_alloc(d->arena, (lim->frames + 1) * sizeof *d->frames);
+	if (!d->frames)
+		return;
+	uint32_t layout = 0;
+	if (LHAS(L, G_FRAME_LAYOUT))
+		beam_read_u32(b, beam_global(b, G_FRAME_LAYOUT), &layout);
+	int jit = b->vm->jit;
+	/* where it waits (not for the running process: p->i is stale there) */
+	if (i && !running)
+		add_frame(b, d, i, lim);
+	for (uint64_t a = stop; a < hend; a += 8) {
+		uint64_t w, ra;
+		if (beam_read_u64(b, a, &w) < 0) {
+			d->unreadable = "the stack";
+			return;
+		}
+		if ((w & 3) || !w)
+			continue;
+		ra = w;
+		if (layout == 1) {  /* [saved FP, return address] */
+			if (a + 8 >= hend || beam_read_u64(b, a + 8, &ra) < 0)
+				break;
+			a += 8;
+		}
+		if (add_frame(b, d, jit ? ra - 1 : ra - 8, lim) < 0)
+			return;
+	}
+}
+
+static int detail(void *loader, const struct vm_proc *vp, const struct vm_detail_limits *lim,
+		  struct vm_proc_detail *d)
+{
+	struct beam *b = loader;
+	const struct layout *L = &b->L;
+	memset(d, 0, sizeof *d);
+	if (!(d->arena = vt_arena_new()))
+		return -1;
+	uint64_t links, monitors, dict;
+	if (beam_read_u64(b, vp->addr + LV(L, P_LINKS), &links) < 0 ||
+	    beam_read_u64(b, vp->addr + LV(L, P_MONITORS), &monitors) < 0 ||
+	    beam_read_u64(b, vp->addr + LV(L, P_DICTIONARY), &dict) < 0) {
+		d->unreadable = "struct process";
+		return 0;
+	}
+	if (strcmp(vp->status, "exiting") && strcmp(vp->status, "free")) {
+		tree_items(b, d, links, 0, lim, &d->links, &d->nlinks);
+		tree_items(b, d, monitors, 1, lim, &d->monitors, &d->nmonitors);
+	}
+	dictionary(b, d, dict, lim);
+	messages(b, d, vp->addr, lim);
+	frames(b, d, vp->addr, strcmp(vp->status, "running") == 0, lim);
+	return 0;
+}
+
+void beam_enable_detail(struct beam *b)
+{
+	b->vm->detail = detail;
+	b->vm->loader = b;
+}

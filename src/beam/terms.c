@@ -1,0 +1,435 @@
+/* Terms in core memory -> the term tree of src/term.h (erl_term.h tags). Every
+ * read may fault: the tree then holds an "unreadable" node with the address.
+ * Bounded by a node budget so a corrupt or huge term cannot run away. */
+#include <stdio.h>
+#include <string.h>
+
+#include "beam/beam.h"
+#include "term.h"
+
+#define MAX_BIG_WORDS 64
+
+struct dec {
+	struct beam *b;
+	struct vt_arena *a;
+	size_t budget;          /* nodes left */
+	size_t items;           /* elements decoded per list/tuple/map */
+	size_t bytes;           /* binary bytes copied */
+	uint64_t mask;          /* pointer mask (etp_ptr_mask) */
+	int bits27;             /* OTP 27 bitstrings (BinRef in the DWARF) */
+};
+
+static struct vt *decode(struct dec *d, uint64_t term, int depth);
+
+static struct vt *unreadable(struct dec *d, uint64_t addr)
+{
+	struct vt *t = vt_new(d->a, VT_UNREADABLE);
+	if (t)
+		t->addr = addr;
+	return t;
+}
+
+static struct vt *text(struct dec *d, enum vt_kind k, const char *s)
+{
+	struct vt *t = vt_new(d->a, k);
+	if (t)
+		t->text = vt_strdup(d->a, s, strlen(s));
+	return t;
+}
+
+static struct vt *binary_at(struct dec *d, uint64_t bytes, uint64_t size, int64_t bits)
+{
+	struct vt *t = vt_new(d->a, VT_BINARY);
+	if (!t)
+		return NULL;
+	size_t n = size < d->bytes ? size : d->bytes;
+	uint8_t *copy = vt_alloc(d->a, n ? n : 1);
+	if (!copy || (n && core_peek(d->b->core, bytes, copy, n) < 0))
+		return unreadable(d, bytes);
+	t->bytes = copy;
+	t->n = n;
+	t->size = size;
+	t->i = bits;
+	return t;
+}
+
+/* Decimal digits of a bignum (little-endian 64-bit digits). */
+static struct vt *bignum(struct dec *d, uint64_t p, uint64_t arity, int neg)
+{
+	uint64_t w[MAX_BIG_WORDS];
+	if (arity > MAX_BIG_WORDS)
+		return text(d, VT_OTHER, "#Bignum<too large>");
+	if (core_peek(d->b->core, p + 8, w, arity * 8) < 0)
+		return unreadable(d, p);
+	char digits[MAX_BIG_WORDS * 20 + 2];
+	size_t nd = 0, n = arity;
+	while (n > 0) {  /* repeated division by 10^18 */
+		unsigned __int128 rem = 0;
+		for (size_t i = n; i-- > 0;) {
+			unsigned __int128 cur = (rem << 64) | w[i];
+			w[i] = (uint64_t)(cur / 1000000000000000000ull);
+			rem = cur % 1000000000000000000ull;
+		}
+		while (n > 0 && w[n - 1] == 0)
+			n--;
+		uint64_t r = (uint64_t)rem;
+		for (int k = 0; k < 18 && (n > 0 || r); k++) {
+			digits[nd++] = (char)('0' + r % 10);
+			r /= 10;
+		}
+	}
+	if (!nd)
+		digits[nd++] = '0';
+	if (neg)
+		digits[nd++] = '-';
+	for (size_t i = 0; i < nd / 2; i++) {
+		char c = digits[i];
+		digits[i] = digits[nd - 1 - i];
+		digits[nd - 1 - i] = c;
+	}
+	struct vt *t = vt_new(d->a, VT_BIG);
+	if (t)
+		t->text = vt_strdup(d->a, digits, nd);
+	return t;
+}
+
+static struct vt *elements(struct dec *d, enum vt_kind kind, uint64_t p, uint64_t n, int depth)
+{
+	struct vt *t = vt_new(d->a, kind);
+	if (!t)
+		return NULL;
+	size_t shown = n < d->items ? n : d->items + 1;  /* +1: the printer says "..." */
+	t->elems = vt_alloc(d->a, (shown ? shown : 1) * sizeof *t->elems);
+	if (!t->elems)
+		return NULL;
+	for (size_t i = 0; i < shown; i++) {
+		uint64_t e;
+		if (i == d->items) {
+			t->elems[i] = vt_new(d->a, VT_CUT);
+		} else if (beam_read_u64(d->b, p + 8 * i, &e) < 0) {
+			t->elems[i] = unreadable(d, p + 8 * i);
+		} else {
+			t->elems[i] = decode(d, e, depth + 1);
+		}
+		t->n++;
+	}
+	return t;
+}
+
+static struct vt *list(struct dec *d, uint64_t term, int depth)
+{
+	struct vt *t = vt_new(d->a, VT_LIST);
+	if (!t)
+		return NULL;
+	size_t cap = 16;
+	t->elems = vt_alloc(d->a, cap * sizeof *t->elems);
+	while ((term & 3) == 1 && t->elems) {
+		uint64_t cell[2], p = term & d->mask;
+		if (t->n > d->items) {
+			t->tail = vt_new(d->a, VT_CUT);
+			return t;
+		}
+		if (core_peek(d->b->core, p, cell, 16) < 0) {
+			t->tail = unreadable(d, p);
+			return t;
+		}
+		if (t->n == cap) {
+			struct vt **more = vt_alloc(d->a, 2 * cap * sizeof *more);
+			if (!more)
+				return t;
+			memcpy(more, t->elems, cap * sizeof *more);
+			t->elems = more;
+			cap *= 2;
+		}
+		t->elems[t->n++] = decode(d, cell[0], depth + 1);
+		term = cell[1];
+	}
+	if (term != 0x3b)  /* improper tail */
+		t->tail = decode(d, term, depth + 1);
+	return t;
+}
+
+/* Local funs print as #Fun<Module.OldIndex.OldUniq>, external ones as fun m:f/a
+ * (erl_printf_term.c). With a `creator` member (to OTP 26) external funs have
+ * creator == 'external'; without it (27) their header's environment size,
+ * above the fun's arity byte, is zero. */
+static struct vt *fun(struct dec *d, uint64_t p, uint64_t hdr)
+{
+	const struct layout *L = &d->b->L;
+	uint64_t entry, creator = 0;
+	int external;
+	if (beam_read_u64(d->b, p + LV(L, FUN_ENTRY), &entry) < 0)
+		return unreadable(d, p);
+	if (LHAS(L, FUN_CREATOR)) {
+		const char *a;
+		if (beam_read_u64(d->b, p + LV(L, FUN_CREATOR), &creator) < 0)
+			return unreadable(d, p);
+		external = (creator & 0x3f) == 0x0b && (a = beam_atom(d->b, creator)) &&
+			   strcmp(a, "external") == 0;
+	} else {
+		external = (hdr >> 16) == 0;
+	}
+	char buf[600];
+	struct vm_mfa mfa;
+	if (external) {
+		if (beam_read_mfa(d->b, entry + LV(L, EXPORT_MFA), &mfa) < 0)
+			return unreadable(d, entry);
+		char m[512];
+		snprintf(buf, sizeof buf, "fun %s", vm_mfa_str(&mfa, m, sizeof m));
+		return text(d, VT_FUN, buf);
+	}
+	uint64_t mod;
+	int32_t index, uniq;
+	const char *name;
+	if (beam_read_u64(d->b, entry + LV(L, FE_MODULE), &mod) < 0 ||
+	    core_peek(d->b->core, entry + LV(L, FE_OLD_INDEX), &index, 4) < 0 ||
+	    core_peek(d->b->core, entry + LV(L, FE_OLD_UNIQ), &uniq, 4) < 0 ||
+	    !(name = beam_atom(d->b, mod)))
+		return unreadable(d, entry);
+	snprintf(buf, sizeof buf, "#Fun<%s.%d.%d>", name, index, uniq);
+	return text(d, VT_FUN, buf);
+}
+
+/* HAMT map nodes in iteration order (erl_map.c hashmap_iterator_next): children
+ * are leaves [K|V] or further nodes. Heads carry the size word first. */
+static void hamt(struct dec *d, struct vt *t, size_t cap, uint64_t node, int depth)
+{
+	uint64_t hdr, p = node & d->mask;
+	if (depth > 16 || beam_read_u64(d->b, p, &hdr) < 0)
+		return;
+	unsigned type = (hdr >> 6) & 3;
+	uint64_t val = (hdr >> 16) & 0xffff, sz;
+	if (type == 2)
+		sz = 16;                         /* head array */
+	else
+		sz = (uint64_t)__builtin_popcountll(val);  /* head or node bitmap */
+	uint64_t first = p + (type & 2 ? 16 : 8);
+	for (uint64_t i = 0; i < sz && t->n + 2 <= cap; i++) {
+		uint64_t c;
+		if (beam_read_u64(d->b, first + 8 * i, &c) < 0)
+			return;
+		if ((c & 3) == 1) {
+			uint64_t kv[2];
+			if (core_peek(d->b->core, c & d->mask, kv, 16) < 0)
+				return;
+			t->elems[t->n++] = decode(d, kv[0], depth + 1);
+			t->elems[t->n++] = decode(d, kv[1], depth + 1);
+		} else if ((c & 3) == 2) {
+			hamt(d, t, cap, c, depth + 1);
+		}
+	}
+}
+
+static struct vt *boxed(struct dec *d, uint64_t term, int depth)
+{
+	const struct layout *L = &d->b->L;
+	uint64_t p = term & d->mask, hdr;
+	if (beam_read_u64(d->b, p, &hdr) < 0)
+		return unreadable(d, p);
+	uint64_t arity = hdr >> 6, sub = hdr & 0x3c;
+	char buf[128];
+	switch (sub) {
+	case 0x00:
+		return elements(d, VT_TUPLE, p + 8, arity, depth);
+	case 0x08: case 0x0c:
+		return bignum(d, p, arity, sub == 0x0c);
+	case 0x10: {  /* internal reference */
+		uint32_t marker, num[3];
+		uint64_t mb;
+		if (core_peek(d->b->core, p + LV(L, OREF_MARKER), &marker, 4) < 0)
+			return unreadable(d, p);
+		if (marker == 0xffffffffu) {
+			if (core_peek(d->b->core, p + LV(L, OREF_NUM), num, 12) < 0)
+				return unreadable(d, p);
+		} else if (beam_read_u64(d->b, p + LV(L, MREF_MB), &mb) < 0 ||
+			   core_peek(d->b->core, mb + LV(L, MAGIC_BIN_REFN), num, 12) < 0) {
+			return unreadable(d, p);
+		}
+		snprintf(buf, sizeof buf, "#Ref<0.%u.%u.%u>", num[2], num[1], num[0]);
+		return text(d, VT_REF, buf);
+	}
+	case 0x14:
+		return fun(d, p, hdr);
+	case 0x18: {
+		double f;
+		if (core_peek(d->b->core, p + 8, &f, 8) < 0)
+			return unreadable(d, p);
+		struct vt *t = vt_new(d->a, VT_FLOAT);
+		if (t)
+			t->f = f;
+		return t;
+	}
+	case 0x30: return text(d, VT_OTHER, "#ExternalPid<>");
+	case 0x34: return text(d, VT_OTHER, "#ExternalPort<>");
+	case 0x38: return text(d, VT_OTHER, "#ExternalRef<>");
+	}
+	if (!d->bits27) {
+		uint64_t size, bytes, offs, orig, ohdr;
+		uint8_t bitsize = 0, bitoffs = 0;
+		switch (sub) {
+		case 0x04: return text(d, VT_OTHER, "#MatchState<>");
+		case 0x1c: return text(d, VT_FUN, "#Fun<export>");
+		case 0x20:  /* ProcBin */
+			if (beam_read_u64(d->b, p + LV(L, PROCBIN_SIZE), &size) < 0 ||
+			    beam_read_u64(d->b, p + LV(L, PROCBIN_BYTES), &bytes) < 0)
+				return unreadable(d, p);
+			return binary_at(d, bytes, size, 0);
+		case 0x24:
+			if (beam_read_u64(d->b, p + LV(L, HEAPBIN_SIZE), &size) < 0)
+				return unreadable(d, p);
+			return binary_at(d, p + LV(L, HEAPBIN_DATA), size, 0);
+		case 0x28:
+			if (beam_read_u64(d->b, p + LV(L, SUBBIN_SIZE), &size) < 0 ||
+			    beam_read_u64(d->b, p + LV(L, SUBBIN_OFFS), &offs) < 0 ||
+			    core_peek(d->b->core, p + LV(L, SUBBIN_BITSIZE), &bitsize, 1) < 0 ||
+			    core_peek(d->b->core, p + LV(L, SUBBIN_BITOFFS), &bitoffs, 1) < 0 ||
+			    beam_read_u64(d->b, p + LV(L, SUBBIN_ORIG), &orig) < 0 ||
+			    beam_read_u64(d->b, orig & d->mask, &ohdr) < 0)
+				return unreadable(d, p);
+			if (bitoffs)
+				return text(d, VT_OTHER, "#Bitstring<unaligned>");
+			if ((ohdr & 0x3c) == 0x24)
+				bytes = (orig & d->mask) + LV(L, HEAPBIN_DATA);
+			else if (beam_read_u64(d->b, (orig & d->mask) + LV(L, PROCBIN_BYTES), &bytes) < 0)
+				return unreadable(d, p);
+			return binary_at(d, bytes + offs, size, bitsize);
+		case 0x3c:
+			break;  /* map, below */
+		default:
+			return text(d, VT_OTHER, "#Term<>");
+		}
+	} else {
+		uint64_t size, base, start, end;
+		switch (sub) {
+		case 0x04: return text(d, VT_FUN, "#Fun<>");
+		case 0x20:  /* ErlHeapBits: size in bits */
+			if (beam_read_u64(d->b, p + LV(L, HEAPBITS_SIZE), &size) < 0)
+				return unreadable(d, p);
+			return binary_at(d, p + LV(L, HEAPBITS_DATA), size / 8, (int64_t)(size % 8));
+		case 0x24:  /* ErlSubBits: [start, end) bits of base */
+			if (beam_read_u64(d->b, p + LV(L, SUBBITS_BASE), &base) < 0 ||
+			    beam_read_u64(d->b, p + LV(L, SUBBITS_START), &start) < 0 ||
+			    beam_read_u64(d->b, p + LV(L, SUBBITS_END), &end) < 0 || end < start)
+				return unreadable(d, p);
+			if (start % 8)
+				return text(d, VT_OTHER, "#Bitstring<unaligned>");
+			return binary_at(d, (base & ~(uint64_t)3) + start / 8, (end - start) / 8,
+					 (int64_t)((end - start) % 8));
+		case 0x28: return text(d, VT_OTHER, "#BinRef<>");
+		case 0x2c:
+			break;  /* map, below */
+		default:
+			return text(d, VT_OTHER, "#Term<>");
+		}
+	}
+	/* maps: flatmap {header, size, keys-tuple, values...}; larger ones are HAMTs */
+	if (((hdr >> 6) & 3) == 0) {
+		uint64_t size, keys;
+		if (beam_read_u64(d->b, p + LV(L, FLATMAP_SIZE), &size) < 0 ||
+		    beam_read_u64(d->b, p + LV(L, FLATMAP_KEYS), &keys) < 0 || size > (1u << 20))
+			return unreadable(d, p);
+		struct vt *t = vt_new(d->a, VT_MAP);
+		size_t shown = size < d->items ? size : d->items;
+		if (!t || !(t->elems = vt_alloc(d->a, (2 * shown + 2) * sizeof *t->elems)))
+			return t;
+		for (size_t i = 0; i < shown; i++) {
+			uint64_t k, v;
+			if (beam_read_u64(d->b, (keys & d->mask) + 8 * (i + 1), &k) < 0 ||
+			    beam_read_u64(d->b, p + LV(L, FLATMAP_KEYS) + 8 * (i + 1), &v) < 0)
+				return unreadable(d, p);
+			t->elems[t->n++] = decode(d, k, depth + 1);
+			t->elems[t->n++] = decode(d, v, depth + 1);
+		}
+		if (shown < size) {
+			t->elems[t->n++] = vt_new(d->a, VT_CUT);
+			t->elems[t->n++] = vt_new(d->a, VT_CUT);
+		}
+		return t;
+	}
+	uint64_t size = 0;
+	if (beam_read_u64(d->b, p + 8, &size) < 0)
+		return unreadable(d, p);
+	struct vt *t = vt_new(d->a, VT_MAP);
+	size_t cap = 2 * (size < d->items ? size : d->items);
+	if (!t || !(t->elems = vt_alloc(d->a, (cap + 2) * sizeof *t->elems)))
+		return t;
+	hamt(d, t, cap, term, depth);
+	if (cap / 2 < size) {
+		t->elems[t->n++] = vt_new(d->a, VT_CUT);
+		t->elems[t->n++] = vt_new(d->a, VT_CUT);
+	}
+	return t;
+}
+
+/* A port's number: the port table's id data, untangled like pids (beam_decode_pid). */
+static uint64_t port_number(struct beam *b, uint64_t term)
+{
+	const struct layout *L = &b->L;
+	if (!b->pid_wide || !LHAS(L, G_ERTS_PORT) || !LHAS(L, PORT_PIX_CLI_SHIFT))
+		return (term >> 4) & 0x0fffffff;
+	uint64_t t = beam_global(b, G_ERTS_PORT), mask = 0, cl = 0, cli = 0;
+	uint32_t cls = 0, clis = 0;
+	beam_read_u64(b, t + LV(L, PORT_PIX_MASK), &mask);
+	beam_read_u64(b, t + LV(L, PORT_PIX_CL_MASK), &cl);
+	beam_read_u64(b, t + LV(L, PORT_PIX_CLI_MASK), &cli);
+	beam_read_u32(b, t + LV(L, PORT_PIX_CL_SHIFT), &cls);
+	beam_read_u32(b, t + LV(L, PORT_PIX_CLI_SHIFT), &clis);
+	uint64_t pixdata = term >> 4;
+	uint64_t data = pixdata & ~mask;
+	data |= (pixdata >> cls) & cl;
+	data |= (pixdata & cli) << clis;
+	return data;
+}
+
+static struct vt *decode(struct dec *d, uint64_t term, int depth)
+{
+	if (d->budget == 0 || depth > 64)
+		return vt_new(d->a, VT_CUT);
+	d->budget--;
+	switch (term & 3) {
+	case 1: return list(d, term, depth);
+	case 2: return boxed(d, term, depth);
+	case 0: return text(d, VT_OTHER, term ? "#CodePointer<>" : "THE_NON_VALUE");
+	}
+	struct vt *t;
+	switch (term & 0xf) {
+	case 0x3: {
+		struct vm_pid pid;
+		beam_decode_pid(d->b, term, &pid);
+		if ((t = vt_new(d->a, VT_PID))) {
+			t->i = pid.num;
+			t->u = pid.serial;
+		}
+		return t;
+	}
+	case 0x7:
+		if ((t = vt_new(d->a, VT_PORT)))
+			t->i = (int64_t)port_number(d->b, term);
+		return t;
+	case 0xf:
+		if ((t = vt_new(d->a, VT_INT)))
+			t->i = (int64_t)term >> 4;
+		return t;
+	}
+	switch (term & 0x3f) {
+	case 0x0b: {
+		const char *name = beam_atom(d->b, term);
+		if (!name)
+			return unreadable(d, term);
+		return text(d, VT_ATOM, name);
+	}
+	case 0x3b: return vt_new(d->a, VT_NIL);
+	case 0x1b: return text(d, VT_OTHER, "#Catch<>");
+	}
+	return text(d, VT_OTHER, "#Term<>");
+}
+
+struct vt *beam_decode_term(struct beam *b, struct vt_arena *a, uint64_t term, size_t items,
+			    size_t bytes)
+{
+	struct dec d = { b, a, 20000, items, bytes, ~(uint64_t)3, 0 };
+	if (LHAS(&b->L, G_PTR_MASK))
+		beam_read_u64(b, beam_global(b, G_PTR_MASK), &d.mask);
+	d.bits27 = LHAS(&b->L, S_BINREF);
+	return decode(&d, term, 0);
+}

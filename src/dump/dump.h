@@ -1,0 +1,23 @@
+/* erl_crash.dump as an input: the file is mapped (never copied), its sections
+ * indexed by one scan, and parsed on demand into the VM model (src/vm.h) that
+ * the analyzers read; they never learn the model came from a dump. */
+#ifndef BEAMCORE_DUMP_H
+#define BEAMCORE_DUMP_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "error.h"
+#include "vm.h"
+
+struct dump;
+
+/* Do the file's first n bytes start a crash dump ("=erl_crash_dump:")? */
+bool dump_detect(const char *head, size_t n);
+/* Map and index the dump and read its header. A dump cut short (no =end, or
+ * =abort:) opens with a gap saying so: everything that is there is read. */
+bc_err *dump_open(const char *path, struct dump **out);
+/* Load what the NEED_* bits (target.h) ask for; each part once. */
+bc_err *dump_load(struct dump *d, unsigned needs);
+struct vm *dump_vm(struct dump *d);
+void dump_close(struct dump *d);
+
+#endif

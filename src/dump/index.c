@@ -1,0 +1,231 @@
+/* One pass over the whole dump: where every section starts. A section starts
+ * with a line "=tag" and runs to the next such line; nothing else in a dump
+ * starts a line with '=' (heap lines start with an address, base64 pads at the
+ * end of a line), so the scan looks for '=' with memchr (rare in a dump, unlike
+ * '\n') and keeps those that follow a newline. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "dump/internal.h"
+
+#define DROP_WINDOW (8u << 20)
+
+static const char *const kind_tags[DK_COUNT] = {
+	[DK_SCHED] = "scheduler", [DK_MEMORY] = "memory", [DK_TABLES] = "hash_table",
+	[DK_AREAS] = "allocated_areas", [DK_ALLOC] = "allocator", [DK_PROC] = "proc",
+	[DK_PORT] = "port", [DK_ETS] = "ets", [DK_TIMER] = "timer", [DK_DIST] = "node",
+	[DK_MODULES] = "loaded_modules", [DK_FUN] = "fun", [DK_DEEP] = "proc_stack",
+	[DK_LITERALS] = "literals", [DK_ATOMS] = "atoms", [DK_END] = "end",
+};
+
+static int push(struct offs *o, size_t off)
+{
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 256;
+		size_t *v = realloc(o->v, cap * sizeof *v);
+		if (!v)
+			return -1;
+		o->v = v;
+		o->cap = cap;
+	}
+	o->v[o->n++] = off;
+	return 0;
+}
+
+/* t[0..n) is the tag; lit a prefix of it (prefix) or all of it. */
+static bool is(const char *t, size_t n, const char *lit, size_t ln, bool prefix)
+{
+	return (prefix ? n >= ln : n == ln) && memcmp(t, lit, ln) == 0;
+}
+#define PREFIX(lit) is(t, n, lit, sizeof lit - 1, true)
+#define EXACT(lit) is(t, n, lit, sizeof lit - 1, false)
+
+/* Classify the section line at off (its '='); record what the passes need. */
+static int section(struct dump *d, size_t off, const char *lim)
+{
+	const char *t = d->map + off + 1;
+	const char *nl = memchr(t, '\n', (size_t)(lim - t));
+	size_t n = (size_t)((nl ? nl : lim) - t);
+	enum dump_kind k = DK_OTHER;
+	int rc = 0;
+	switch (t[0]) {
+	case 'p':  /* the hot cases first: four sections per process */
+		if (PREFIX("proc_heap:") || PREFIX("proc_messages:") || PREFIX("proc_dictionary:"))
+			k = DK_DEEP;
+		else if (PREFIX("proc_stack:"))
+			k = DK_DEEP, rc = push(&d->stacks, off);
+		else if (PREFIX("proc:"))
+			k = DK_PROC, rc = push(&d->procs, off);
+		else if (PREFIX("port:"))
+			k = DK_PORT;
+		else if (EXACT("persistent_terms"))
+			k = DK_LITERALS;
+		break;
+	case 'b': if (PREFIX("binary:")) k = DK_LITERALS; break;
+	case 'f': if (EXACT("fun")) k = DK_FUN; break;
+	case 'm':
+		if (PREFIX("mod:"))
+			k = DK_MODULES;
+		else if (EXACT("memory"))
+			k = DK_MEMORY, d->memory = off;
+		break;
+	case 's': if (PREFIX("scheduler:")) k = DK_SCHED, rc = push(&d->scheds, off); break;
+	case 'd':
+		if (PREFIX("dirty_cpu_scheduler:") || PREFIX("dirty_io_scheduler:"))
+			k = DK_SCHED, rc = push(&d->scheds, off);
+		else if (EXACT("dirty_cpu_run_queue") || EXACT("dirty_io_run_queue"))
+			k = DK_SCHED;
+		break;
+	case 'h':
+		if (PREFIX("hash_table:"))
+			k = DK_TABLES;
+		else if (PREFIX("hidden_node:"))
+			k = DK_DIST;
+		break;
+	case 'i':
+		if (PREFIX("index_table:")) {
+			k = DK_TABLES;
+			if (EXACT("index_table:atom_tab"))
+				d->atom_table = off;
+		}
+		break;
+	case 'a':
+		if (PREFIX("allocator:"))
+			k = DK_ALLOC, rc = push(&d->allocs, off);
+		else if (EXACT("allocated_areas"))
+			k = DK_AREAS;
+		else if (EXACT("atoms"))
+			k = DK_ATOMS;
+		else if (PREFIX("abort:"))
+			k = DK_ABORT;
+		break;
+	case 'e':
+		if (PREFIX("ets:"))
+			k = DK_ETS, rc = push(&d->ets, off);
+		else if (EXACT("end"))
+			k = DK_END;
+		break;
+	case 't': if (PREFIX("timer:")) k = DK_TIMER; break;
+	case 'n':
+		if (PREFIX("node:")) {
+			k = DK_DIST;
+			if (!d->node)
+				d->node = off;
+		} else if (EXACT("no_distribution") || PREFIX("not_connected:")) {
+			k = DK_DIST;
+		}
+		break;
+	case 'v': if (PREFIX("visible_node:")) k = DK_DIST; break;
+	case 'l':
+		if (EXACT("loaded_modules"))
+			k = DK_MODULES;
+		else if (EXACT("literals"))
+			k = DK_LITERALS;
+		break;
+	}
+	if (k < DK_COUNT)
+		d->seen |= 1u << k;
+	if (!d->header_end)
+		d->header_end = off;
+	d->last_kind = k;
+	d->last_off = off;
+	return rc;
+}
+
+/* Where the content ends: all of a complete dump; for a cut one, its last
+ * complete line (a partial line would give a wrong number, not a missing one). */
+static void find_end(struct dump *d)
+{
+	const char *m = d->map;
+	size_t e = d->size;
+	if (e && m[e - 1] == '\n')
+		e--;
+	size_t ls = e;                 /* start of the last line */
+	while (ls > 0 && m[ls - 1] != '\n')
+		ls--;
+	if (e - ls == 4 && memcmp(m + ls, "=end", 4) == 0) {
+		d->complete = true;
+		d->end = d->size;
+		return;
+	}
+	size_t cut = d->size;
+	if (e - ls > 7 && memcmp(m + ls, "=abort:", 7) == 0 && ls > 0) {
+		/* the writer appends "\n=abort:..." to whatever it had written: the
+		 * line before the marker's newline is partial */
+		d->aborted = true;
+		cut = ls - 1;
+	}
+	while (cut > 0 && m[cut - 1] != '\n')
+		cut--;
+	d->end = cut;
+}
+
+bc_err *dump_index(struct dump *d)
+{
+	find_end(d);
+	const char *m = d->map, *lim = m + d->end;
+	const char *p = memchr(m, '\n', d->end);
+	if (!p)
+		return NULL;  /* nothing but (part of) the header line */
+	/* in windows, so the pages of a long stretch without '=' (a big heap's
+	 * lines) are released as the scan passes them */
+	size_t mark = 0;
+	for (const char *w = p + 1; w < lim; ) {
+		const char *wend = lim - w > DROP_WINDOW ? w + DROP_WINDOW : lim;
+		for (p = w; (p = memchr(p, '=', (size_t)(wend - p))) != NULL; p++)
+			if (p[-1] == '\n' && section(d, (size_t)(p - m), lim) < 0)
+				return bc_error(BC_ENOMEM, "out of memory indexing %s", d->path);
+		w = wend;
+		dump_drop_behind(d, &mark, (size_t)(w - m));
+	}
+	return NULL;
+}
+
+void dump_drop_behind(const struct dump *d, size_t *mark, size_t off)
+{
+	if (off < *mark + DROP_WINDOW)
+		return;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t from = *mark & ~(pg - 1), to = off & ~(pg - 1);
+	if (to > from)
+		madvise((void *)(d->map + from), to - from, MADV_DONTNEED);
+	*mark = to;
+}
+
+const char *dump_section(const struct dump *d, size_t off, const char **tag_end)
+{
+	const char *t = d->map + off + 1, *lim = d->map + d->end;
+	const char *nl = memchr(t, '\n', (size_t)(lim - t));
+	*tag_end = nl ? nl : lim;
+	return t;
+}
+
+bool dump_is_cut(const struct dump *d, size_t off)
+{
+	return !d->complete && off == d->last_off;
+}
+
+bool dump_kind_missing(struct dump *d, enum dump_kind k, const char *what)
+{
+	if (d->complete)
+		return false;
+	if (d->seen & (1u << k)) {
+		if (d->last_kind == k)
+			vm_gap(d->vm, "%s: the dump stops inside them: any after the last one are missing",
+			       what);
+		return false;
+	}
+	/* None written: cut off when they belong after where the dump stops. */
+	int last = -1;
+	for (int i = 0; i < DK_COUNT; i++)
+		if (d->seen & (1u << i))
+			last = i;
+	if ((int)k > last) {
+		vm_gap(d->vm, "%s: missing (the dump stops before its =%s sections)", what,
+		       kind_tags[k]);
+		return true;
+	}
+	return false;
+}

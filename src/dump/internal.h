@@ -1,0 +1,82 @@
+/* Shared by the crash dump loader's files (src/dump/): the mapped file, its
+ * section index, and the passes that fill the VM model from it. */
+#ifndef BEAMCORE_DUMP_INTERNAL_H
+#define BEAMCORE_DUMP_INTERNAL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "dump/dump.h"
+#include "error.h"
+#include "vm.h"
+
+/* Section kinds in the order erl_crash_dump_v (break.c) writes them: when a
+ * dump is cut, every kind after the last one seen is missing. */
+enum dump_kind {
+	DK_SCHED,      /* =scheduler:N, =dirty_*_scheduler:N, =dirty_*_run_queue */
+	DK_MEMORY,     /* =memory */
+	DK_TABLES,     /* =hash_table:, =index_table: */
+	DK_AREAS,      /* =allocated_areas */
+	DK_ALLOC,      /* =allocator: */
+	DK_PROC,       /* =proc: */
+	DK_PORT,       /* =port: */
+	DK_ETS,        /* =ets: */
+	DK_TIMER,      /* =timer: */
+	DK_DIST,       /* =node:, =no_distribution, =visible_node:, ... */
+	DK_MODULES,    /* =loaded_modules, =mod: */
+	DK_FUN,        /* =fun */
+	DK_DEEP,       /* =proc_messages:, =proc_dictionary:, =proc_stack:, =proc_heap: */
+	DK_LITERALS,   /* =persistent_terms, =literals, =binary: */
+	DK_ATOMS,      /* =atoms */
+	DK_END,        /* =end */
+	DK_COUNT,
+	DK_ABORT = DK_COUNT,  /* =abort: (ERL_CRASH_DUMP_BYTES reached) */
+	DK_OTHER,             /* a tag this beamcore does not know */
+};
+
+struct offs {
+	size_t *v;
+	size_t n, cap;
+};
+
+struct dump {
+	const char *path;
+	const char *map;           /* the whole file, read-only */
+	size_t size;
+	size_t end;                /* content ends here: a cut dump's partial last line is dropped */
+	struct vm *vm;
+	char version[16];          /* "0.5" */
+	bool complete;             /* ends with =end */
+	bool aborted;              /* ends with =abort: */
+	/* the index: offsets of the '=' of section lines */
+	size_t header_end;         /* the first section */
+	struct offs procs, stacks, ets, allocs, scheds;
+	size_t memory, atom_table, node;   /* 0: absent */
+	unsigned seen;             /* bit per enum dump_kind */
+	enum dump_kind last_kind;  /* the last section before the end */
+	size_t last_off;
+	unsigned loaded;           /* NEED_* bits done */
+};
+
+/* Scan the file once for section lines ("\n="); fill the index. */
+bc_err *dump_index(struct dump *d);
+/* Release the pages of [*mark, off) a sequential pass has read (they stay in
+ * the page cache): the resident set of a pass over a multi-GB dump stays a
+ * few MB. */
+void dump_drop_behind(const struct dump *d, size_t *mark, size_t off);
+/* Was kind k cut off by the end of a truncated dump? Adds a gap naming `what`
+ * (e.g. "ETS tables") and returns true when none of it was written. */
+bool dump_kind_missing(struct dump *d, enum dump_kind k, const char *what);
+/* Is the section at off the last one of a truncated dump (possibly cut)? */
+bool dump_is_cut(const struct dump *d, size_t off);
+
+/* The tag of the section line at off ("proc:<0.1.0>" without '='), and the
+ * first line of its body. */
+const char *dump_section(const struct dump *d, size_t off, const char **tag_end);
+
+void dump_header(struct dump *d);
+void dump_slogan(struct vm *vm, const char *s, size_t n);
+bc_err *dump_load_procs(struct dump *d);
+bc_err *dump_load_ets(struct dump *d);
+bc_err *dump_load_memory(struct dump *d);
+
+#endif

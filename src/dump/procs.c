@@ -1,0 +1,335 @@
+/* Processes from the =proc sections (break.c print_process_info) and their
+ * stack sizes from =proc_stack (erl_process_dump.c: one line per stack word):
+ * what process_info/2 would have said, where the dump carries it.
+ *   heap_size        Stack+heap (p->heap_sz)
+ *   total_heap_size  Stack+heap + OldHeap + Heap fragment data, as process_info
+ *                    adds them; unknown when messages are queued on the heap
+ *                    (process_info adds their heap fragments; the dump does not
+ *                    say how large they are)
+ *   memory           Memory (erts_process_memory, as process_info)
+ *   stack_size       lines of =proc_stack, or Stack end - Stack top when garbing
+ * A dump of a million processes: the =proc sections are parsed in file order
+ * into one preallocated array, names and MFAs interned (through a small cache
+ * of the raw text, since most processes share a few MFAs). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump/internal.h"
+#include "dump/text.h"
+
+enum {
+	F_STATE = 1 << 0, F_SPAWNED = 1 << 1, F_CURRENT = 1 << 2, F_MQL = 1 << 3,
+	F_FRAG = 1 << 4, F_REDS = 1 << 5, F_HEAP = 1 << 6, F_OLD = 1 << 7, F_MEMORY = 1 << 8,
+	F_INTERNAL = 1 << 9, F_OFF_HEAP_MSGQ = 1 << 10, F_STACK_TOP = 1 << 11,
+	F_STACK_END = 1 << 12, F_PC = 1 << 13,
+};
+
+#define MFA_CACHE 1024
+
+struct mfa_entry {
+	char key[80];
+	size_t len;
+	struct vm_mfa mfa;
+};
+
+struct mfa_cache {
+	struct mfa_entry e[MFA_CACHE];
+};
+
+static bool cached_mfa(struct vm *vm, struct mfa_cache *c, const char *p, const char *end,
+		       struct vm_mfa *m)
+{
+	size_t n = (size_t)(end - p);
+	if (n >= sizeof c->e[0].key)
+		return parse_mfa(vm, p, end, m);
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 16777619u;
+	struct mfa_entry *e = &c->e[h % MFA_CACHE];
+	if (e->len == n && memcmp(e->key, p, n) == 0) {
+		*m = e->mfa;
+		return true;
+	}
+	if (!parse_mfa(vm, p, end, m))
+		return false;
+	memcpy(e->key, p, n);
+	e->len = n;
+	e->mfa = *m;
+	return true;
+}
+
+/* erts_dump_process_state: the names process_info(P, status) uses. */
+static const char *status_of(const char *v, const char *end)
+{
+	static const struct { const char *dump, *status; } map[] = {
+		{ "Waiting", "waiting" }, { "Running", "running" }, { "Scheduled", "runnable" },
+		{ "Suspended", "suspended" }, { "Garbing", "garbage_collecting" },
+		{ "Exiting", "exiting" }, { "Non Existing", "free" },
+	};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (strlen(map[i].dump) == (size_t)(end - v) && memcmp(map[i].dump, v, (size_t)(end - v)) == 0)
+			return map[i].status;
+	return NULL;
+}
+
+/* "Link list: [<0.1.0>, {to,<0.2.0>,#Ref<...>}, {from,<0.3.0>,#Ref<...>}]":
+ * links, monitors this process set up (not node monitors, which process_info
+ * does not list: their target is a node name), monitors on it. */
+static bool count_links(const char *p, const char *end, struct vm_proc *vp)
+{
+	if (p >= end || *p++ != '[')
+		return false;
+	int depth = 0;
+	const char *item = p;
+	for (; p < end; p++) {
+		char c = *p;
+		if (c == '\'') {  /* a quoted atom may hold any of ,{}[] */
+			for (p++; p < end && *p != '\''; p++)
+				if (*p == '\\')
+					p++;
+			continue;
+		}
+		if (c == '{' || c == '[')
+			depth++;
+		else if ((c == '}' || c == ']') && depth > 0)
+			depth--;
+		else if ((c == ',' || c == ']') && depth == 0) {
+			if (p > item) {
+				if (end - item > 4 && memcmp(item, "{to,", 4) == 0) {
+					const char *t = item + 4;
+					bool node = *t != '<' && *t != '{' && *t != '#' &&
+						    memchr(t, '@', (size_t)(p - t)) != NULL;
+					if (!node)
+						vp->nmonitors++;
+				} else if (end - item > 6 && memcmp(item, "{from,", 6) == 0) {
+					vp->nmonitored_by++;
+				} else {
+					vp->nlinks++;
+				}
+			}
+			if (c == ']')
+				return p + 1 == end;
+			item = p + 1;
+			while (item < end && *item == ' ')
+				item++;
+		}
+	}
+	return false;
+}
+
+/* "Program counter: 0x00007f4d938085bc (init:boot_loop/2 + 92)" */
+static bool pc_function(struct vm *vm, struct mfa_cache *c, const char *v, const char *end,
+			struct vm_mfa *m)
+{
+	const char *open = memchr(v, '(', (size_t)(end - v));
+	if (!open)
+		return false;
+	const char *plus = memmem(open, (size_t)(end - open), " + ", 3);
+	return plus && cached_mfa(vm, c, open + 1, plus, m);
+}
+
+/* One =proc section into vp; false when it holds nothing (cut right after its tag). */
+static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct vm_proc *vp,
+		       uint64_t *stack_top, uint64_t *stack_end)
+{
+	struct vm *vm = d->vm;
+	const char *pos, *v, *tag = dump_section(d, off, &pos) + 5;  /* after "proc:" */
+	struct vm_pid pid;
+	if (!parse_pid(&tag, pos, &pid) || tag != pos)
+		return false;
+	memset(vp, 0, sizeof *vp);
+	vp->addr = off;
+	vp->pid_num = pid.num;
+	vp->pid_serial = pid.serial;
+	const char *lim = d->map + d->end;
+	unsigned f = 0;
+	bool links_bad = false;
+	uint64_t heap = 0, old = 0, frag = 0;
+	struct line l;
+	for (pos++; next_line(&pos, lim, &l) && *l.p != '='; ) {
+		switch (*l.p) {
+		case 'S':
+			if (KEY(&l, "State: ", &v)) {
+				if ((vp->status = status_of(v, l.end)))
+					f |= F_STATE;
+			} else if (KEY(&l, "Spawned as: ", &v)) {
+				if (cached_mfa(vm, c, v, l.end, &vp->initial_call))
+					f |= F_SPAWNED;
+			} else if (KEY(&l, "Stack+heap: ", &v)) {
+				if (parse_u64(v, l.end, &heap))
+					f |= F_HEAP;
+			} else if (KEY(&l, "Stack top: ", &v)) {
+				if (parse_hex(v, l.end, stack_top))
+					f |= F_STACK_TOP;
+			} else if (KEY(&l, "Stack end: ", &v)) {
+				if (parse_hex(v, l.end, stack_end))
+					f |= F_STACK_END;
+			}
+			break;
+		case 'N':
+			if (KEY(&l, "Name: ", &v)) {
+				const char *a = parse_atom(vm, &v, l.end, "");
+				if (a && v == l.end)
+					vp->registered_name = a;
+				else
+					vp->unknown |= VPF_REGISTERED_NAME;
+			}
+			break;
+		case 'C':
+			if (KEY(&l, "Current call: ", &v) &&
+			    cached_mfa(vm, c, v, l.end, &vp->current_function))
+				f |= F_CURRENT;
+			break;
+		case 'L':
+			if (KEY(&l, "Last scheduled in for: ", &v)) {
+				if (cached_mfa(vm, c, v, l.end, &vp->current_function))
+					f |= F_CURRENT;
+			} else if (KEY(&l, "Link list: ", &v)) {
+				links_bad = !count_links(v, l.end, vp);
+			}
+			break;
+		case 'M':
+			if (KEY(&l, "Message queue length: ", &v)) {
+				if (parse_u64(v, l.end, &vp->message_queue_len))
+					f |= F_MQL;
+			} else if (KEY(&l, "Memory: ", &v)) {
+				if (parse_u64(v, l.end, &vp->memory))
+					f |= F_MEMORY;
+			}
+			break;
+		case 'H':
+			if (KEY(&l, "Heap fragment data: ", &v) && parse_u64(v, l.end, &frag))
+				f |= F_FRAG;
+			break;
+		case 'R':
+			if (KEY(&l, "Reductions: ", &v) && parse_u64(v, l.end, &vp->reductions))
+				f |= F_REDS;
+			break;
+		case 'O':
+			if (KEY(&l, "OldHeap: ", &v) && parse_u64(v, l.end, &old))
+				f |= F_OLD;
+			break;
+		case 'P':
+			if (KEY(&l, "Program counter: ", &v) && !(f & F_CURRENT) &&
+			    pc_function(vm, c, v, l.end, &vp->current_function))
+				f |= F_PC;
+			break;
+		case 'I':
+			if (KEY(&l, "Internal State: ", &v)) {
+				f |= F_INTERNAL;
+				if (memmem(v, (size_t)(l.end - v), "OFF_HEAP_MSGQ", 13))
+					f |= F_OFF_HEAP_MSGQ;
+			}
+			break;
+		}
+	}
+	if (!(f & F_STATE))
+		return false;
+	/* Lines come in a fixed order; one that is absent from a section that
+	 * goes on past it was not written because it did not apply. */
+	if (!(f & F_SPAWNED))
+		vp->unknown |= VPF_INITIAL_CALL | VPF_REGISTERED_NAME;
+	if (!(f & (F_CURRENT | F_PC)))
+		vp->unknown |= VPF_CURRENT_FUNCTION;  /* cut, or "unknown function" */
+	if (!(f & F_MQL))
+		vp->unknown |= VPF_MESSAGE_QUEUE_LEN;
+	if (!(f & F_REDS))
+		vp->unknown |= VPF_REDUCTIONS;
+	if (!(f & F_HEAP))
+		vp->unknown |= VPF_HEAP_SIZE;
+	if (!(f & F_MEMORY) || !(f & F_REDS) || links_bad)
+		vp->unknown |= VPF_MEMORY;  /* also marks the link counts unknown */
+	vp->heap_size = heap;
+	vp->total_heap_size = heap + old + frag;
+	if ((f & (F_HEAP | F_OLD | F_FRAG | F_MQL)) != (F_HEAP | F_OLD | F_FRAG | F_MQL) ||
+	    (vp->message_queue_len && !(f & F_OFF_HEAP_MSGQ)))
+		vp->unknown |= VPF_TOTAL_HEAP_SIZE;
+	vp->unknown |= VPF_STACK_SIZE;  /* until its =proc_stack is found */
+	if ((f & (F_STACK_TOP | F_STACK_END)) == (F_STACK_TOP | F_STACK_END) &&
+	    *stack_end >= *stack_top) {
+		vp->stack_size = (*stack_end - *stack_top) / 8;
+		vp->unknown &= ~(uint32_t)VPF_STACK_SIZE;
+	}
+	/* processes have no binary list in a dump (process_info(P, binary)) */
+	vp->unknown |= VPF_BINARY;
+	return true;
+}
+
+/* =proc_stack:<pid>: one line per stack word (stack_element_dump). */
+static void stack_sizes(struct dump *d)
+{
+	struct vm *vm = d->vm;
+	const char *lim = d->map + d->end;
+	size_t mark = 0;
+	for (size_t i = 0; i < d->stacks.n; i++) {
+		size_t off = d->stacks.v[i];
+		const char *pos, *tag = dump_section(d, off, &pos) + 11;  /* after "proc_stack:" */
+		struct vm_pid pid;
+		if (!parse_pid(&tag, pos, &pid) || tag != pos || dump_is_cut(d, off))
+			continue;
+		const struct vm_proc *p = vm_find_proc(vm, pid);
+		if (!p)
+			continue;
+		uint64_t n = 0;
+		for (const char *q = pos + 1; q < lim && *q != '='; n++) {
+			const char *nl = memchr(q, '\n', (size_t)(lim - q));
+			if (!nl)
+				break;
+			q = nl + 1;
+		}
+		struct vm_proc *vp = &vm->procs[p - vm->procs];
+		vp->stack_size = n;
+		vp->unknown &= ~(uint32_t)VPF_STACK_SIZE;
+		dump_drop_behind(d, &mark, off);
+	}
+}
+
+bc_err *dump_load_procs(struct dump *d)
+{
+	struct vm *vm = d->vm;
+	size_t n = d->procs.n;
+	vm->procs = malloc((n ? n : 1) * sizeof *vm->procs);
+	struct mfa_cache *c = calloc(1, sizeof *c);
+	if (!vm->procs || !c) {
+		free(c);
+		return bc_error(BC_ENOMEM, "out of memory for %zu processes", n);
+	}
+	vm->procs_cap = n ? n : 1;
+	size_t mark = 0, skipped = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t top = 0, end = 0;
+		size_t off = d->procs.v[i];
+		struct vm_proc *vp = &vm->procs[vm->nprocs];
+		bool ok = parse_proc(d, off, c, vp, &top, &end);
+		if (ok)
+			vm->nprocs++;
+		if (dump_is_cut(d, off)) {
+			char pid[32];
+			if (ok)
+				vm_gap(vm, "process %s: its =proc section is cut by the end of the dump "
+				       "(fields after the cut are null)", vm_pid_str(vp, pid, sizeof pid));
+			else
+				vm_gap(vm, "the last =proc section is cut before its first field");
+		} else if (!ok) {
+			skipped++;
+		}
+		dump_drop_behind(d, &mark, off);
+	}
+	free(c);
+	if (skipped)
+		vm_gap(vm, "%zu =proc sections unreadable (no pid or State line)", skipped);
+	vm->process_count = vm->nprocs;
+	dump_kind_missing(d, DK_PROC, "processes (=proc)");
+	if (vm_index_pids(vm) < 0)
+		return bc_error(BC_ENOMEM, "out of memory");
+	stack_sizes(d);
+	if (!d->complete) {
+		size_t unknown = 0;
+		for (size_t i = 0; i < vm->nprocs; i++)
+			unknown += (vm->procs[i].unknown & VPF_STACK_SIZE) != 0;
+		if (unknown)
+			vm_gap(vm, "stack_size of %zu processes unknown: the dump stops before their "
+			       "=proc_stack sections", unknown);
+	}
+	return NULL;
+}

@@ -1,0 +1,206 @@
+#include <stdlib.h>
+
+#include "dump/text.h"
+
+/* Length of the UTF-8 sequence at s (at most n bytes), 0 when invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len;
+	unsigned lo = 0x80, hi = 0xbf;  /* the second byte's range */
+	if (c == 0)
+		return 0;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+bool utf8_valid(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n; ) {
+		size_t k = utf8_seq(u + i, n - i);
+		if (!k)
+			return false;
+		i += k;
+	}
+	return true;
+}
+
+const char *intern_text(struct vm *vm, const char *s, size_t n)
+{
+	if (utf8_valid(s, n))
+		return vm_intern(vm, s, n);
+	char *buf = malloc(n ? n : 1);
+	if (!buf)
+		return NULL;
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n; ) {
+		size_t k = utf8_seq(u + i, n - i);
+		if (k) {
+			memcpy(buf + i, s + i, k);
+			i += k;
+		} else {
+			buf[i++] = '?';
+		}
+	}
+	const char *r = vm_intern(vm, buf, n);
+	free(buf);
+	return r;
+}
+
+bool parse_u64_prefix(const char **p, const char *end, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+	while (s < end && *s >= '0' && *s <= '9') {
+		unsigned d = (unsigned)(*s - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return false;
+		x = x * 10 + d;
+		s++;
+	}
+	if (s == *p)
+		return false;
+	*v = x;
+	*p = s;
+	return true;
+}
+
+bool parse_u64(const char *p, const char *end, uint64_t *v)
+{
+	return parse_u64_prefix(&p, end, v) && p == end;
+}
+
+bool parse_hex(const char *p, const char *end, uint64_t *v)
+{
+	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	if (p == end || end - p > 16)
+		return false;
+	uint64_t x = 0;
+	for (; p < end; p++) {
+		int c = (unsigned char)*p, d;
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return false;
+		x = x << 4 | (uint64_t)d;
+	}
+	*v = x;
+	return true;
+}
+
+bool parse_pid(const char **p, const char *end, struct vm_pid *pid)
+{
+	const char *s = *p;
+	uint64_t node, num, serial;
+	if (s >= end || *s++ != '<' || !parse_u64_prefix(&s, end, &node) || node != 0 ||
+	    s >= end || *s++ != '.' || !parse_u64_prefix(&s, end, &num) ||
+	    s >= end || *s++ != '.' || !parse_u64_prefix(&s, end, &serial) ||
+	    s >= end || *s++ != '>' || num > UINT32_MAX || serial > UINT32_MAX)
+		return false;
+	pid->num = (uint32_t)num;
+	pid->serial = (uint32_t)serial;
+	*p = s;
+	return true;
+}
+
+/* The escapes print_atom_name (erl_printf_term.c) writes inside quotes. */
+static int unescape(const char **p, const char *end, char *out, size_t *n)
+{
+	const char *s = *p;
+	if (s >= end)
+		return -1;
+	char c = *s++;
+	switch (c) {
+	case 'n': out[(*n)++] = '\n'; break;
+	case 't': out[(*n)++] = '\t'; break;
+	case 'r': out[(*n)++] = '\r'; break;
+	case 'f': out[(*n)++] = '\f'; break;
+	case 'e': out[(*n)++] = 27; break;
+	case 'b': out[(*n)++] = '\b'; break;
+	case 'v': out[(*n)++] = '\v'; break;
+	default:
+		if (c >= '0' && c <= '7') {
+			unsigned v = (unsigned)(c - '0');
+			for (int i = 0; i < 2 && s < end && *s >= '0' && *s <= '7'; i++)
+				v = v * 8 + (unsigned)(*s++ - '0');
+			if (v >= 0x80) {  /* U+0080..U+009F, printed as its second UTF-8 byte */
+				out[(*n)++] = (char)0xc2;
+				out[(*n)++] = (char)(v & 0xff);
+			} else {
+				out[(*n)++] = (char)v;
+			}
+		} else {
+			out[(*n)++] = c;  /* \' and \\ */
+		}
+	}
+	*p = s;
+	return 0;
+}
+
+const char *parse_atom(struct vm *vm, const char **p, const char *end, const char *stops)
+{
+	const char *s = *p;
+	if (s < end && *s == '\'') {
+		char buf[1024];  /* atoms are at most 255 characters, 4 bytes each */
+		size_t n = 0;
+		for (s++; s < end && *s != '\''; ) {
+			if (n + 4 > sizeof buf)
+				return NULL;
+			if (*s == '\\') {
+				s++;
+				if (unescape(&s, end, buf, &n) < 0)
+					return NULL;
+			} else {
+				buf[n++] = *s++;
+			}
+		}
+		if (s >= end || !utf8_valid(buf, n))
+			return NULL;
+		*p = s + 1;
+		return vm_intern(vm, buf, n);
+	}
+	const char *start = s;
+	while (s < end && !strchr(stops, *s))
+		s++;
+	if (s == start || !utf8_valid(start, (size_t)(s - start)))
+		return NULL;
+	*p = s;
+	return vm_intern(vm, start, (size_t)(s - start));
+}
+
+bool parse_mfa(struct vm *vm, const char *p, const char *end, struct vm_mfa *m)
+{
+	uint64_t arity;
+	const char *mod = parse_atom(vm, &p, end, ":");
+	if (!mod || p >= end || *p++ != ':')
+		return false;
+	const char *fun = parse_atom(vm, &p, end, "/");
+	if (!fun || p >= end || *p++ != '/' || !parse_u64_prefix(&p, end, &arity) || arity > 255)
+		return false;
+	if (p != end && *p != ' ')
+		return false;
+	m->module = mod;
+	m->function = fun;
+	m->arity = (int)arity;
+	return true;
+}

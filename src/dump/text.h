@@ -1,0 +1,61 @@
+/* Reading the text of a crash dump in place: the mapped file is never copied
+ * or NUL-terminated, so every helper works on [p, end). Values are written by
+ * erts_print ("%T" for atoms, pids and MFAs; decimal for counts). */
+#ifndef BEAMCORE_DUMP_TEXT_H
+#define BEAMCORE_DUMP_TEXT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "vm.h"
+
+/* One line, without its '\n'. */
+struct line {
+	const char *p, *end;
+};
+
+/* The line at *pos (before lim); advances *pos past it. */
+static inline bool next_line(const char **pos, const char *lim, struct line *l)
+{
+	if (*pos >= lim)
+		return false;
+	const char *nl = memchr(*pos, '\n', (size_t)(lim - *pos));
+	l->p = *pos;
+	l->end = nl ? nl : lim;
+	*pos = nl ? nl + 1 : lim;
+	return true;
+}
+
+/* Does the line start with the literal `key` (e.g. "Memory: ")? Then *val is
+ * what follows. */
+#define KEY(l, key, val) key_is((l), key, sizeof key - 1, (val))
+static inline bool key_is(const struct line *l, const char *key, size_t n, const char **val)
+{
+	if ((size_t)(l->end - l->p) < n || memcmp(l->p, key, n) != 0)
+		return false;
+	*val = l->p + n;
+	return true;
+}
+
+/* Is s[0..n) valid UTF-8 without NUL bytes (what JSON output can carry)? */
+bool utf8_valid(const char *s, size_t n);
+/* s[0..n) interned, every byte that is not valid UTF-8 (or is NUL) replaced by
+ * '?': for free text such as a slogan, which halt("...") may fill with latin-1. */
+const char *intern_text(struct vm *vm, const char *s, size_t n);
+
+/* All of [p, end) is a decimal number that fits 64 bits. */
+bool parse_u64(const char *p, const char *end, uint64_t *v);
+/* Leading decimal digits of [*p, end); advances *p. */
+bool parse_u64_prefix(const char **p, const char *end, uint64_t *v);
+/* [p, end) is a hexadecimal number (an address), with or without "0x". */
+bool parse_hex(const char *p, const char *end, uint64_t *v);
+/* A local pid "<0.N.S>" at *p; advances *p. */
+bool parse_pid(const char **p, const char *end, struct vm_pid *pid);
+/* An atom as %T prints it ('quoted' with escapes, or bare up to a character
+ * of `stops` or end), interned; advances *p. NULL when malformed (also when
+ * not UTF-8, as atoms always are: a corrupt dump). */
+const char *parse_atom(struct vm *vm, const char **p, const char *end, const char *stops);
+/* "m:f/a" (the whole of [p, end), or followed by " + off)"), interned. */
+bool parse_mfa(struct vm *vm, const char *p, const char *end, struct vm_mfa *m);
+
+#endif

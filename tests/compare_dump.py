@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""beamcore on an erl_crash.dump written on SIGUSR1 by the idle scenario node,
+against the ground truth the live node wrote just before (testdata/capture.sh
+--dump): procs, ets, memory and summary, every number the dump carries.
+
+Processes: every live process must be in the dump. Idle ones (waiting, not the
+collector, not the signal handler that wrote the dump) must match exactly on
+every field the dump carries. A field may be null only where the dump cannot
+carry it: total_heap_size of a process with queued messages (process_info adds
+their heap fragments, the dump does not size them). Reductions are the live
+value + 1 (answering the collector's process_info costs one, as in cores).
+ETS: every field of ets:info/1; the id of a named table is null (a dump prints
+the name in its place), of an unnamed one exact. Memory: as compare_memory.py.
+Usage: compare_dump.py BEAMCORE FIXTURE DUMP (FIXTURE under $BEAMCORE_FIXTURES).
+Exit 0 pass, 1 fail, 77 skip."""
+import json, os, subprocess, sys
+
+FIELDS = ["registered_name", "initial_call", "current_function", "status", "heap_size",
+          "stack_size", "message_queue_len", "memory", "reductions"]
+SIGNAL_HELPERS = {"erts_dirty_process_signal_handler:start/0"}
+EXACT_MEM = ["atom", "atom_used", "code", "ets"]
+CLOSE_MEM = ["total", "processes", "processes_used", "system", "binary"]
+
+bad = []
+
+def run(bc, *args):
+    r = subprocess.run([bc, *args, "--json"], capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        bad.append(f"{' '.join(args)}: exit {r.returncode}: {r.stderr.strip()[:300]}")
+        return None
+    doc = json.loads(r.stdout)
+    if not doc["complete"] or doc["missing"]:
+        bad.append(f"{' '.join(args)}: complete dump reported partial: {doc['missing'][:3]}")
+    return doc
+
+def close(a, b, rel=0.01, absolute=262144):
+    return abs(a - b) <= max(rel * max(a, b), absolute)
+
+def procs(bc, dump, gt):
+    doc = run(bc, "procs", dump)
+    if not doc:
+        return
+    got = {p["pid"]: p for p in doc["processes"]}
+    running = {p["pid"] for p in doc["processes"] if p["status"] != "waiting"}
+    idle = [p for p in gt["processes"] if p["status"] == "waiting"
+            and p["pid"] != gt["collector"] and p["pid"] not in running]
+    nulls, compared = 0, 0
+    for p in gt["processes"]:
+        q = got.get(p["pid"])
+        if q is None:
+            bad.append(f"{p['pid']}: missing from the dump's processes")
+            continue
+        if p not in idle:
+            continue
+        name = p.get("registered_name") or p.get("initial_call")
+        live = dict((f, p[f]) for f in FIELDS)
+        if p["initial_call"] not in SIGNAL_HELPERS:
+            live["reductions"] = p["reductions"] + 1
+        elif q["reductions"] is not None and q["reductions"] >= p["reductions"]:
+            live["reductions"] = q["reductions"]
+        live["link_count"] = len(p["links"])
+        live["monitor_count"] = p["monitors"]
+        live["monitored_by_count"] = p["monitored_by"]
+        for f, want in live.items():
+            compared += 1
+            if q.get(f) != want:
+                bad.append(f"{p['pid']} ({name}) {f}: live {want!r}, dump {q.get(f)!r}")
+        ths = q["total_heap_size"]
+        if ths is None:
+            nulls += 1
+            if not p["message_queue_len"]:
+                bad.append(f"{p['pid']} ({name}) total_heap_size null with no queued messages")
+        elif ths != p["total_heap_size"]:
+            bad.append(f"{p['pid']} ({name}) total_heap_size: live {p['total_heap_size']}, dump {ths}")
+    extra = set(got) - {p["pid"] for p in gt["processes"]}
+    print(f"procs: {len(gt['processes'])} live, {len(got)} in the dump, {len(idle)} idle compared "
+          f"on {len(FIELDS) + 4} fields ({compared} values); total_heap_size null for {nulls} "
+          f"with queued messages; only in the dump: {len(extra)}")
+
+def ets(bc, dump, gt):
+    doc = run(bc, "ets", dump)
+    if not doc:
+        return
+    by_key = {}
+    for t in doc["ets"]:
+        by_key.setdefault(t["id"] or (t["owner"], t["name"]), []).append(t)
+    owners = {p["pid"]: p["registered_name"] for p in gt["processes"]}
+    for t in gt["ets"]:
+        key = (t["owner"], t["name"]) if t["named_table"] else t["id"]
+        qs = by_key.pop(key, [])
+        if len(qs) != 1:
+            bad.append(f"ETS {t['name']} ({t['id']}): {len(qs)} in the dump")
+            continue
+        q = qs[0]
+        for f in ["name", "named_table", "owner", "type", "protection", "size", "memory"]:
+            if q[f] != t[f]:
+                bad.append(f"ETS {t['name']} {f}: live {t[f]!r}, dump {q[f]!r}")
+        want_id = None if t["named_table"] else t["id"]
+        if q["id"] != want_id:
+            bad.append(f"ETS {t['name']} id: want {want_id!r}, dump {q['id']!r}")
+        if q["owner_name"] != owners.get(t["owner"]):
+            bad.append(f"ETS {t['name']} owner_name {q['owner_name']!r}")
+    for k in by_key:
+        bad.append(f"ETS {k}: only in the dump")
+    print(f"ets: {len(gt['ets'])} live tables compared on 9 fields")
+
+def memory(bc, dump, live):
+    doc = run(bc, "memory", dump)
+    if not doc:
+        return
+    report = []
+    for k in EXACT_MEM + CLOSE_MEM:
+        got, want = doc["memory"][k], live["memory"][k]
+        ok = got == want if k in EXACT_MEM else (got is not None and close(got, want, absolute=0))
+        report.append(f"{k} {100 * (got - want) / want:+.3f}%" if got is not None else f"{k} null")
+        if not ok:
+            bad.append(f"memory {k}: live {want}, dump {got}")
+    want_allocs = {(a["allocator"], a["instance"]): a for a in live["allocators"]}
+    got_allocs = {(a["allocator"], a["instance"]): a for a in doc["allocators"]}
+    if set(want_allocs) != set(got_allocs):
+        bad.append(f"allocator instances: live {sorted(set(want_allocs) - set(got_allocs))} "
+                   f"missing, {sorted(set(got_allocs) - set(want_allocs))} extra")
+    for key, w in want_allocs.items():
+        g = got_allocs.get(key)
+        if not g:
+            continue
+        for f, want in [("mbcs_blocks_size", w["mbcs_blocks_size"] + w["pool_blocks_size"]),
+                        ("mbcs_carriers_size", w["mbcs_carriers_size"] + w["pool_carriers_size"]),
+                        ("sbcs_blocks_size", w["sbcs_blocks_size"]),
+                        ("sbcs_carriers_size", w["sbcs_carriers_size"])]:
+            if not close(g[f], want):
+                bad.append(f"{key[0]}[{key[1]}] {f}: live {want}, dump {g[f]}")
+    print(f"memory: {', '.join(report)}; {len(want_allocs)} allocator instances")
+
+def summary(bc, dump, gt, live):
+    doc = run(bc, "summary", dump)
+    text = subprocess.run([bc, dump], capture_output=True, text=True, timeout=300)
+    if not doc:
+        return
+    head = "\n".join(text.stdout.splitlines()[:12])
+    for want in ("slogan Received SIGUSR1", "sessions_server holds",
+                 "1,500 of them beamcore_scenario:idle/1"):
+        if want not in head:
+            bad.append(f"summary text: first lines lack {want!r}")
+    flooded = [l for l in head.splitlines() if "flooded" in l and "100,000 messages" in l]
+    if not flooded:
+        bad.append("summary text: first lines do not name flooded's 100,000 messages")
+    # its total_heap_size is unknown in a dump: no number may stand for it
+    if any("total_heap_size ?" not in l for l in flooded if "total_heap_size" in l):
+        bad.append(f"summary text: a number for flooded's unknown total_heap_size: {flooded}")
+    d = doc["target"]["death"]
+    if not d or d["slogan"] != "Received SIGUSR1" or not d["culprit"]:
+        bad.append(f"summary death {d}")
+    if doc["target"]["otp_release"] != gt["otp_release"] or \
+            doc["target"]["erts_version"] != gt["erts_version"] or \
+            doc["target"]["node"] != gt["node"] or doc["target"]["atom_limit"] != gt["atom_limit"] \
+            or doc["target"]["schedulers"] != gt["schedulers"]:
+        bad.append(f"summary target {doc['target']}")
+    live_procs = [p for p in gt["processes"] if p["pid"] != gt["collector"]]
+    top = max(live_procs, key=lambda p: p["memory"])
+    got = doc["processes"][0]
+    if (got["pid"], got["memory"]) != (top["pid"], top["memory"]):
+        bad.append(f"top process {got['pid']} {got['memory']} != live {top['pid']} {top['memory']}")
+    q = max(live_procs, key=lambda p: p["message_queue_len"])
+    gq = doc["message_queues"][0]
+    if (gq["pid"], gq["message_queue_len"]) != (q["pid"], q["message_queue_len"]):
+        bad.append(f"longest queue {gq['pid']} != live {q['pid']} {q['message_queue_len']}")
+    e = max(gt["ets"], key=lambda t: t["memory"])
+    ge = doc["ets"][0]
+    if (ge["name"], ge["size"], ge["memory"]) != (e["name"], e["size"], e["memory"]):
+        bad.append(f"largest ETS {ge} != live {e}")
+    for k in EXACT_MEM:
+        if doc["memory"][k] != live["memory"][k]:
+            bad.append(f"summary memory {k} {doc['memory'][k]} != live {live['memory'][k]}")
+    print(f"summary: {len(doc['findings'])} findings, death {d['slogan']!r}, culprit {d['culprit']}")
+
+def main():
+    bc, fx, name = sys.argv[1], sys.argv[2], sys.argv[3]
+    fx = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), fx)
+    dump = os.path.join(fx, name)
+    if not os.path.exists(dump) or not os.path.exists(os.path.join(fx, "memory.json")):
+        print(f"SKIP: no fixture {dump} (testdata/capture.sh REL DIR --dump)")
+        return 77
+    gt = json.load(open(os.path.join(fx, "ground_truth.json")))
+    live = json.load(open(os.path.join(fx, "memory.json")))
+    procs(bc, dump, gt)
+    ets(bc, dump, gt)
+    memory(bc, dump, live)
+    summary(bc, dump, gt, live)
+    print(f"{len(bad)} mismatches")
+    for b in bad[:50]:
+        print("  MISMATCH " + b)
+    return 1 if bad else 0
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""`beamcore proc PID --json` against the live node's process_info of that pid
+(ground_truth.json): links, current_stacktrace, the backtrace with file:line
+(process_info's current_stacktrace locations, for stacks without repeated
+frames), the dictionary (small ones, as a set) and the first messages, printed
+as Erlang prints them. Checked for every registered idle process and a few others.
+Usage: compare_proc.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
+import json, os, subprocess, sys
+
+def main():
+    bc, fx, core = sys.argv[1], sys.argv[2], sys.argv[3]
+    fx = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), fx)
+    core = os.path.join(fx, core)
+    if not os.path.exists(core):
+        print(f"SKIP: no fixture {core}")
+        return 77
+    beam = open(os.path.join(fx, "beam.smp.path")).read().strip()
+    gt = json.load(open(os.path.join(fx, "ground_truth.json")))
+    if "messages_head" not in gt["processes"][0]:
+        print("SKIP: fixture predates messages_head (regenerate it)")
+        return 77
+    idle = [p for p in gt["processes"] if p["status"] == "waiting" and p["pid"] != gt["collector"]]
+    picks = [p for p in idle if p["registered_name"]]
+    for call in ("beamcore_scenario:caller/0", "beamcore_scenario:idle/1"):
+        picks += [p for p in idle if p["initial_call"] == call][:2]
+    bad, checked = [], 0
+    for p in picks:
+        r = subprocess.run([bc, "proc", p["pid"], core, beam, "--json"], capture_output=True,
+                           text=True, timeout=300)
+        if r.returncode != 0:
+            bad.append(f"{p['pid']}: exit {r.returncode} {r.stderr.strip()}")
+            continue
+        q = json.loads(r.stdout)["process"]
+        name = p["registered_name"] or p["initial_call"]
+        checks = [("links", sorted(p["links"]), sorted(q["links"])),
+                  ("current_stacktrace", p["current_stacktrace"], q["current_stacktrace"]),
+                  ("messages", p["messages_head"], q["messages"][:3])]
+        st = p["current_stacktrace"]
+        if len(st) < gt["backtrace_depth"] and all(a != b for a, b in zip(st, st[1:])):
+            want = [f"{m} ({loc})" if loc else m for m, loc in zip(st, p["current_location"])]
+            checks.append(("backtrace", want, q["backtrace"]))
+        if p["dictionary_head"] is not None:
+            checks.append(("dictionary", sorted(p["dictionary_head"]), sorted(q["dictionary"])))
+        for what, live, got in checks:
+            checked += 1
+            if live != got:
+                bad.append(f"{p['pid']} ({name}) {what}: live {live}, beamcore {got}")
+    print(f"{os.path.basename(core)}: {len(picks)} processes, {checked} checks; {len(bad)} mismatches")
+    for b in bad[:30]:
+        print("  MISMATCH " + b[:600])
+    return 1 if bad else 0
+
+if __name__ == "__main__":
+    sys.exit(main())

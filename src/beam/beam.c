@@ -126,6 +126,7 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	struct beam *b = calloc(1, sizeof *b);
 	if (!b)
 		return bc_error(BC_ENOMEM, "out of memory");
+	b->ranges_ok = -1;
 	bc_err *err = core_open(o->core_path, &b->core);
 	if (err)
 		goto fail;
@@ -231,6 +232,7 @@ void beam_close(struct beam *b)
 		return;
 	vm_free(b->vm);
 	free(b->atom_cache);
+	beam_code_cache_free(b);
 	exe_close(b->exe);
 	core_close(b->core);
 	free(b);

@@ -24,6 +24,8 @@ struct beam {
 	int pid_wide;              /* 1: 60-bit pid data (OTP 26+), 0: 28-bit + table index */
 	uint64_t pix_mask, pix_cl_mask, pix_cli_mask;  /* erts_ptab_pixdata2data */
 	uint32_t pix_cl_shift, pix_cli_shift;
+	int ranges_ok;             /* code ranges usable: -1 not yet known */
+	struct code_cache *code_cache;  /* code.c */
 };
 
 struct beam_open_opts {
@@ -58,6 +60,7 @@ struct vm_loc {
 	uint64_t file_term;
 };
 int beam_lookup_code_loc(struct beam *b, uint64_t pc, struct vm_mfa *out, struct vm_loc *loc);
+void beam_code_cache_free(struct beam *b);
 
 /* A local pid term as <0.num.serial>; the layout is known once procs are loaded. */
 void beam_decode_pid(const struct beam *b, uint64_t term, struct vm_pid *out);

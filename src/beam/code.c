@@ -1,21 +1,23 @@
 /* Code address -> Module:Function/Arity through the loaded modules' code ranges
  * (beam_ranges.c erts_lookup_function_info): binary search r[active].modules for
  * the module, then its BeamCodeHeader's functions[] for the function. */
+#include <stdlib.h>
+
 #include "beam/beam.h"
 
 static int ranges_ready(struct beam *b)
 {
+	if (b->ranges_ok >= 0)
+		return b->ranges_ok;
 	static const enum layout_id need[] = {
 		G_RANGES, S_RANGES, RANGES_MODULES, RANGES_N, G_ACTIVE_CODE_IX,
 		ACTIVE_CODE_IX_VAL, S_RANGE, RANGE_START, RANGE_END, BCH_NUM_FUNCTIONS,
 		BCH_FUNCTIONS, CI_MFA,
 	};
 	bc_err *e = layout_need(&b->L, need, sizeof need / sizeof need[0]);
-	if (e) {
-		bc_err_free(e);
-		return 0;
-	}
-	return 1;
+	b->ranges_ok = e == NULL;
+	bc_err_free(e);
+	return b->ranges_ok;
 }
 
 /* file:line of pc in function k of the module at hdr (beam_ranges.c lookup_loc). */
@@ -66,9 +68,78 @@ static void lookup_loc(struct beam *b, uint64_t hdr, uint64_t k, uint64_t pc, st
 	}
 }
 
+/* Many processes wait at the same few code addresses: remember the answers. */
+struct code_cache {
+	uint64_t *pc;          /* 0: empty */
+	struct vm_mfa *mfa;
+	int8_t *ok;
+	size_t size, used;
+};
+
+static int cache_grow(struct code_cache *c)
+{
+	size_t n = c->size ? c->size * 2 : 1024;
+	uint64_t *pc = calloc(n, sizeof *pc);
+	struct vm_mfa *mfa = malloc(n * sizeof *mfa);
+	int8_t *ok = malloc(n);
+	if (!pc || !mfa || !ok) {
+		free(pc);
+		free(mfa);
+		free(ok);
+		return -1;
+	}
+	for (size_t i = 0; i < c->size; i++) {
+		if (!c->pc[i])
+			continue;
+		size_t j = (c->pc[i] * 0x9e3779b97f4a7c15ull >> 20) & (n - 1);
+		while (pc[j])
+			j = (j + 1) & (n - 1);
+		pc[j] = c->pc[i];
+		mfa[j] = c->mfa[i];
+		ok[j] = c->ok[i];
+	}
+	free(c->pc);
+	free(c->mfa);
+	free(c->ok);
+	c->pc = pc;
+	c->mfa = mfa;
+	c->ok = ok;
+	c->size = n;
+	return 0;
+}
+
 int beam_lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out)
 {
-	return beam_lookup_code_loc(b, pc, out, NULL);
+	struct code_cache *c = b->code_cache;
+	if (!c && !(c = b->code_cache = calloc(1, sizeof *c)))
+		return beam_lookup_code_loc(b, pc, out, NULL);
+	if (!pc)
+		return -1;
+	if (c->used * 2 >= c->size && cache_grow(c) < 0)
+		return beam_lookup_code_loc(b, pc, out, NULL);
+	size_t mask = c->size - 1, j = (pc * 0x9e3779b97f4a7c15ull >> 20) & mask;
+	for (; c->pc[j]; j = (j + 1) & mask)
+		if (c->pc[j] == pc) {
+			*out = c->mfa[j];
+			return c->ok[j] ? 0 : -1;
+		}
+	int r = beam_lookup_code_loc(b, pc, &c->mfa[j], NULL);
+	c->pc[j] = pc;
+	c->ok[j] = r == 0;
+	c->used++;
+	*out = c->mfa[j];
+	return r;
+}
+
+void beam_code_cache_free(struct beam *b)
+{
+	struct code_cache *c = b->code_cache;
+	if (!c)
+		return;
+	free(c->pc);
+	free(c->mfa);
+	free(c->ok);
+	free(c);
 }
 
 int beam_lookup_code_loc(struct beam *b, uint64_t pc, struct vm_mfa *out, struct vm_loc *loc)

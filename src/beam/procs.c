@@ -513,12 +513,15 @@ bc_err *beam_load_procs(struct beam *b)
 	for (uint32_t ix = 0; ix < max; ix++) {
 		if (!slots[ix])
 			continue;
-		if (core_peek(b->core, slots[ix], pbuf, psize) < 0) {
+		const uint8_t *pp = core_ptr(b->core, slots[ix], psize);
+		if (!pp && core_peek(b->core, slots[ix], pbuf, psize) == 0)
+			pp = pbuf;
+		if (!pp) {
 			if (!unreadable++)
 				first_bad = slots[ix];
 			continue;
 		}
-		struct walk w = { b, L, pbuf, slots[ix] };
+		struct walk w = { b, L, pp, slots[ix] };
 		struct vm_proc *vp = vm_add_proc(b->vm);
 		if (!vp) {
 			free(slots);

@@ -216,6 +216,15 @@ void core_close(struct core *c)
 
 static const struct core_seg *find_seg(const struct core *c, uint64_t addr)
 {
+	/* Walks read neighbouring addresses: try the segment of the last hit, then
+	 * the one last seen in this 64 KiB neighbourhood, before searching. */
+	const struct core_seg *h = c->hint;
+	if (h && addr >= h->vaddr && addr - h->vaddr < h->memsz)
+		return h;
+	const struct core_seg **slot = (const struct core_seg **)&c->near[(addr >> 16) & 1023];
+	h = *slot;
+	if (h && addr >= h->vaddr && addr - h->vaddr < h->memsz)
+		return ((struct core *)c)->hint = h;
 	size_t lo = 0, hi = c->nsegs;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -225,7 +234,7 @@ static const struct core_seg *find_seg(const struct core *c, uint64_t addr)
 		else if (addr - s->vaddr >= s->memsz)
 			lo = mid + 1;
 		else
-			return s;
+			return ((struct core *)c)->hint = *slot = s;
 	}
 	return NULL;
 }

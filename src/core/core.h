@@ -48,6 +48,8 @@ struct core {
 	uint64_t at_phdr, at_entry;   /* from NT_AUXV */
 	const char *psargs;           /* NT_PRPSINFO command line */
 	int truncated;                /* file shorter than its program headers say */
+	const struct core_seg *hint;  /* last segment a read hit (a lookup cache) */
+	const struct core_seg *near[1024]; /* by address bits 16..25: the last segment hit */
 };
 
 bc_err *core_open(const char *path, struct core **out);

@@ -72,14 +72,6 @@ static struct want *want_add(struct want *w, size_t *n, const char *name)
 	return &w[(*n)++];
 }
 
-static struct want *want_find(struct want *w, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!w[i].cu && w[i].name[0] == name[0] && strcmp(w[i].name, name) == 0)
-			return &w[i];
-	return NULL;
-}
-
 /* Does the compile unit named cu_name (a path) match the want's file filter? */
 static int cu_matches(const struct want *x, const char *cu_name)
 {
@@ -101,6 +93,70 @@ static int is_declaration(Dwarf_Die *d)
 	return flag;
 }
 
+/* A struct tag declared in one CU is completed in another: every complete
+ * struct/union tag seen by the one scan, by name (names point into the DWARF's
+ * string data, alive as long as the Dwarf). */
+static struct tag_index {
+	const char **name;
+	Dwarf_Off *off;
+	size_t size, used;
+} tags;
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void tag_add(const char *name, Dwarf_Off off)
+{
+	if (tags.used * 2 >= tags.size) {
+		size_t n = tags.size ? tags.size * 2 : 4096;
+		const char **nm = calloc(n, sizeof *nm);
+		Dwarf_Off *of = calloc(n, sizeof *of);
+		if (!nm || !of) {
+			free(nm);
+			free(of);
+			return;
+		}
+		for (size_t i = 0; i < tags.size; i++) {
+			if (!tags.name[i])
+				continue;
+			size_t j = str_hash(tags.name[i]) & (n - 1);
+			while (nm[j])
+				j = (j + 1) & (n - 1);
+			nm[j] = tags.name[i];
+			of[j] = tags.off[i];
+		}
+		free(tags.name);
+		free(tags.off);
+		tags.name = nm;
+		tags.off = of;
+		tags.size = n;
+	}
+	size_t j = str_hash(name) & (tags.size - 1);
+	for (; tags.name[j]; j = (j + 1) & (tags.size - 1))
+		if (strcmp(tags.name[j], name) == 0)
+			return;  /* first definition wins */
+	tags.name[j] = name;
+	tags.off[j] = off;
+	tags.used++;
+}
+
+static int tag_find(const char *name, Dwarf_Off *off)
+{
+	if (!tags.size)
+		return -1;
+	for (size_t j = str_hash(name) & (tags.size - 1); tags.name[j]; j = (j + 1) & (tags.size - 1))
+		if (strcmp(tags.name[j], name) == 0) {
+			*off = tags.off[j];
+			return 0;
+		}
+	return -1;
+}
+
 static void scan(Dwarf *dw, struct want *w, size_t nw)
 {
 	Dwarf_Off off = 0, next;
@@ -117,6 +173,9 @@ static void scan(Dwarf *dw, struct want *w, size_t nw)
 				const char *name = dwarf_diename(&d);
 				if (!name)
 					continue;
+				if ((tag == DW_TAG_structure_type || tag == DW_TAG_union_type) &&
+				    !is_declaration(&d))
+					tag_add(name, dwarf_dieoffset(&d));
 				for (size_t i = 0; i < nw; i++) {
 				struct want *x = &w[i];
 				if (x->name[0] != name[0] || strcmp(x->name, name) != 0 ||
@@ -159,56 +218,15 @@ static int peel(Dwarf_Die *t)
 	return -1;
 }
 
-/* A struct tag declared in one CU is completed in another: find the definition,
- * first among the wanted names, else by one more scan (cached). */
-static struct tag_cache {
-	const char *name;
-	Dwarf_Off off;
-	int found;
-} tag_cache[32];
-static size_t ntag_cache;
-
-static int scan_for_tag(Dwarf *dw, const char *name, Dwarf_Off *out)
-{
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu, d;
-		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &d) == 0) {
-			do {
-				int tag = dwarf_tag(&d);
-				if (tag != DW_TAG_structure_type && tag != DW_TAG_union_type)
-					continue;
-				const char *n = dwarf_diename(&d);
-				if (n && strcmp(n, name) == 0 && !is_declaration(&d)) {
-					*out = dwarf_dieoffset(&d);
-					return 0;
-				}
-			} while (dwarf_siblingof(&d, &d) == 0);
-		}
-		off = next;
-	}
-	return -1;
-}
-
 static int complete(Dwarf *dw, Dwarf_Die *t, struct want *w, size_t nw)
 {
+	(void)w;
+	(void)nw;
 	if (!is_declaration(t))
 		return 0;
 	const char *name = dwarf_diename(t);
-	if (!name)
-		return -1;
-	struct want *x = want_find(w, nw, name);
-	if (x && x->have_tag)
-		return dwarf_offdie(dw, x->tag_off, t) ? 0 : -1;
-	for (size_t i = 0; i < ntag_cache; i++)
-		if (tag_cache[i].name == name || strcmp(tag_cache[i].name, name) == 0)
-			return tag_cache[i].found && dwarf_offdie(dw, tag_cache[i].off, t) ? 0 : -1;
-	Dwarf_Off off = 0;
-	int found = scan_for_tag(dw, name, &off) == 0;
-	if (ntag_cache < sizeof tag_cache / sizeof tag_cache[0])
-		tag_cache[ntag_cache++] = (struct tag_cache){ name, off, found };
-	return found && dwarf_offdie(dw, off, t) ? 0 : -1;
+	Dwarf_Off off;
+	return name && tag_find(name, &off) == 0 && dwarf_offdie(dw, off, t) ? 0 : -1;
 }
 
 static int member_offset(Dwarf_Die *m, uint64_t *off)
@@ -363,7 +381,6 @@ bc_err *layout_resolve(Dwarf *dw, struct layout *L)
 	size_t nw = 0;
 	struct want *ix[L_COUNT];
 	memset(L, 0, sizeof *L);
-	ntag_cache = 0;
 	for (int i = 0; i < L_COUNT; i++)
 		ix[i] = want_add(w, &nw, specs[i].name);
 	/* struct tags reached through members (declared elsewhere) are completed lazily
@@ -423,6 +440,9 @@ bc_err *layout_resolve(Dwarf *dw, struct layout *L)
 		if (e->found)
 			L->nfound++;
 	}
+	free(tags.name);
+	free(tags.off);
+	memset(&tags, 0, sizeof tags);
 	if (L->nfound == 0)
 		return bc_error(BC_ENODEBUG, "no beam.smp symbols in the DWARF (is this a beam.smp?)");
 	return NULL;

@@ -243,7 +243,13 @@ static void crash_finding(const struct vm *vm, struct an_out *out)
 	char line[2048], buf[512];
 	size_t o = 0;
 	const char *sig = vm->signo > 0 ? sigabbrev_np(vm->signo) : NULL;
-	o += snprintf(line + o, sizeof line - o, "died of SIG%s", sig ? sig : "?");
+	if (vm->signo)
+		o += snprintf(line + o, sizeof line - o, "died of SIG%s", sig ? sig : "?");
+	else
+		o += snprintf(line + o, sizeof line - o, "caught dying in %s", vm->fatal_function);
+	if (vm->alloc_type)
+		o += snprintf(line + o, sizeof line - o, " (out of memory: %s bytes of type \"%s\")",
+			      fmt_count(vm->alloc_size, buf, sizeof buf), vm->alloc_type);
 	if (vm->signo == SIGSEGV || vm->signo == SIGBUS)
 		o += snprintf(line + o, sizeof line - o, " (address 0x%llx)",
 			      (unsigned long long)vm->sigaddr);

@@ -35,9 +35,10 @@ static const char *thread_role(const struct vm_thread *t, char *buf, size_t len)
 }
 
 /* JSON: one object per thread, frames as strings. */
-enum { J_TID, J_ROLE, J_RUNNING, J_SIGNAL, J_FRAMES, J_STOP };
+enum { J_TID, J_CRASH, J_ROLE, J_RUNNING, J_SIGNAL, J_FRAMES, J_STOP };
 static const struct rcol json_cols[] = {
 	[J_TID] = { "tid", NULL, RC_U64, 0 },
+	[J_CRASH] = { "crash_site", NULL, RC_BOOL, 0 },
 	[J_ROLE] = { "role", NULL, RC_STR, 0 },
 	[J_RUNNING] = { "running", NULL, RC_STR, 0 },
 	[J_SIGNAL] = { "signal", NULL, RC_STR, 0 },
@@ -51,6 +52,7 @@ static void json_cell(void *ctx, size_t row, size_t col, struct rcell *out, char
 	const struct vm_thread *t = &vm->threads[row];
 	switch (col) {
 	case J_TID: out->u = (uint64_t)t->tid; break;
+	case J_CRASH: out->u = (size_t)vm->crash_thread == row; break;
 	case J_ROLE: out->s = t->role; break;
 	case J_RUNNING: out->s = t->has_running ? vm_pid2str(t->running, buf, len) : NULL; break;
 	case J_SIGNAL:

@@ -196,7 +196,11 @@ struct vm {
 	size_t mfa_index_size;
 	struct vm_thread *threads;
 	size_t nthreads;
-	int crash_thread;              /* index of the thread that took the fatal signal, -1 */
+	int crash_thread;              /* index of the thread that took the fatal signal, or
+					* (no signal) that stopped in a fatal function; -1 */
+	const char *fatal_function;    /* that fatal function (erts_alc_fatal_error, ...) */
+	uint64_t alloc_size;           /* erts_alc_fatal_error caught on entry: its size, */
+	const char *alloc_type;        /* and the allocation type ("heap", ...); else 0/NULL */
 	struct vm_nframe *nframes_native;
 	size_t nnframes, nnframes_cap;
 	struct vm_memory memory;

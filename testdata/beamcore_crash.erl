@@ -2,7 +2,7 @@
 %% erlang:halt(abort). Writes crash.json (what beamcore must name) first.
 %% Run: erl -noshell -pa DIR -run beamcore_crash start nif|abort   (cwd = DIR)
 -module(beamcore_crash).
--export([start/1, boom/0, halt_abort/0]).
+-export([start/1, boom/0, halt_abort/0, grow/1]).
 
 start([Kind]) ->
     {ok, Dir} = file:get_cwd(),
@@ -14,6 +14,12 @@ run(nif, Dir) ->
     register(crasher, self()),
     truth(Dir, "beamcore_crash:boom/0", "crash_nif_segv", "SIGSEGV"),
     boom();
+run(alloc, Dir) ->
+    register(crasher, self()),
+    truth(Dir, "beamcore_crash:grow/1", "erts_alc_fatal_error", "none",
+          ",\"also\": [\"out of memory\", \"of type \\\"heap\\\"\"]"),
+    wait_go(Dir),
+    grow([]);
 run(abort, Dir) ->
     register(crasher, self()),
     truth(Dir, "beamcore_crash:halt_abort/0", "abort", "SIGABRT"),
@@ -24,12 +30,26 @@ boom() ->
     _ = beamcore_crash_nif:segv(),
     ok.
 
+%% Builds a list until the heap cannot grow: eheap_alloc fails under ulimit -v.
+grow(L) ->
+    grow([lists:seq(1, 1000) | L]).
+
+%% capture-crash.sh attaches gdb first, then says go.
+wait_go(Dir) ->
+    case filelib:is_file(filename:join(Dir, "go")) of
+        true -> ok;
+        false -> receive after 100 -> wait_go(Dir) end
+    end.
+
 halt_abort() ->
     _ = erlang:halt(abort),
     ok.
 
 truth(Dir, Caller, CFunction, Signal) ->
+    truth(Dir, Caller, CFunction, Signal, "").
+
+truth(Dir, Caller, CFunction, Signal, Extra) ->
     Json = io_lib:format("{\"pid\": \"~s\", \"registered_name\": \"crasher\", \"caller\": \"~s\", "
-                         "\"c_function\": \"~s\", \"signal\": \"~s\"}~n",
-                         [pid_to_list(self()), Caller, CFunction, Signal]),
+                         "\"c_function\": \"~s\", \"signal\": \"~s\"~s}~n",
+                         [pid_to_list(self()), Caller, CFunction, Signal, Extra]),
     ok = file:write_file(filename:join(Dir, "crash.json"), Json).

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# A kernel core of a node that dies by KIND (nif: a NIF segfaults; abort:
-# erlang:halt(abort)), on our DWARF build of OTP REL, with crash.json saying
-# which process, Erlang function, C function and signal beamcore must name.
-#   testdata/capture-crash.sh 25|27 nif|abort OUTDIR
+# A core of a node that dies by KIND, on our DWARF build of OTP REL, with
+# crash.json saying which process, Erlang function, C function and signal
+# beamcore must name:
+#   nif    a NIF segfaults (kernel core)
+#   abort  erlang:halt(abort) (kernel core)
+#   alloc  a process outgrows `ulimit -v`: gdb, attached with a breakpoint on
+#          erts_alc_fatal_error, takes a gcore there (modern OTP would otherwise
+#          write a crash dump and _exit without a core)
+#   testdata/capture-crash.sh 25|27 nif|abort|alloc OUTDIR
 # OUTDIR gets core, crash.json, beam.smp.path. Exit 77: no room or no core.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 rel=${1:?usage: capture-crash.sh 25|27 nif|abort OUTDIR}; kind=${2:?}; out=$(realpath -m "${3:?}")
-case $kind in nif|abort) ;; *) echo "capture-crash.sh: kind nif|abort" >&2; exit 64 ;; esac
+case $kind in nif|abort|alloc) ;; *) echo "capture-crash.sh: kind nif|abort|alloc" >&2; exit 64 ;; esac
 mkdir -p "$out"
 rm -f "$out"/core "$out"/core.[0-9]* "$out"/crash.json "$out"/beam.smp.path
 free_kb=$(df -Pk "$out" | awk 'NR==2{print $4}')
@@ -31,10 +36,31 @@ fi
 gcc -shared -fPIC -g -O1 -o "$out/beamcore_crash_nif.so" "$here/beamcore_crash_nif.c" \
   -I "$otp/erts/emulator/beam" -I "$otp/erts/include/x86_64-pc-linux-gnu"
 
+rm -f "$out/go"
 rc=0   # (bash reports the signal the node died of)
-( cd "$out" && ulimit -c unlimited &&
-  exec timeout 120 "${run[@]}" -noshell +MIscs 64 -pa "$out" -run beamcore_crash start "$kind" ) \
-  >"$out/node.log" 2>&1 || rc=$?
+if [ "$kind" = alloc ]; then
+  ( cd "$out" && ulimit -v 2000000 &&
+    exec timeout 120 "${run[@]}" -noshell +MIscs 64 -pa "$out" -run beamcore_crash start alloc ) \
+    >"$out/node.log" 2>&1 &
+  node=$!
+  for _ in $(seq 100); do [ -f "$out/crash.json" ] && break; sleep 0.2; done
+  # the node's beam.smp (timeout forks it): the child of the timeout process
+  beam=$(pgrep -P "$node" -f beam.smp || pgrep -P "$(pgrep -P "$node" | head -1)" | head -1)
+  timeout 120 gdb -p "$beam" -batch -nx -ex 'set pagination off' \
+    -ex 'handle SIGUSR1 SIGUSR2 SIGPIPE SIGCHLD SIGALRM SIGINT nostop noprint pass' \
+    -ex 'break erts_alc_fatal_error' -ex continue -ex "gcore $out/core" -ex kill \
+    >"$out/gdb.log" 2>&1 &
+  gdb=$!
+  sleep 3
+  touch "$out/go"
+  wait "$gdb" || rc=$?
+  kill -KILL "$beam" 2>/dev/null || true
+  wait "$node" 2>/dev/null || true
+else
+  ( cd "$out" && ulimit -c unlimited &&
+    exec timeout 120 "${run[@]}" -noshell +MIscs 64 -pa "$out" -run beamcore_crash start "$kind" ) \
+    >"$out/node.log" 2>&1 || rc=$?
+fi
 core=$(find "$out" -maxdepth 1 -type f \( -name core -o -name 'core.[0-9]*' \) | head -1)
 [ -n "$core" ] || { echo "capture-crash.sh: no core (node exit $rc)" >&2; cat "$out/node.log" >&2; exit 77; }
 [ "$core" = "$out/core" ] || mv "$core" "$out/core"

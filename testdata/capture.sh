@@ -71,7 +71,8 @@ trap 'exit 130' INT TERM
 # address space that gcore would write out as zeros).
 t0=$(now)
 ( cd "$out" && ulimit -c unlimited &&
-  ERL_CRASH_DUMP="$out/erl_crash.dump" exec "${run[@]}" -noshell +MIscs 64 -pa "$out" \
+  # shellcheck disable=SC2086  # BEAMCORE_ERL_FLAGS: extra emulator flags, e.g. "+JPperf true"
+  ERL_CRASH_DUMP="$out/erl_crash.dump" exec "${run[@]}" -noshell +MIscs 64 ${BEAMCORE_ERL_FLAGS:-} -pa "$out" \
     -run beamcore_scenario start ) \
   >"$out/node.log" 2>&1 &
 pid=$!   # erl/erlexec exec into beam.smp: same pid

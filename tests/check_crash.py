@@ -19,20 +19,22 @@ def main():
     s = subprocess.run([bc, "summary", core, beam, "--json"], capture_output=True, text=True, timeout=300)
     doc = json.loads(s.stdout)
     site = doc["findings"][0] if doc["findings"] else ""
-    for part in (f"died of {want['signal']}", want["c_function"], want["pid"],
-                 want["registered_name"], want["caller"]):
+    signal = None if want["signal"] == "none" else want["signal"]
+    head = f"died of {signal}" if signal else f"caught dying in {want['c_function']}"
+    for part in (head, want["c_function"], want["pid"], want["registered_name"], want["caller"]) + \
+            tuple(want.get("also", [])):
         if part not in site:
             bad.append(f"crash finding lacks {part!r}: {site!r}")
-    if doc["target"]["signal"] != want["signal"]:
-        bad.append(f"target signal {doc['target']['signal']} != {want['signal']}")
+    if doc["target"]["signal"] != signal:
+        bad.append(f"target signal {doc['target']['signal']} != {signal}")
     t = subprocess.run([bc, "threads", core, beam, "--json"], capture_output=True, text=True, timeout=300)
     threads = json.loads(t.stdout)["threads"]
-    crashed = [x for x in threads if x["signal"]]
-    if len(crashed) != 1:
-        bad.append(f"{len(crashed)} threads marked as taking the signal")
+    crashed = [x for x in threads if x["crash_site"]]
+    if len(crashed) != 1 or (signal and crashed[0]["signal"] != signal):
+        bad.append(f"{len(crashed)} threads marked as the crash site")
     else:
         c = crashed[0]
-        if not (c["role"] or "").startswith("scheduler ") or c["running"] != want["pid"]:
+        if "scheduler" not in (c["role"] or "") or c["running"] != want["pid"]:
             bad.append(f"crashing thread {c['role']} running {c['running']}, want a scheduler running {want['pid']}")
         if not any(want["c_function"] in f for f in c["frames"][:4]):
             bad.append(f"{want['c_function']} not among the innermost frames {c['frames'][:4]}")

@@ -43,8 +43,16 @@ for rel in 25 27; do
   [ $rc -eq 0 ] || echo "capture.sh $rel exited $rc: its tests will skip"
 done
 
+# Frame-pointer frames (+JPperf true: erts_frame_layout FP_RA), kernel core only.
+d=$fixtures/otp25-fp
+if ! [ -f "$d/core.kernel" ] || ! [ -f "$d/ground_truth.json" ]; then
+  say "fixture $d (+JPperf true)"
+  BEAMCORE_ERL_FLAGS="+JPperf true" testdata/capture.sh 25 "$d" --no-gcore ||
+    echo "capture.sh (+JPperf) failed: its tests will skip"
+fi
+
 for rel in 25 27; do
-  for death in nif abort; do
+  for death in nif abort alloc; do
     d=$fixtures/crash$rel-$death
     if [ -f "$d/core" ] && [ -f "$d/crash.json" ]; then continue; fi
     say "crash fixture $d"

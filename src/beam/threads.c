@@ -4,6 +4,7 @@
  * thread pointer, others by their entry function), and the crashing thread. */
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+#include <sys/user.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,53 @@ static void name_schedulers(struct beam *b)
 	}
 }
 
+static void alloc_args(struct beam *b, const struct core_thread *t)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct r;
+	memcpy(&r, t->regs, sizeof r);
+	const struct layout *L = &b->L;
+	uint64_t name;
+	char buf[64];
+	b->vm->alloc_size = r.rcx;  /* the first variadic argument: the size */
+	if (LHAS(L, G_ALC_N2TD) && r.rdx < 4096 &&
+	    beam_read_u64(b, beam_global(b, G_ALC_N2TD) + r.rdx * 8, &name) == 0 &&
+	    beam_read_cstr(b, name, buf, sizeof buf) == 0)
+		b->vm->alloc_type = vm_intern(b->vm, buf, strlen(buf));
+#else
+	(void)b;
+	(void)t;
+#endif
+}
+
+/* Functions a dying VM passes through (erl_alloc.c, erl_init.c, break.c). */
+static const char *const fatal_functions[] = {
+	"erts_alc_fatal_error", "erts_exit_vv", "erl_crash_dump_v", "abort",
+};
+
+/* No signal (a gcore taken at a breakpoint, or of a VM stuck while dying): the
+ * thread inside a fatal function is the crash site. Caught on entry of
+ * erts_alc_fatal_error(error, func, n, size...), the registers still hold its
+ * arguments: the allocation type number and the size. */
+static void find_fatal(struct beam *b)
+{
+	struct vm *vm = b->vm;
+	for (size_t i = 0; i < vm->nthreads && vm->crash_thread < 0; i++) {
+		const struct vm_thread *t = &vm->threads[i];
+		for (uint32_t k = 0; k < t->nframes && vm->crash_thread < 0; k++) {
+			const struct vm_nframe *f = &vm->nframes_native[t->frame_first + k];
+			for (size_t j = 0; f->function && j < sizeof fatal_functions / sizeof fatal_functions[0]; j++) {
+				if (strcmp(f->function, fatal_functions[j]) != 0)
+					continue;
+				vm->crash_thread = (int)i;
+				vm->fatal_function = fatal_functions[j];
+				if (j == 0 && k == 0 && f->offset == 0 && i < b->core->nthreads)
+					alloc_args(b, &b->core->threads[i]);
+			}
+		}
+	}
+}
+
 bc_err *beam_load_threads(struct beam *b)
 {
 	struct vm *vm = b->vm;
@@ -267,6 +315,8 @@ bc_err *beam_load_threads(struct beam *b)
 	/* The kernel writes the thread that took the signal first. */
 	if (vm->signo && c->nthreads && c->threads[0].cursig)
 		vm->crash_thread = 0;
+	else
+		find_fatal(b);
 	if (dwfl)
 		dwfl_end(dwfl);
 	if (elf)

@@ -3,32 +3,25 @@
 and its JSON agrees with the live ground truth: the top process by memory, the
 longest queue, the largest ETS table, the largest refc-binary holder, the orphans.
 Usage: check_summary.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
-import json, os, subprocess, sys
+import sys
+from fixture import Fixture
 
 def main():
-    bc, fx, core = sys.argv[1], sys.argv[2], sys.argv[3]
-    fx = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), fx)
-    core = os.path.join(fx, core)
-    if not os.path.exists(core):
-        print(f"SKIP: no fixture {core}")
-        return 77
-    beam = open(os.path.join(fx, "beam.smp.path")).read().strip()
-    gt = json.load(open(os.path.join(fx, "ground_truth.json")))
-    live_mem = json.load(open(os.path.join(fx, "memory.json")))["memory"]
+    fx = Fixture(sys.argv)
+    gt = fx.truth
+    live_mem = fx.json_file("memory.json")["memory"]
     bad = []
-    text = subprocess.run([bc, core, beam], capture_output=True, text=True, timeout=300)
-    head = "\n".join(text.stdout.splitlines()[:10])
-    if text.returncode != 0:
-        bad.append(f"text exit {text.returncode}: {text.stderr}")
+    rc, text, err = fx.run("summary")
+    head = "\n".join(text.splitlines()[:10])
+    if rc != 0:
+        bad.append(f"text exit {rc}: {err}")
     for want in ("sessions_server holds", "ETS sessions: 200,000 objects", "flooded ",
                  "100,000 messages queued", "stuck_server has 10,000 messages queued",
                  "bin_router is the only holder",
                  "1,500 of them beamcore_scenario:idle/1"):
         if want not in head:
             bad.append(f"first ten lines lack {want!r}")
-    r = subprocess.run([bc, "summary", core, beam, "--json"], capture_output=True, text=True,
-                       timeout=300)
-    doc = json.loads(r.stdout)
+    doc = fx.json("summary")
     by_name = {p["registered_name"]: p for p in gt["processes"] if p["registered_name"]}
     live_procs = [p for p in gt["processes"] if p["pid"] != gt["collector"]]
     top = max(live_procs, key=lambda p: p["memory"])
@@ -57,9 +50,9 @@ def main():
     for k in ("atom", "code", "ets"):
         if doc["memory"][k] != live_mem[k]:
             bad.append(f"memory {k} {doc['memory'][k]} != live {live_mem[k]}")
-    if not doc["findings"] or r.returncode != 0:
-        bad.append(f"no findings or exit {r.returncode}")
-    print(f"{os.path.basename(core)}: summary checked ({len(doc['findings'])} findings); "
+    if not doc["findings"]:
+        bad.append("no findings")
+    print(f"{fx.name}: summary checked ({len(doc['findings'])} findings); "
           f"{len(bad)} problems")
     for b in bad:
         print("  " + b)

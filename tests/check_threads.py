@@ -3,19 +3,13 @@
 (as many "scheduler N" as erlang:system_info(schedulers) said), the dirty
 schedulers and the main thread are found, and each thread has a backtrace.
 Usage: check_threads.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
-import json, os, re, subprocess, sys
+import re, sys
+from fixture import Fixture
 
 def main():
-    bc, fx, core = sys.argv[1], sys.argv[2], sys.argv[3]
-    fx = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), fx)
-    core = os.path.join(fx, core)
-    if not os.path.exists(core):
-        print(f"SKIP: no fixture {core}")
-        return 77
-    beam = open(os.path.join(fx, "beam.smp.path")).read().strip()
-    gt = json.load(open(os.path.join(fx, "ground_truth.json")))
-    r = subprocess.run([bc, "threads", core, beam, "--json"], capture_output=True, text=True, timeout=300)
-    threads = json.loads(r.stdout)["threads"]
+    fx = Fixture(sys.argv)
+    gt = fx.truth
+    threads = fx.json("threads")["threads"]
     roles = [t["role"] or "" for t in threads]
     sched = sorted(int(m.group(1)) for r_ in roles if (m := re.fullmatch(r"scheduler (\d+)", r_)))
     bad = []
@@ -28,10 +22,10 @@ def main():
     if empty:
         bad.append(f"threads without frames: {empty}")
     kinds = sorted(set(re.sub(r" [0-9]+$", "", x) for x in roles))
-    print(f"{os.path.basename(core)}: {len(threads)} threads, roles {kinds}; {len(bad)} problems")
+    print(f"{fx.name}: {len(threads)} threads, roles {kinds}; {len(bad)} problems")
     for b in bad:
         print("  " + b)
-    return 1 if bad or r.returncode != 0 else 0
+    return 1 if bad else 0
 
 if __name__ == "__main__":
     sys.exit(main())

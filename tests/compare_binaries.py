@@ -4,27 +4,16 @@ written by the live VM just before the core was taken. For every idle process:
 the count, the bytes (sum of orig_size, as recon's binary_memory) and the bytes
 it alone references; for every binary those processes hold: size, refc and holders.
 Usage: compare_binaries.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
-import json, os, subprocess, sys
+import sys
+from fixture import Fixture, idle_processes
 
 def main():
-    bc, fx, core = sys.argv[1], sys.argv[2], sys.argv[3]
-    fx = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), fx)
-    core = os.path.join(fx, core)
-    if not os.path.exists(core):
-        print(f"SKIP: no fixture {core}")
-        return 77
-    beam = open(os.path.join(fx, "beam.smp.path")).read().strip()
-    gt = json.load(open(os.path.join(fx, "ground_truth.json")))
-    r = subprocess.run([bc, "binaries", core, beam, "--json"], capture_output=True,
-                       text=True, timeout=300)
-    if r.returncode != 0:
-        print(f"FAIL: exit {r.returncode}: {r.stderr.strip()}")
-        return 1
-    doc = json.loads(r.stdout)
+    fx = Fixture(sys.argv)
+    gt = fx.truth
+    doc = fx.json("binaries")
     holders = {h["pid"]: h for h in doc["holders"]}
     bins = {b["address"]: b for b in doc["binaries"]}
-    idle = [p for p in gt["processes"]
-            if p["status"] == "waiting" and p["pid"] != gt["collector"]]
+    idle = idle_processes(gt)
     bad, nbins = [], 0
     for p in idle:
         want = p["binary"]
@@ -39,7 +28,7 @@ def main():
             if not b or (b["size"], b["refc"]) != (size, refc) or p["pid"] not in b["holders"]:
                 bad.append(f"{p['pid']} binary {addr:#x} size {size} refc {refc}: beamcore {b}")
     held = sum(1 for p in idle if p["binary"])
-    print(f"{os.path.basename(core)}: {held} idle holders, {nbins} references compared; "
+    print(f"{fx.name}: {held} idle holders, {nbins} references compared; "
           f"{len(bad)} mismatches")
     for b in bad[:40]:
         print("  MISMATCH " + b)

@@ -3,25 +3,15 @@
 just before the core was taken. Every field must match exactly: the tables are
 idle (the scenario is quiet while the ground truth is written).
 Usage: compare_ets.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
-import json, os, subprocess, sys
+import sys
+from fixture import Fixture
 
 FIELDS = ["name", "named_table", "owner", "type", "protection", "size", "memory"]
 
 def main():
-    bc, fx, core = sys.argv[1], sys.argv[2], sys.argv[3]
-    fx = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), fx)
-    core = os.path.join(fx, core)
-    if not os.path.exists(core):
-        print(f"SKIP: no fixture {core}")
-        return 77
-    beam = open(os.path.join(fx, "beam.smp.path")).read().strip()
-    gt = json.load(open(os.path.join(fx, "ground_truth.json")))
-    r = subprocess.run([bc, "ets", core, beam, "--json"], capture_output=True, text=True,
-                       timeout=300)
-    if r.returncode != 0:
-        print(f"FAIL: exit {r.returncode}: {r.stderr.strip()}")
-        return 1
-    got = {t["id"]: t for t in json.loads(r.stdout)["ets"]}
+    fx = Fixture(sys.argv)
+    gt = fx.truth
+    got = {t["id"]: t for t in fx.json("ets")["ets"]}
     owners = {p["pid"]: p["registered_name"] for p in gt["processes"]}
     bad = []
     for t in gt["ets"]:
@@ -35,7 +25,7 @@ def main():
         if q["owner_name"] != owners.get(t["owner"]):
             bad.append(f"{t['id']} owner_name {q['owner_name']!r} != {owners.get(t['owner'])!r}")
     bad += [f"{i}: in the core only" for i in got]
-    print(f"{os.path.basename(core)}: {len(gt['ets'])} live tables compared on "
+    print(f"{fx.name}: {len(gt['ets'])} live tables compared on "
           f"{len(FIELDS) + 2} fields; {len(bad)} mismatches")
     for b in bad[:40]:
         print("  MISMATCH " + b)

@@ -8,7 +8,8 @@ processes_used, system and binary may differ by up to 1%: the process writing
 memory.json allocates its result and file buffers after taking the figures.
 Allocator instances: blocks and carriers sizes within 1% or 256 KiB (the writer's own heap).
 Usage: compare_memory.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
-import json, os, subprocess, sys
+import os, sys
+from fixture import Fixture
 
 EXACT = ["atom", "atom_used", "code", "ets"]
 CLOSE = ["total", "processes", "processes_used", "system", "binary"]
@@ -17,20 +18,12 @@ def close(a, b, rel=0.01, absolute=262144):
     return abs(a - b) <= max(rel * max(a, b), absolute if absolute else 0)
 
 def main():
-    bc, fx, core = sys.argv[1], sys.argv[2], sys.argv[3]
-    fx = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), fx)
-    core = os.path.join(fx, core)
-    if not os.path.exists(core) or not os.path.exists(os.path.join(fx, "memory.json")):
-        print(f"SKIP: no fixture {core} with memory.json")
+    fx = Fixture(sys.argv)
+    if not os.path.exists(os.path.join(fx.dir, "memory.json")):
+        print(f"SKIP: {fx.dir} has no memory.json (regenerate the fixture)")
         return 77
-    beam = open(os.path.join(fx, "beam.smp.path")).read().strip()
-    live = json.load(open(os.path.join(fx, "memory.json")))
-    r = subprocess.run([bc, "memory", core, beam, "--json"], capture_output=True, text=True,
-                       timeout=300)
-    if r.returncode != 0:
-        print(f"FAIL: exit {r.returncode}: {r.stderr.strip()}")
-        return 1
-    doc = json.loads(r.stdout)
+    live = fx.json_file("memory.json")
+    doc = fx.json("memory")
     bad, report = [], []
     for k in EXACT + CLOSE:
         got, want = doc["memory"][k], live["memory"][k]
@@ -54,7 +47,7 @@ def main():
         for f, want in pairs:
             if not close(g[f], want):
                 bad.append(f"{key[0]}[{key[1]}] {f}: live {want}, beamcore {g[f]}")
-    print(f"{os.path.basename(core)}: erlang:memory() {', '.join(report)}; "
+    print(f"{fx.name}: erlang:memory() {', '.join(report)}; "
           f"{len(want_allocs)} allocator instances; {len(bad)} mismatches")
     for b in bad[:40]:
         print("  MISMATCH " + b)

@@ -5,32 +5,26 @@
 frames), the dictionary (small ones, as a set) and the first messages, printed
 as Erlang prints them. Checked for every registered idle process and a few others.
 Usage: compare_proc.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
-import json, os, subprocess, sys
+import json, sys
+from fixture import Fixture, idle_processes
 
 def main():
-    bc, fx, core = sys.argv[1], sys.argv[2], sys.argv[3]
-    fx = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), fx)
-    core = os.path.join(fx, core)
-    if not os.path.exists(core):
-        print(f"SKIP: no fixture {core}")
-        return 77
-    beam = open(os.path.join(fx, "beam.smp.path")).read().strip()
-    gt = json.load(open(os.path.join(fx, "ground_truth.json")))
+    fx = Fixture(sys.argv)
+    gt = fx.truth
     if "messages_head" not in gt["processes"][0]:
         print("SKIP: fixture predates messages_head (regenerate it)")
         return 77
-    idle = [p for p in gt["processes"] if p["status"] == "waiting" and p["pid"] != gt["collector"]]
+    idle = idle_processes(gt)
     picks = [p for p in idle if p["registered_name"]]
     for call in ("beamcore_scenario:caller/0", "beamcore_scenario:idle/1"):
         picks += [p for p in idle if p["initial_call"] == call][:2]
     bad, checked = [], 0
     for p in picks:
-        r = subprocess.run([bc, "proc", p["pid"], core, beam, "--json"], capture_output=True,
-                           text=True, timeout=300)
-        if r.returncode != 0:
-            bad.append(f"{p['pid']}: exit {r.returncode} {r.stderr.strip()}")
+        rc, out, err = fx.run("proc", "--json", arg=p["pid"])
+        if rc != 0:
+            bad.append(f"{p['pid']}: exit {rc} {err.strip()}")
             continue
-        q = json.loads(r.stdout)["process"]
+        q = json.loads(out)["process"]
         name = p["registered_name"] or p["initial_call"]
         checks = [("links", sorted(p["links"]), sorted(q["links"])),
                   ("current_stacktrace", p["current_stacktrace"], q["current_stacktrace"]),
@@ -45,7 +39,7 @@ def main():
             checked += 1
             if live != got:
                 bad.append(f"{p['pid']} ({name}) {what}: live {live}, beamcore {got}")
-    print(f"{os.path.basename(core)}: {len(picks)} processes, {checked} checks; {len(bad)} mismatches")
+    print(f"{fx.name}: {len(picks)} processes, {checked} checks; {len(bad)} mismatches")
     for b in bad[:30]:
         print("  MISMATCH " + b[:600])
     return 1 if bad else 0

@@ -4,7 +4,8 @@ VM wrote just before the core was taken (testdata/capture.sh).
 
 Idle processes (waiting, not the collector that wrote the ground truth) must match
 exactly on every field; the others are reported. Exit 0 pass, 1 fail, 77 skip."""
-import json, os, subprocess, sys
+import sys
+from fixture import Fixture, idle_processes
 
 FIELDS = ["registered_name", "initial_call", "current_function", "status",
           "total_heap_size", "heap_size", "stack_size", "message_queue_len",
@@ -24,24 +25,12 @@ def same(field, live, core, p):
     return live == core
 
 def main():
-    beamcore, fixture, core = sys.argv[1], sys.argv[2], sys.argv[3]
-    fixture = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), fixture)
-    core_path = os.path.join(fixture, core)
-    gt_path = os.path.join(fixture, "ground_truth.json")
-    if not os.path.exists(core_path) or not os.path.exists(gt_path):
-        print(f"SKIP: no fixture {core_path} (run testdata/capture.sh)")
-        return 77
-    beam = open(os.path.join(fixture, "beam.smp.path")).read().strip()
-    r = subprocess.run([beamcore, "procs", core_path, beam, "--json"],
-                       capture_output=True, text=True, timeout=300)
-    if r.returncode not in (0, 1):
-        print(f"FAIL: beamcore exited {r.returncode}: {r.stderr.strip()}")
-        return 1
-    out = json.loads(r.stdout)
-    gt = json.load(open(gt_path))
+    fx = Fixture(sys.argv)
+    rc, _, err = fx.run("procs")
+    out = fx.json("procs", ok=(0, 1))
+    gt = fx.truth
     got = {p["pid"]: p for p in out["processes"]}
-    idle = [p for p in gt["processes"]
-            if p["status"] == "waiting" and p["pid"] != gt["collector"]]
+    idle = idle_processes(gt)
     failures, others = [], []
     for p in gt["processes"]:
         q = got.get(p["pid"])
@@ -61,7 +50,7 @@ def main():
                 msg = f"{p['pid']} ({p.get('registered_name') or p.get('initial_call')}) {f}: live {p.get(f)!r}, beamcore {q.get(f)!r}"
                 (failures if strict else others).append(msg)
     extra = set(got) - {p["pid"] for p in gt["processes"]}
-    print(f"{core}: {len(gt['processes'])} live processes, {len(got)} in core, "
+    print(f"{fx.name}: {len(gt['processes'])} live processes, {len(got)} in core, "
           f"{len(idle)} idle compared exactly on {len(FIELDS) + 3} fields; "
           f"{len(failures)} mismatches; non-idle differences: {len(others)}; "
           f"only in core: {len(extra)}")
@@ -69,8 +58,8 @@ def main():
         print("  (non-idle) " + m)
     for m in failures[:50]:
         print("  MISMATCH " + m)
-    if r.returncode != 0:
-        print(f"FAIL: exit {r.returncode} (partial) on a complete core: {r.stderr.strip()}")
+    if rc != 0:
+        print(f"FAIL: exit {rc} (partial) on a complete core: {err.strip()}")
         return 1
     return 1 if failures else 0
 

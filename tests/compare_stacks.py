@@ -4,26 +4,15 @@ process, written by the live VM just before the core was taken: for every idle
 process the frames (module:function/arity, in order) must be equal; and the
 10,000 processes blocked in gen_server:call to stuck_server form one group.
 Usage: compare_stacks.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
-import json, os, subprocess, sys
+import sys
+from fixture import Fixture, idle_processes
 
 def main():
-    bc, fx, core = sys.argv[1], sys.argv[2], sys.argv[3]
-    fx = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), fx)
-    core = os.path.join(fx, core)
-    if not os.path.exists(core):
-        print(f"SKIP: no fixture {core}")
-        return 77
-    beam = open(os.path.join(fx, "beam.smp.path")).read().strip()
-    gt = json.load(open(os.path.join(fx, "ground_truth.json")))
-    r = subprocess.run([bc, "stacks", core, beam, "--json"], capture_output=True, text=True,
-                       timeout=300)
-    if r.returncode != 0:
-        print(f"FAIL: exit {r.returncode}: {r.stderr.strip()}")
-        return 1
-    doc = json.loads(r.stdout)
+    fx = Fixture(sys.argv)
+    gt = fx.truth
+    doc = fx.json("stacks")
     got = {p["pid"]: p["current_stacktrace"] for p in doc["processes"]}
-    idle = [p for p in gt["processes"]
-            if p["status"] == "waiting" and p["pid"] != gt["collector"]]
+    idle = idle_processes(gt)
     bad = [f"{p['pid']} ({p['registered_name'] or p['initial_call']}): live {p['current_stacktrace']}, "
            f"beamcore {got.get(p['pid'])}" for p in idle if got.get(p["pid"]) != p["current_stacktrace"]]
     callers = [p for p in gt["processes"] if p["initial_call"] == "beamcore_scenario:caller/0"]
@@ -33,7 +22,7 @@ def main():
             or sorted(group["pids"]) != sorted(p["pid"] for p in callers):
         bad.append(f"{len(callers)} callers of stuck_server are not one group: "
                    f"{group and group['count']}")
-    print(f"{os.path.basename(core)}: {len(idle)} idle stacks compared frame by frame; "
+    print(f"{fx.name}: {len(idle)} idle stacks compared frame by frame; "
           f"{len(callers)} callers in one group: {bool(group)}; {len(bad)} mismatches")
     for b in bad[:30]:
         print("  MISMATCH " + b)

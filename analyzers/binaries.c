@@ -117,6 +117,23 @@ static const char *bin_item(void *vctx, size_t row, size_t col, size_t i, char *
 	return vm_pid_str(&c->vm->procs[r->proc], buf, len);
 }
 
+/* One holder per process: the loader appends references process by process,
+ * so each process's references are a run. Sorted most bytes first. */
+static void holders_of(const struct vm *vm, struct ctx *c)
+{
+	for (size_t i = 0; i < vm->nbinrefs; i++) {
+		const struct vm_binref *r = &vm->binrefs[i];
+		if (!c->nholders || c->holders[c->nholders - 1].proc != r->proc)
+			c->holders[c->nholders++] = (struct holder){ .proc = r->proc };
+		struct holder *h = &c->holders[c->nholders - 1];
+		h->count++;
+		h->bytes += r->orig_size;
+		if (r->refc == 1)
+			h->exclusive += r->orig_size;
+	}
+	qsort(c->holders, c->nholders, sizeof *c->holders, holder_cmp);
+}
+
 static bc_err *build(const struct vm *vm, struct ctx *c)
 {
 	c->vm = vm;
@@ -126,17 +143,9 @@ static bc_err *build(const struct vm *vm, struct ctx *c)
 	c->by_bin = malloc((n ? n : 1) * sizeof *c->by_bin);
 	if (!c->holders || !c->bins || !c->by_bin)
 		return bc_error(BC_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++) {
-		const struct vm_binref *r = &vm->binrefs[i];
-		if (!c->nholders || c->holders[c->nholders - 1].proc != r->proc)
-			c->holders[c->nholders++] = (struct holder){ .proc = r->proc };
-		struct holder *h = &c->holders[c->nholders - 1];
-		h->count++;
-		h->bytes += r->orig_size;
-		if (r->refc == 1)
-			h->exclusive += r->orig_size;
+	holders_of(vm, c);
+	for (size_t i = 0; i < n; i++)
 		c->by_bin[i] = (uint32_t)i;
-	}
 	sort_refs = vm->binrefs;
 	qsort(c->by_bin, n, sizeof *c->by_bin, by_addr);
 	for (size_t i = 0; i < n; i++) {
@@ -145,7 +154,6 @@ static bc_err *build(const struct vm *vm, struct ctx *c)
 			c->bins[c->nbins++] = (struct bin){ r->bin, r->orig_size, r->refc, i, 0 };
 		c->bins[c->nbins - 1].n++;
 	}
-	qsort(c->holders, c->nholders, sizeof *c->holders, holder_cmp);
 	qsort(c->bins, c->nbins, sizeof *c->bins, bin_cmp);
 	return NULL;
 }
@@ -159,17 +167,7 @@ bc_err *holders_table(const struct vm *vm, size_t top, struct rtable *t, void **
 		return bc_error(BC_ENOMEM, "out of memory");
 	c->vm = vm;
 	c->holders = (struct holder *)(c + 1);
-	for (size_t i = 0; i < vm->nbinrefs; i++) {
-		const struct vm_binref *r = &vm->binrefs[i];
-		if (!c->nholders || c->holders[c->nholders - 1].proc != r->proc)
-			c->holders[c->nholders++] = (struct holder){ .proc = r->proc };
-		struct holder *h = &c->holders[c->nholders - 1];
-		h->count++;
-		h->bytes += r->orig_size;
-		if (r->refc == 1)
-			h->exclusive += r->orig_size;
-	}
-	qsort(c->holders, c->nholders, sizeof *c->holders, holder_cmp);
+	holders_of(vm, c);
 	*t = (struct rtable){
 		.json_key = "holders", .cols = holder_cols,
 		.ncols = sizeof holder_cols / sizeof holder_cols[0],

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""A stripped beam.smp with its debug info beside it (`objcopy --only-keep-debug`,
+what a -dbgsym package ships): `--debug-file`, and the .gnu_debuglink search,
+give the same answers as the unstripped binary; without the debug file, a
+one-line error says how to get debug info.
+Usage: check_debug_file.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
+import shutil, subprocess, sys, tempfile, os
+from fixture import Fixture
+
+def main():
+    fx = Fixture(sys.argv)
+    if not shutil.which("objcopy"):
+        print("SKIP: no objcopy")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="beamcore-dbg-")
+    try:
+        stripped, debug = os.path.join(tmp, "beam.smp"), os.path.join(tmp, "beam.smp.debug")
+        subprocess.run(["objcopy", "--only-keep-debug", fx.beam, debug], check=True)
+        subprocess.run(["objcopy", "--strip-debug", "--add-gnu-debuglink=" + debug, fx.beam,
+                        stripped], check=True)
+        want = fx.json("procs")
+        bad = []
+        r = subprocess.run([fx.beamcore, "procs", fx.core, stripped, "--json", "--debug-file", debug],
+                           capture_output=True, text=True, timeout=300)
+        if r.returncode != 0:
+            bad.append(f"--debug-file: exit {r.returncode} {r.stderr.strip()}")
+        else:
+            got = __import__("json").loads(r.stdout)
+            if got["processes"] != want["processes"]:
+                bad.append("--debug-file: processes differ from the unstripped binary's")
+            if got["target"]["debug_file"] != debug:
+                bad.append(f"debug_file {got['target']['debug_file']} != {debug}")
+        # .gnu_debuglink: libdwfl's standard search finds the file beside the binary
+        r = subprocess.run([fx.beamcore, "procs", fx.core, stripped, "--json"],
+                           capture_output=True, text=True, timeout=300)
+        if r.returncode != 0 or __import__("json").loads(r.stdout)["processes"] != want["processes"]:
+            bad.append(f"via .gnu_debuglink: exit {r.returncode} {r.stderr.strip()}")
+        os.unlink(debug)  # now nothing can find the DWARF
+        r = subprocess.run([fx.beamcore, "procs", fx.core, stripped], capture_output=True,
+                           text=True, timeout=300)
+        lines = r.stderr.strip().splitlines()
+        if r.returncode != 2 or len(lines) != 1 or "--debug-file" not in r.stderr or "dbgsym" not in r.stderr:
+            bad.append(f"stripped without debug info: exit {r.returncode} {r.stderr!r}")
+        print(f"{fx.name}: --debug-file and stripped-binary checks; {len(bad)} problems")
+        for b in bad:
+            print("  " + b)
+        return 1 if bad else 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+if __name__ == "__main__":
+    sys.exit(main())

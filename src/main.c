@@ -23,8 +23,13 @@ static void usage(FILE *f)
 	fprintf(f, "usage: beamcore [COMMAND] TARGET [BEAM] [options]\n"
 		   "  TARGET  a core file of beam.smp; BEAM  its beam.smp (default: the path the "
 		   "core recorded)\n\ncommands:\n");
-	for (size_t i = 0; analyzers[i]; i++)
-		fprintf(f, "  %-10s %s\n", analyzers[i]->name, analyzers[i]->summary);
+	for (size_t i = 0; analyzers[i]; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "%s%s%s", analyzers[i]->name,
+			 analyzers[i]->arg_name ? " " : "",
+			 analyzers[i]->arg_name ? analyzers[i]->arg_name : "");
+		fprintf(f, "  %-10s %s\n", name, analyzers[i]->summary);
+	}
 	fprintf(f, "\noptions:\n"
 		   "  --json             machine-readable output (schema in docs/json.md)\n"
 		   "  --sort FIELD       total_heap_size (procs default), memory, heap_size,\n"

@@ -13,6 +13,9 @@
 #include "render/death.h"
 #include "render/render.h"
 #include "target.h"
+#ifdef BEAMCORE_TUI
+#include "tui/tui.h"
+#endif
 
 #define JSON_SCHEMA 1
 
@@ -30,6 +33,7 @@ static void usage(FILE *f)
 			 analyzers[i]->arg_name ? analyzers[i]->arg_name : "");
 		fprintf(f, "  %-10s %s\n", name, analyzers[i]->summary);
 	}
+	fprintf(f, "  %-10s %s\n", "tui", "browse processes and every view in a terminal (ncurses)");
 	fprintf(f, "\noptions:\n"
 		   "  --json             machine-readable output (schema in docs/json.md)\n"
 		   "  --sort FIELD       total_heap_size (procs default), memory, heap_size,\n"
@@ -159,6 +163,19 @@ int main(int argc, char **argv)
 	}
 	char **pos = argv + optind;
 	int npos = argc - optind;
+	if (npos > 0 && strcmp(pos[0], "tui") == 0) {  /* src/tui/: beamcore tui TARGET [BEAM] */
+#ifdef BEAMCORE_TUI
+		if (npos < 2 || npos > 3) {
+			fprintf(stderr, "beamcore: usage: beamcore tui TARGET [BEAM]\n");
+			return EXIT_USAGE;
+		}
+		struct target_opts tto = { pos[1], npos > 2 ? pos[2] : NULL, debug_file };
+		return tui_main(&tto);
+#else
+		fprintf(stderr, "beamcore: tui: built without ncursesw\n");
+		return EXIT_FAILED;
+#endif
+	}
 	const struct analyzer *an = NULL;
 	if (npos > 0 && (an = analyzer_find(pos[0]))) {
 		pos++;

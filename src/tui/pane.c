@@ -1,0 +1,307 @@
+/* One renderer for every analyzer's output (struct an_out): findings, fields
+ * (lists one item per line), the kv block and the tables, as lines of a
+ * scrollable pane. Lines are made when drawn, so a table of a million rows
+ * costs only the rows on screen (column widths look at the first rows). */
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/ui.h"
+
+#define WIDTH_ROWS 1000   /* rows looked at for column widths */
+#define MAX_COL 60        /* a column's width at most (the last one is not cut) */
+#define MAX_SEGS 256
+
+enum seg_kind { S_TEXT, S_FIELD, S_ITEM, S_KV, S_THEAD, S_TROW };
+struct seg {
+	enum seg_kind kind;
+	size_t a;             /* field, table index */
+	const char *text;     /* S_TEXT: len bytes of it */
+	size_t len;
+	size_t first, n;      /* lines [first, first + n) */
+};
+
+struct pane {
+	struct view v;
+	char title[128];
+	struct an_out out;
+	struct seg segs[MAX_SEGS];
+	size_t nsegs, nlines;
+	int *widths[AN_MAX_TABLES];
+	size_t cur, top;
+	int hx;               /* columns scrolled right */
+};
+
+static void add(struct pane *p, enum seg_kind k, size_t a, const char *text, size_t n)
+{
+	if (p->nsegs == MAX_SEGS || !n)
+		return;
+	p->segs[p->nsegs++] = (struct seg){ k, a, text, text ? strlen(text) : 0, p->nlines, n };
+	p->nlines += n;
+}
+
+/* text of several lines (titles may start with "\n"): one segment a line */
+static void add_text(struct pane *p, const char *text)
+{
+	for (;;) {
+		const char *nl = strchr(text, '\n');
+		add(p, S_TEXT, 0, text, 1);
+		if (!nl || p->nsegs == MAX_SEGS)
+			return;
+		p->segs[p->nsegs - 1].len = (size_t)(nl - text);
+		text = nl + 1;
+		if (!*text)
+			return;
+	}
+}
+
+static int shown(const struct rcol *c)
+{
+	return c->title && !(c->flags & RCOL_JSON_ONLY);
+}
+
+static int right(const struct rcol *c)
+{
+	return c->kind != RC_STR && c->kind != RC_BOOL && c->kind != RC_LIST;
+}
+
+static void table_widths(struct pane *p, size_t t)
+{
+	const struct rtable *tb = &p->out.tables[t];
+	int *w = calloc(tb->ncols ? tb->ncols : 1, sizeof *w);
+	char buf[1024];
+	p->widths[t] = w;
+	for (size_t c = 0; w && c < tb->ncols; c++) {
+		if (!shown(&tb->cols[c]))
+			continue;
+		w[c] = tb->plain ? 0 : ui_width(tb->cols[c].title);
+		for (size_t r = 0; r < tb->nrows && r < WIDTH_ROWS; r++) {
+			int cw = ui_width(ui_cell(tb, r, c, buf, sizeof buf));
+			if (cw > w[c])
+				w[c] = cw;
+		}
+		if (w[c] > MAX_COL)
+			w[c] = MAX_COL;
+	}
+}
+
+static void layout(struct pane *p)
+{
+	struct an_out *o = &p->out;
+	for (size_t i = 0; i < o->nfindings; i++)
+		add_text(p, o->findings[i]);
+	if (o->nfindings)
+		add(p, S_TEXT, 0, "", 1);
+	for (size_t i = 0; i < o->nfields; i++) {
+		const struct an_field *f = &o->fields[i];
+		if (f->kind != AF_LIST) {
+			add(p, S_FIELD, i, NULL, 1);
+			continue;
+		}
+		add(p, S_TEXT, 0, "", 1);
+		add_text(p, f->title ? f->title : f->key);
+		if (f->n)
+			add(p, S_ITEM, i, NULL, f->n);
+		else
+			add(p, S_TEXT, 0, "  (none)", 1);
+	}
+	if (o->nfields)
+		add(p, S_TEXT, 0, "", 1);
+	if (o->nkv) {
+		if (o->kv_title)
+			add_text(p, o->kv_title);
+		add(p, S_KV, 0, NULL, o->nkv);
+		add(p, S_TEXT, 0, "", 1);
+	}
+	for (size_t t = 0; t < o->ntables; t++) {
+		if (o->titles[t])
+			add_text(p, o->titles[t]);
+		table_widths(p, t);
+		if (!o->tables[t].plain)
+			add(p, S_THEAD, t, NULL, 1);
+		if (o->tables[t].nrows)
+			add(p, S_TROW, t, NULL, o->tables[t].nrows);
+		else
+			add(p, S_TEXT, 0, "  (none)", 1);
+		add(p, S_TEXT, 0, "", 1);
+	}
+	if (!p->nlines)
+		add(p, S_TEXT, 0, "(nothing)", 1);
+}
+
+static const struct seg *seg_of(const struct pane *p, size_t line)
+{
+	for (size_t i = 0; i < p->nsegs; i++)
+		if (line < p->segs[i].first + p->segs[i].n)
+			return &p->segs[i];
+	return NULL;
+}
+
+/* A table's header (r == -1) or row r as one line. */
+static const char *row_text(const struct pane *p, size_t t, size_t r, char *out, size_t len)
+{
+	const struct rtable *tb = &p->out.tables[t];
+	const int *w = p->widths[t];
+	char cell[1024], pad[2048];
+	size_t o = 0, last = 0;
+	for (size_t c = 0; c < tb->ncols; c++)
+		if (shown(&tb->cols[c]))
+			last = c;
+	out[0] = '\0';
+	for (size_t c = 0; w && c < tb->ncols && o < len; c++) {
+		if (!shown(&tb->cols[c]))
+			continue;
+		const char *s = r == (size_t)-1 ? tb->cols[c].title : ui_cell(tb, r, c, cell, sizeof cell);
+		if (!tb->plain && c != last)
+			s = ui_pad(s, w[c], right(&tb->cols[c]), pad, sizeof pad);
+		else if (!tb->plain && right(&tb->cols[c]))
+			s = ui_pad(s, w[c], 1, pad, sizeof pad);
+		o += (size_t)snprintf(out + o, len - o, "%s%s", o ? (tb->plain ? " " : "  ") : "", s);
+	}
+	return out;
+}
+
+static const char *line_text(const struct pane *p, size_t line, char *out, size_t len)
+{
+	const struct seg *s = seg_of(p, line);
+	const struct an_out *o = &p->out;
+	char b[64];
+	if (!s)
+		return "";
+	size_t k = line - s->first;
+	switch (s->kind) {
+	case S_TEXT: snprintf(out, len, "%.*s", (int)s->len, s->text); return out;
+	case S_FIELD: {
+		const struct an_field *f = &o->fields[s->a];
+		snprintf(out, len, "  %-18s %s", f->key,
+			 f->kind == AF_STR ? (f->s ? f->s : "")
+			 : f->kind == AF_U64 ? fmt_count(f->u, b, sizeof b)
+			 : f->kind == AF_NULL ? "-" : "?");
+		return out;
+	}
+	case S_ITEM: snprintf(out, len, "  %s", o->fields[s->a].list[k]); return out;
+	case S_KV:
+		snprintf(out, len, "  %-16s %12s", o->kv[k].key,
+			 o->kv[k].null ? "?" : fmt_bytes(o->kv[k].value, b, sizeof b));
+		return out;
+	case S_THEAD: return row_text(p, s->a, (size_t)-1, out, len);
+	case S_TROW: return row_text(p, s->a, k, out, len);
+	}
+	return "";
+}
+
+static void draw(struct view *v, struct ui *u)
+{
+	struct pane *p = (struct pane *)v;
+	char title[256], buf[8192], a[32], b[32];
+	int vis = u->rows - 3;
+	snprintf(title, sizeof title, "%s  (line %s of %s)", p->title, fmt_count(p->cur + 1, a, sizeof a),
+		 fmt_count(p->nlines, b, sizeof b));
+	ui_title(u, title);
+	if (vis < 1)
+		return;
+	if (p->cur < p->top)
+		p->top = p->cur;
+	if (p->cur >= p->top + (size_t)vis)
+		p->top = p->cur - (size_t)vis + 1;
+	for (int i = 0; i < vis && p->top + (size_t)i < p->nlines; i++) {
+		size_t k = p->top + (size_t)i;
+		const struct seg *s = seg_of(p, k);
+		int hl = k == p->cur, ul = s && s->kind == S_THEAD;
+		if (hl)
+			attron(A_REVERSE);
+		if (ul)
+			attron(A_UNDERLINE);
+		int x = ui_put(2 + i, 0, u->cols, line_text(p, k, buf, sizeof buf), p->hx);
+		if (hl)
+			for (; x < u->cols; x++)
+				addch(' ');
+		attroff(A_REVERSE | A_UNDERLINE);
+	}
+}
+
+/* The process a line names: a table row's pid or owner column, or a list item
+ * that is a pid (links, monitors). */
+static int line_pid(const struct pane *p, size_t line, char *pid, size_t len)
+{
+	const struct seg *s = seg_of(p, line);
+	char buf[1024];
+	if (s && s->kind == S_TROW) {
+		const struct rtable *tb = &p->out.tables[s->a];
+		for (size_t c = 0; c < tb->ncols; c++)
+			if (tb->cols[c].json && tb->cols[c].kind == RC_STR &&
+			    (!strcmp(tb->cols[c].json, "pid") || !strcmp(tb->cols[c].json, "owner"))) {
+				snprintf(pid, len, "%s", ui_cell(tb, line - s->first, c, buf, sizeof buf));
+				return pid[0] == '<';
+			}
+	}
+	if (s && s->kind == S_ITEM) {
+		const char *it = p->out.fields[s->a].list[line - s->first];
+		size_t n = strlen(it);
+		if (n > 2 && n < len && it[0] == '<' && it[n - 1] == '>' && !strchr(it, ' ')) {
+			snprintf(pid, len, "%s", it);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static enum ui_act key(struct view *v, struct ui *u, int ch)
+{
+	struct pane *p = (struct pane *)v;
+	size_t n = p->nlines, page = u->rows > 4 ? (size_t)u->rows - 4 : 1;
+	switch (ch) {
+	case KEY_UP: case 'k': if (p->cur) p->cur--; break;
+	case KEY_DOWN: case 'j': if (p->cur + 1 < n) p->cur++; break;
+	case KEY_PPAGE: p->cur = p->cur > page ? p->cur - page : 0; break;
+	case KEY_NPAGE: p->cur = p->cur + page >= n ? n - 1 : p->cur + page; break;
+	case KEY_HOME: p->cur = 0; p->hx = 0; break;
+	case KEY_END: p->cur = n - 1; break;
+	case KEY_LEFT: case 'h': p->hx = p->hx > 8 ? p->hx - 8 : 0; break;
+	case KEY_RIGHT: case 'l': p->hx += 8; break;
+	case '\n': case '\r': case KEY_ENTER:
+		if (line_pid(p, p->cur, u->want_pid, sizeof u->want_pid))
+			return ACT_OPEN_PROC;
+		break;
+	default: return ACT_UNHANDLED;
+	}
+	return ACT_NONE;
+}
+
+static void pane_free(struct view *v)
+{
+	struct pane *p = (struct pane *)v;
+	an_out_free(&p->out);
+	for (size_t t = 0; t < AN_MAX_TABLES; t++)
+		free(p->widths[t]);
+	free(p);
+}
+
+struct view *pane_new(struct ui *u, const char *analyzer, const char *arg, const char *title)
+{
+	const struct analyzer *an = analyzer_find(analyzer);
+	struct pane *p = calloc(1, sizeof *p);
+	if (!an || !p) {
+		free(p);
+		snprintf(u->msg, sizeof u->msg, "%s: not available", analyzer);
+		return NULL;
+	}
+	struct an_opts o = { .arg = arg };
+	bc_err *e = an->run(u->vm, &o, &p->out);
+	if (e) {
+		snprintf(u->msg, sizeof u->msg, "%s: %s", analyzer, e->msg);
+		bc_err_free(e);
+		an_out_free(&p->out);
+		free(p);
+		return NULL;
+	}
+	p->v = (struct view){
+		.footer = "jk/arrows PgUp/PgDn Home/End <> scroll  Enter open pid  p procs  Esc/q back",
+		.draw = draw, .key = key, .free = pane_free,
+	};
+	snprintf(p->title, sizeof p->title, "%s", title);
+	layout(p);
+	return &p->v;
+}

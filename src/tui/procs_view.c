@@ -1,0 +1,285 @@
+/* The process list: the procs analyzer's table (procs_table), sorted by one of
+ * its keys, filtered by a substring of pid, name or current function. Only the
+ * visible rows are formatted. */
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/ui.h"
+
+/* procs_table's sort keys, in the order `s` cycles them */
+static const char *const sorts[] = { "memory", "total_heap_size", "message_queue_len",
+				     "reductions", "heap_size", "stack_size" };
+#define NSORTS (sizeof sorts / sizeof sorts[0])
+
+enum { D_PID, D_NAME, D_MEM, D_THS, D_MSGQ, D_REDS, D_STATUS, D_CUR, ND };
+static const struct {
+	const char *title;    /* the procs table's column title */
+	const char *head;     /* ours */
+	int width, right;     /* width 0: shares what is left */
+	int sort;             /* index into sorts, -1: none */
+} dcols[ND] = {
+	[D_PID] = { "PID", "PID", 11, 0, -1 },
+	[D_NAME] = { "NAME/INITIAL CALL", "NAME/INITIAL CALL", 0, 0, -1 },
+	[D_MEM] = { "MEMORY", "MEMORY", 7, 1, 0 },
+	[D_THS] = { "TOTAL_HEAP", "TOT_HEAP", 9, 1, 1 },
+	[D_MSGQ] = { "MSGQ", "MSGQ", 7, 1, 2 },
+	[D_REDS] = { "REDS", "REDS", 11, 1, 3 },
+	[D_STATUS] = { "STATUS", "STATUS", 8, 0, -1 },
+	[D_CUR] = { "CURRENT FUNCTION", "CURRENT FUNCTION", 0, 0, -1 },
+};
+
+struct pv {
+	struct view v;
+	struct rtable t;
+	void *priv;
+	size_t col[ND];       /* dcols -> t.cols */
+	int sort;
+	uint32_t *rows;       /* the rows the filter kept; NULL: all */
+	size_t nrows;
+	char filter[128];
+	size_t flen;
+	int editing;
+	size_t cur, top;
+};
+
+static size_t nrows(const struct pv *p)
+{
+	return p->rows ? p->nrows : p->t.nrows;
+}
+
+static size_t row(const struct pv *p, size_t i)
+{
+	return p->rows ? p->rows[i] : i;
+}
+
+static int matches(const struct pv *p, size_t r)
+{
+	static const int fcols[] = { D_PID, D_NAME, D_CUR };
+	char buf[512];
+	for (size_t i = 0; i < 3; i++)
+		if (strcasestr(ui_cell(&p->t, r, p->col[fcols[i]], buf, sizeof buf), p->filter))
+			return 1;
+	return 0;
+}
+
+/* narrow: the filter only grew, so only the kept rows need looking at */
+static void refilter(struct pv *p, int narrow)
+{
+	p->cur = p->top = 0;
+	if (!p->flen) {
+		free(p->rows);
+		p->rows = NULL;
+		return;
+	}
+	if (narrow && p->rows) {
+		size_t k = 0;
+		for (size_t i = 0; i < p->nrows; i++)
+			if (matches(p, p->rows[i]))
+				p->rows[k++] = p->rows[i];
+		p->nrows = k;
+		return;
+	}
+	uint32_t *rows = p->rows ? p->rows : malloc((p->t.nrows ? p->t.nrows : 1) * sizeof *rows);
+	if (!rows)
+		return;
+	size_t k = 0;
+	for (size_t r = 0; r < p->t.nrows; r++)
+		if (matches(p, r))
+			rows[k++] = (uint32_t)r;
+	p->rows = rows;
+	p->nrows = k;
+}
+
+static int resort(struct pv *p, struct ui *u, int sort)
+{
+	struct rtable t;
+	void *priv;
+	bc_err *e = procs_table(u->vm, sorts[sort], 0, NULL, &t, &priv);
+	if (e) {
+		snprintf(u->msg, sizeof u->msg, "sort: %s", e->msg);
+		bc_err_free(e);
+		return -1;
+	}
+	free(p->priv);
+	p->t = t;
+	p->priv = priv;
+	p->sort = sort;
+	for (int d = 0; d < ND; d++)
+		for (size_t c = 0; c < t.ncols; c++)
+			if (t.cols[c].title && strcmp(t.cols[c].title, dcols[d].title) == 0)
+				p->col[d] = c;
+	free(p->rows);
+	p->rows = NULL;
+	refilter(p, 0);
+	return 0;
+}
+
+/* Column widths for the terminal; -1: hidden (REDS, below 100 columns, so
+ * that names and functions stay readable at 80). */
+static void widths(const struct ui *u, int *w)
+{
+	int fixed = 0, narrow = u->cols < 100;
+	for (int d = 0; d < ND; d++) {
+		w[d] = dcols[d].width;
+		if (d == D_REDS && narrow)
+			w[d] = -1;
+		else
+			fixed += w[d] + 1;
+	}
+	int rest = u->cols - fixed + 1;
+	int nw = rest * 2 / 5;
+	nw = nw < 6 ? 6 : nw > 24 ? 24 : nw;
+	w[D_NAME] = nw;
+	w[D_CUR] = rest - nw > 1 ? rest - nw : 1;
+}
+
+static void line(const struct pv *p, const struct ui *u, int y, size_t r, const int *w)
+{
+	char out[2048], cell[512], pad[1024];
+	size_t o = 0;
+	out[0] = '\0';
+	for (int d = 0; d < ND && o < sizeof out; d++) {
+		if (w[d] < 0)
+			continue;
+		const char *s = r == (size_t)-1 ? dcols[d].head
+						: ui_cell(&p->t, r, p->col[d], cell, sizeof cell);
+		if (r == (size_t)-1 && dcols[d].sort == p->sort) {
+			snprintf(cell, sizeof cell, "%s%s", dcols[d].right ? "v" : "", s);
+			s = cell;
+		}
+		o += (size_t)snprintf(out + o, sizeof out - o, "%s%s", d ? " " : "",
+				      ui_pad(s, w[d], dcols[d].right, pad, sizeof pad));
+	}
+	ui_put(y, 0, u->cols, out, 0);
+}
+
+static void draw(struct view *v, struct ui *u)
+{
+	struct pv *p = (struct pv *)v;
+	char title[400], a[32], b[32];
+	int w[ND], vis = u->rows - 4;
+	size_t n = nrows(p);
+	if (p->editing)
+		snprintf(title, sizeof title, "Filter (pid, name, function): %s_", p->filter);
+	else
+		snprintf(title, sizeof title, "Processes: %s of %s, sorted by %s%s%s", fmt_count(n, a, sizeof a),
+			 fmt_count(p->t.nrows, b, sizeof b), sorts[p->sort], p->flen ? ", filter: " : "",
+			 p->filter);
+	ui_title(u, title);
+	widths(u, w);
+	attron(A_UNDERLINE);
+	line(p, u, 2, (size_t)-1, w);
+	attroff(A_UNDERLINE);
+	if (vis < 1)
+		return;
+	if (p->cur < p->top)
+		p->top = p->cur;
+	if (p->cur >= p->top + (size_t)vis)
+		p->top = p->cur - (size_t)vis + 1;
+	for (int i = 0; i < vis && p->top + (size_t)i < n; i++) {
+		size_t k = p->top + (size_t)i;
+		if (k == p->cur)
+			attron(A_REVERSE);
+		line(p, u, 3 + i, row(p, k), w);
+		if (k == p->cur) {
+			int x = getcurx(stdscr);
+			for (; x < u->cols; x++)
+				addch(' ');
+			attroff(A_REVERSE);
+		}
+	}
+	if (!n)
+		ui_put(3, 0, u->cols, "(no process matches)", 0);
+}
+
+static enum ui_act edit(struct pv *p, int ch)
+{
+	switch (ch) {
+	case 27:  /* Esc: drop the filter */
+		p->editing = 0;
+		p->flen = 0;
+		p->filter[0] = '\0';
+		refilter(p, 0);
+		return ACT_NONE;
+	case '\n': case '\r': case KEY_ENTER:
+		p->editing = 0;
+		return ACT_NONE;
+	case KEY_BACKSPACE: case 127: case 8:
+		if (p->flen) {  /* drop a whole UTF-8 character */
+			do
+				p->flen--;
+			while (p->flen && ((unsigned char)p->filter[p->flen] & 0xc0) == 0x80);
+			p->filter[p->flen] = '\0';
+			refilter(p, 0);
+		}
+		return ACT_NONE;
+	}
+	if (ch >= 0x20 && ch < 0x100 && ch != 0x7f && p->flen + 1 < sizeof p->filter) {
+		p->filter[p->flen++] = (char)ch;
+		p->filter[p->flen] = '\0';
+		/* a UTF-8 continuation byte completes a character: filter on whole ones */
+		refilter(p, 1);
+		return ACT_NONE;
+	}
+	return ACT_NONE;
+}
+
+static enum ui_act key(struct view *v, struct ui *u, int ch)
+{
+	struct pv *p = (struct pv *)v;
+	size_t n = nrows(p), page = u->rows > 5 ? (size_t)u->rows - 5 : 1;
+	if (p->editing)
+		return edit(p, ch);
+	switch (ch) {
+	case KEY_UP: case 'k': if (p->cur) p->cur--; break;
+	case KEY_DOWN: case 'j': if (p->cur + 1 < n) p->cur++; break;
+	case KEY_PPAGE: p->cur = p->cur > page ? p->cur - page : 0; break;
+	case KEY_NPAGE: p->cur = n && p->cur + page >= n ? n - 1 : n ? p->cur + page : 0; break;
+	case KEY_HOME: p->cur = 0; break;
+	case KEY_END: p->cur = n ? n - 1 : 0; break;
+	case '/': p->editing = 1; break;
+	case 's': case KEY_F(6): resort(p, u, (p->sort + 1) % (int)NSORTS); break;
+	case 'M': resort(p, u, 0); break;
+	case 'T': resort(p, u, 1); break;
+	case 'Q': resort(p, u, 2); break;
+	case 'R': resort(p, u, 3); break;
+	case '\n': case '\r': case KEY_ENTER: {
+		char buf[64];
+		if (!n)
+			break;
+		snprintf(u->want_pid, sizeof u->want_pid, "%s",
+			 ui_cell(&p->t, row(p, p->cur), p->col[D_PID], buf, sizeof buf));
+		return ACT_OPEN_PROC;
+	}
+	default: return ACT_UNHANDLED;
+	}
+	return ACT_NONE;
+}
+
+static void pv_free(struct view *v)
+{
+	struct pv *p = (struct pv *)v;
+	free(p->priv);
+	free(p->rows);
+	free(p);
+}
+
+struct view *procs_view_new(struct ui *u)
+{
+	struct pv *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->v = (struct view){
+		.footer = "Enter open /filter s sort u summary e ets b bins a mem g stacks "
+			  "n threads q quit",
+		.draw = draw, .key = key, .free = pv_free,
+	};
+	if (resort(p, u, 0) < 0) {
+		free(p);
+		return NULL;
+	}
+	return &p->v;
+}

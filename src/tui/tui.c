@@ -1,0 +1,139 @@
+/* beamcore tui: load the target once (the union of what the views' analyzers
+ * need), then a stack of views: the process list at the bottom, panes over it.
+ * Global keys: one per view, Esc/q back (q on the process list quits). */
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/tui.h"
+#include "tui/ui.h"
+
+#define MAX_DEPTH 32
+
+static const struct {
+	int key;
+	const char *analyzer, *title;
+} views[] = {
+	{ 'u', "summary", "Summary" },
+	{ 'e', "ets", "ETS tables (Enter: owner)" },
+	{ 'b', "binaries", "Binary holders (Enter: holder)" },
+	{ 'a', "memory", "Memory and allocators" },
+	{ 'g', "stacks", "Stack groups" },
+	{ 'n', "threads", "Native threads" },
+};
+#define NVIEWS (sizeof views / sizeof views[0])
+
+static unsigned needs(void)
+{
+	unsigned n = 0;
+	for (size_t i = 0; analyzers[i]; i++)
+		n |= analyzers[i]->needs;
+	return n;
+}
+
+static void draw(struct ui *u, struct view *v)
+{
+	getmaxyx(stdscr, u->rows, u->cols);
+	erase();
+	if (u->rows < 4 || u->cols < 20) {
+		ui_put(0, 0, u->cols, "terminal too small", 0);
+		refresh();
+		return;
+	}
+	ui_header(u);
+	v->draw(v, u);
+	ui_footer(u, v->footer);
+	refresh();
+}
+
+static void push(struct view **stack, int *depth, struct view *v)
+{
+	if (!v)
+		return;  /* the view said why in ui.msg */
+	if (*depth == MAX_DEPTH) {
+		v->free(v);
+		return;
+	}
+	stack[(*depth)++] = v;
+}
+
+static void loop(struct ui *u, struct view **stack, int depth)
+{
+	for (;;) {
+		struct view *v = stack[depth - 1];
+		draw(u, v);
+		u->msg[0] = '\0';
+		int ch = getch();
+		if (ch == KEY_RESIZE || ch == ERR)
+			continue;
+		enum ui_act a = v->key(v, u, ch);
+		if (a == ACT_OPEN_PROC) {
+			char title[96];
+			snprintf(title, sizeof title, "Process %s", u->want_pid);
+			push(stack, &depth, pane_new(u, "proc", u->want_pid, title));
+			continue;
+		}
+		if (a != ACT_UNHANDLED)
+			continue;
+		if (ch == 'q' || ch == 27) {
+			if (depth == 1) {
+				if (ch == 'q')
+					return;
+				continue;
+			}
+			v->free(v);
+			depth--;
+			continue;
+		}
+		if (ch == 'p') {  /* back to the process list */
+			while (depth > 1) {
+				depth--;
+				stack[depth]->free(stack[depth]);
+			}
+			continue;
+		}
+		for (size_t i = 0; i < NVIEWS; i++)
+			if (ch == views[i].key)
+				push(stack, &depth, pane_new(u, views[i].analyzer, NULL, views[i].title));
+	}
+}
+
+int tui_main(const struct target_opts *o)
+{
+	struct target *t;
+	bc_err *err = target_open(o, &t);
+	if (!err && (err = target_load(t, needs())))
+		target_close(t);
+	if (err) {
+		fprintf(stderr, "beamcore: %s\n", err->msg);
+		int code = err->code == BC_EUSAGE ? 64 : 2;
+		bc_err_free(err);
+		return code;
+	}
+	setlocale(LC_ALL, "");
+	struct ui u = { .vm = target_vm(t) };
+	if (!initscr()) {
+		target_close(t);
+		fprintf(stderr, "beamcore: tui: cannot initialise the terminal\n");
+		return 2;
+	}
+	set_escdelay(50);
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	struct view *stack[MAX_DEPTH];
+	stack[0] = procs_view_new(&u);
+	if (stack[0])
+		loop(&u, stack, 1);
+	endwin();
+	if (stack[0])
+		stack[0]->free(stack[0]);
+	else
+		fprintf(stderr, "beamcore: tui: %s\n", u.msg);
+	target_close(t);
+	return stack[0] ? 0 : 2;
+}

@@ -1,0 +1,47 @@
+/* The browser's internals: a stack of views, each drawing the screen between
+ * the header (line 0) and the footer (last line) and handling its own keys.
+ * Views render analyzer output; they never compute anything about the VM. */
+#ifndef BEAMCORE_TUI_UI_H
+#define BEAMCORE_TUI_UI_H
+#include <stddef.h>
+#include "analyzer.h"
+
+enum ui_act {
+	ACT_NONE,        /* handled */
+	ACT_UNHANDLED,   /* not the view's key: the global keys get it */
+	ACT_OPEN_PROC,   /* open ui.want_pid */
+};
+
+struct ui {
+	const struct vm *vm;
+	int rows, cols;
+	char want_pid[64];
+	char msg[600];       /* one-shot message on the title line (errors) */
+};
+
+struct view {
+	const char *footer;  /* the keys, for the footer line */
+	void (*draw)(struct view *v, struct ui *u);
+	enum ui_act (*key)(struct view *v, struct ui *u, int ch);
+	void (*free)(struct view *v);
+};
+
+/* draw.c: UTF-8 text on the screen, clipped to `width` columns after skipping
+ * `skip` columns; returns the columns drawn. */
+int ui_put(int y, int x, int width, const char *s, int skip);
+/* display columns of UTF-8 text */
+int ui_width(const char *s);
+/* s padded (or cut) to exactly w columns, left- or right-aligned, into buf */
+const char *ui_pad(const char *s, int w, int right, char *buf, size_t len);
+/* a table cell as the text renderer prints it */
+const char *ui_cell(const struct rtable *t, size_t r, size_t c, char *buf, size_t len);
+void ui_header(const struct ui *u);
+void ui_title(const struct ui *u, const char *title);
+void ui_footer(const struct ui *u, const char *keys);
+
+/* procs_view.c: the process list (the top view) */
+struct view *procs_view_new(struct ui *u);
+/* pane.c: any analyzer's output in a scrollable pane (arg: its an_opts.arg) */
+struct view *pane_new(struct ui *u, const char *analyzer, const char *arg, const char *title);
+
+#endif

@@ -45,6 +45,7 @@ void vm_free(struct vm *vm)
 	free(vm->mfa_index);
 	free(vm->threads);
 	free(vm->nframes_native);
+	free(vm->death.running);
 	free(vm->pid_index);
 	strtab_free(vm->strings);
 	free(vm);
@@ -209,8 +210,6 @@ int64_t vm_mfa_id(struct vm *vm, const struct vm_mfa *m)
 			ix[j] = (uint32_t)i + 1;
 		}
 		free(vm->mfa_index);
-	free(vm->threads);
-	free(vm->nframes_native);
 		vm->mfa_index = ix;
 		vm->mfa_index_size = n;
 	}

@@ -115,6 +115,12 @@ struct vm_thread {
 	const char *unwind_stop;       /* why the backtrace ends early, or NULL */
 };
 
+/* A scheduler busy with a process when the dump was written. */
+struct vm_sched_run {
+	const char *scheduler;         /* "scheduler:1", "dirty_cpu_scheduler:4" */
+	struct vm_pid pid;
+};
+
 /* How the node died, when the input says it in words: a crash dump's slogan
  * and what it names. Cores leave it empty (they have vm->signo). */
 struct vm_death {
@@ -129,6 +135,8 @@ struct vm_death {
 	bool have_culprit;
 	struct vm_pid culprit;         /* the process the dying thread was running */
 	const char *culprit_sched;     /* the scheduler it ran on: "dirty_cpu_scheduler:4" */
+	struct vm_sched_run *running;  /* every busy scheduler (freed by vm_free) */
+	size_t nrunning;
 };
 
 /* One process in full, loaded on demand (beamcore proc): terms are trees of

@@ -16,6 +16,8 @@ CMDS = ("procs", "ets", "memory", "summary")
 def run(args, timeout=300):
     r = subprocess.run(args, capture_output=True, timeout=timeout)
     err = r.stderr.decode("utf-8", "replace")
+    if "Sanitizer" in err or "runtime error:" in err:
+        failures.append(f"{' '.join(args[1:3])}: sanitizer: {err[-1500:]}")
     try:
         out = r.stdout.decode("utf-8")  # JSON must be UTF-8 whatever the dump holds
     except UnicodeDecodeError as e:
@@ -199,6 +201,9 @@ def main():
     try:
         rc, _, err = run([bc, "binaries", dump])
         result("binaries on a dump", rc == 2 and len(err.strip().splitlines()) == 1,
+               f"exit {rc}: {err.strip()}")
+        rc, _, err = run([bc, "threads", dump])
+        result("threads on a dump", rc == 2 and len(err.strip().splitlines()) == 1,
                f"exit {rc}: {err.strip()}")
         truncations(bc, truth, dump, tmp)
         aborted(bc, truth, dump, tmp)

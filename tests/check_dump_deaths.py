@@ -14,6 +14,8 @@ bad = []
 
 def run(bc, *args, want_rc=0):
     r = subprocess.run([bc, *args], capture_output=True, text=True, timeout=300)
+    if "Sanitizer" in r.stderr or "runtime error:" in r.stderr:
+        bad.append(f"{' '.join(args)}: sanitizer: {r.stderr[-1500:]}")
     if r.returncode != want_rc:
         bad.append(f"{' '.join(args)}: exit {r.returncode}, want {want_rc}: {r.stderr.strip()[:300]}")
     return r

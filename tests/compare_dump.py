@@ -25,6 +25,8 @@ bad = []
 
 def run(bc, *args):
     r = subprocess.run([bc, *args, "--json"], capture_output=True, text=True, timeout=300)
+    if "Sanitizer" in r.stderr or "runtime error:" in r.stderr:
+        bad.append(f"{' '.join(args)}: sanitizer: {r.stderr[-1500:]}")
     if r.returncode != 0:
         bad.append(f"{' '.join(args)}: exit {r.returncode}: {r.stderr.strip()[:300]}")
         return None
@@ -103,6 +105,34 @@ def ets(bc, dump, gt):
     for k in by_key:
         bad.append(f"ETS {k}: only in the dump")
     print(f"ets: {len(gt['ets'])} live tables compared on 9 fields")
+
+def stacks(bc, dump, gt):
+    """current_stacktrace: a dump does not record backtrace_depth, so it gives
+    the whole stack (to 1024 frames): equal to the live one when that is
+    shorter than the depth, the live one its prefix otherwise."""
+    doc = run(bc, "stacks", dump)
+    if not doc:
+        return
+    got = {p["pid"]: p["current_stacktrace"] for p in doc["processes"]}
+    running = {p["pid"] for p in doc["processes"] if p.get("status", "waiting") != "waiting"}
+    depth = gt["backtrace_depth"]
+    n = deeper = 0
+    for p in gt["processes"]:
+        if p["status"] != "waiting" or p["pid"] == gt["collector"] or p["pid"] in running:
+            continue
+        g, w = got.get(p["pid"]), p["current_stacktrace"]
+        n += 1
+        if g is None or g[:len(w)] != w or (len(w) < depth and g != w):
+            bad.append(f"{p['pid']} ({p['registered_name'] or p['initial_call']}) stack: "
+                       f"live {w[:6]}, dump {g and g[:6]}")
+        deeper += g is not None and len(g) > len(w)
+    callers = [p["pid"] for p in gt["processes"] if p["initial_call"] == "beamcore_scenario:caller/0"]
+    want = next((p["current_stacktrace"] for p in gt["processes"] if p["pid"] in callers[:1]), None)
+    group = next((g for g in doc["groups"] if g["current_stacktrace"] == want), None)
+    if callers and (not group or sorted(group["pids"]) != sorted(callers)):
+        bad.append(f"the {len(callers)} callers of stuck_server are not one group")
+    print(f"stacks: {n} idle stacks compared frame by frame ({deeper} deeper than "
+          f"backtrace_depth {depth}); {len(callers)} callers in one group: {bool(group)}")
 
 def memory(bc, dump, live):
     doc = run(bc, "memory", dump)
@@ -185,6 +215,7 @@ def main():
     live = json.load(open(os.path.join(fx, "memory.json")))
     procs(bc, dump, gt)
     ets(bc, dump, gt)
+    stacks(bc, dump, gt)
     memory(bc, dump, live)
     summary(bc, dump, gt, live)
     print(f"{len(bad)} mismatches")

@@ -1,5 +1,6 @@
-/* The crash dump loader's entry points: map, index, read the header at open;
- * the passes a command needs at load. */
+/* The crash dump loader's entry points: at open, map the file and check its
+ * version and end; at load, one scan (index, header, and the processes if the
+ * command needs them), then the sections the command needs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -85,39 +86,87 @@ bc_err *dump_open(const char *path, struct dump **out)
 	}
 	d->path = path;
 	bc_err *err;
-	if ((err = map(d)) || (err = version(d)) || (err = dump_index(d))) {
+	if ((err = map(d)) || (err = version(d))) {
 		dump_close(d);
 		return err;
 	}
+	dump_find_end(d);
 	truncation(d);
-	dump_header(d);
 	*out = d;
+	return NULL;
+}
+
+/* One scan over the file: the index, with the processes and their stacks on
+ * the way when they are needed. */
+static bc_err *scan(struct dump *d, unsigned needs)
+{
+	struct proc_pass *pp = NULL;
+	bc_err *err;
+	if ((needs & NEED_PROCS) && !(pp = proc_pass_new(d, needs & NEED_STACKS)))
+		return bc_error(BC_ENOMEM, "out of memory");
+	if ((err = dump_index(d, pp))) {
+		if (pp)
+			free(pp->pcs);
+		free(pp);
+		return err;
+	}
+	dump_header(d);
+	if (pp && (err = proc_pass_end(pp)))
+		return err;
+	d->loaded = needs & (NEED_PROCS | NEED_STACKS);
+	return NULL;
+}
+
+/* Start over with a fresh model (a later load asking for parts the scan
+ * skipped: target_load asks once, so this is for other callers). */
+static bc_err *reset(struct dump *d)
+{
+	struct vm *vm = vm_new("crash_dump", d->path);
+	if (!vm)
+		return bc_error(BC_ENOMEM, "out of memory");
+	vm_free(d->vm);
+	d->vm = vm;
+	free(d->ets.v);
+	free(d->allocs.v);
+	free(d->scheds.v);
+	d->ets = d->allocs = d->scheds = (struct offs){ 0 };
+	d->memory = d->atom_table = d->node = d->header_end = d->last_off = 0;
+	d->seen = 0;
+	d->indexed = false;
+	d->loaded = 0;
+	bc_err *e = version(d);  /* (it was fine the first time: this re-adds its gap, if any) */
+	if (e)
+		bc_err_free(e);
+	truncation(d);
 	return NULL;
 }
 
 bc_err *dump_load(struct dump *d, unsigned needs)
 {
 	bc_err *err;
+	/* Commands whose whole subject a dump lacks (their needs are that alone;
+	 * the summary's wider needs take what there is). */
 	if (needs == NEED_BINARIES)
 		return bc_error(BC_EFORMAT, "%s: a crash dump does not record which refc binaries "
 				"each process holds: `binaries` needs a core", d->path);
+	if (needs == (NEED_PROCS | NEED_THREADS) || needs == NEED_THREADS)
+		return bc_error(BC_EFORMAT, "%s: a crash dump has no native threads: `threads` needs a "
+				"core (the summary names what each scheduler was running)", d->path);
 	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS | NEED_THREADS))
 		needs |= NEED_PROCS;  /* owners and holders are processes */
-	if ((needs & NEED_PROCS) && !(d->loaded & NEED_PROCS)) {
-		if ((err = dump_load_procs(d)))
+	unsigned scanned = NEED_PROCS | NEED_STACKS;
+	if (d->indexed && (needs & scanned & ~d->loaded)) {
+		unsigned had = d->loaded;
+		if ((err = reset(d)))
 			return err;
-		d->loaded |= NEED_PROCS;
+		needs |= had;
 	}
+	if (!d->indexed && (err = scan(d, needs)))
+		return err;
 	if ((needs & NEED_ETS) && !(d->loaded & NEED_ETS)) {
 		if ((err = dump_load_ets(d)))
 			return err;
 		d->loaded |= NEED_ETS;
-	}
-	if ((needs & NEED_STACKS) && !(d->loaded & NEED_STACKS)) {
-		/* current_stacktrace is not read from dumps yet: null, not empty */
-		for (size_t i = 0; i < d->vm->nprocs; i++)
-			d->vm->procs[i].unknown |= VPF_STACKTRACE;
-		d->loaded |= NEED_STACKS;
 	}
 	if ((needs & NEED_MEMORY) && !(d->loaded & NEED_MEMORY)) {
 		if ((err = dump_load_memory(d)))
@@ -138,8 +187,6 @@ void dump_close(struct dump *d)
 		return;
 	if (d->map)
 		munmap((void *)d->map, d->size);
-	free(d->procs.v);
-	free(d->stacks.v);
 	free(d->ets.v);
 	free(d->allocs.v);
 	free(d->scheds.v);

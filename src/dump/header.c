@@ -138,6 +138,11 @@ static void schedulers(struct dump *d)
 		if (s[i].taglen > 10 && memcmp(s[i].tag, "scheduler:", 10) == 0)
 			vm->schedulers++;
 	}
+	vm->death.running = calloc(n ? n : 1, sizeof *vm->death.running);
+	for (size_t i = 0; vm->death.running && i < n; i++)
+		if (s[i].has_current)
+			vm->death.running[vm->death.nrunning++] = (struct vm_sched_run){
+				intern_text(vm, s[i].tag, s[i].taglen), s[i].current };
 	const char *th = vm->death.thread;
 	if (th && strcmp(th, "scheduler:0") == 0) {
 		int busy = -1, garbing = -1, nbusy = 0, ngarbing = 0;

@@ -10,7 +10,7 @@
 
 #include "dump/internal.h"
 
-#define DROP_WINDOW (8u << 20)
+#define DROP_WINDOW (2u << 20)
 
 static const char *const kind_tags[DK_COUNT] = {
 	[DK_SCHED] = "scheduler", [DK_MEMORY] = "memory", [DK_TABLES] = "hash_table",
@@ -42,7 +42,8 @@ static bool is(const char *t, size_t n, const char *lit, size_t ln, bool prefix)
 #define PREFIX(lit) is(t, n, lit, sizeof lit - 1, true)
 #define EXACT(lit) is(t, n, lit, sizeof lit - 1, false)
 
-/* Classify the section line at off (its '='); record what the passes need. */
+/* Classify the section line at off (its '='); record what the passes need.
+ * Returns its kind, -1 when out of memory. */
 static int section(struct dump *d, size_t off, const char *lim)
 {
 	const char *t = d->map + off + 1;
@@ -50,14 +51,15 @@ static int section(struct dump *d, size_t off, const char *lim)
 	size_t n = (size_t)((nl ? nl : lim) - t);
 	enum dump_kind k = DK_OTHER;
 	int rc = 0;
+	d->is_stack = false;
 	switch (t[0]) {
 	case 'p':  /* the hot cases first: four sections per process */
 		if (PREFIX("proc_heap:") || PREFIX("proc_messages:") || PREFIX("proc_dictionary:"))
 			k = DK_DEEP;
 		else if (PREFIX("proc_stack:"))
-			k = DK_DEEP, rc = push(&d->stacks, off);
+			k = DK_DEEP, d->is_stack = true;
 		else if (PREFIX("proc:"))
-			k = DK_PROC, rc = push(&d->procs, off);
+			k = DK_PROC;
 		else if (PREFIX("port:"))
 			k = DK_PORT;
 		else if (EXACT("persistent_terms"))
@@ -131,12 +133,12 @@ static int section(struct dump *d, size_t off, const char *lim)
 		d->header_end = off;
 	d->last_kind = k;
 	d->last_off = off;
-	return rc;
+	return rc < 0 ? -1 : (int)k;
 }
 
 /* Where the content ends: all of a complete dump; for a cut one, its last
  * complete line (a partial line would give a wrong number, not a missing one). */
-static void find_end(struct dump *d)
+void dump_find_end(struct dump *d)
 {
 	const char *m = d->map;
 	size_t e = d->size;
@@ -162,23 +164,35 @@ static void find_end(struct dump *d)
 	d->end = cut;
 }
 
-bc_err *dump_index(struct dump *d)
+bc_err *dump_index(struct dump *d, struct proc_pass *pp)
 {
-	find_end(d);
 	const char *m = d->map, *lim = m + d->end;
 	const char *p = memchr(m, '\n', d->end);
+	d->indexed = true;
 	if (!p)
 		return NULL;  /* nothing but (part of) the header line */
-	/* in windows, so the pages of a long stretch without '=' (a big heap's
-	 * lines) are released as the scan passes them */
+	/* memchr within windows, so the pages of a long stretch without '=' (a
+	 * big heap's lines) are released as the scan passes them */
 	size_t mark = 0;
-	for (const char *w = p + 1; w < lim; ) {
-		const char *wend = lim - w > DROP_WINDOW ? w + DROP_WINDOW : lim;
-		for (p = w; (p = memchr(p, '=', (size_t)(wend - p))) != NULL; p++)
-			if (p[-1] == '\n' && section(d, (size_t)(p - m), lim) < 0)
+	for (p++; p < lim; ) {
+		const char *wend = lim - p > DROP_WINDOW ? p + DROP_WINDOW : lim;
+		const char *q = memchr(p, '=', (size_t)(wend - p));
+		if (!q) {
+			p = wend;
+		} else if (q[-1] != '\n') {
+			p = q + 1;
+		} else {
+			int k = section(d, (size_t)(q - m), lim);
+			if (k < 0)
 				return bc_error(BC_ENOMEM, "out of memory indexing %s", d->path);
-		w = wend;
-		dump_drop_behind(d, &mark, (size_t)(w - m));
+			if (pp && k == DK_PROC)
+				p = proc_pass_section(pp, (size_t)(q - m));
+			else if (pp && d->is_stack)
+				p = proc_pass_stack(pp, (size_t)(q - m));
+			else
+				p = q + 1;
+		}
+		dump_drop_behind(d, &mark, (size_t)(p - m));
 	}
 	return NULL;
 }

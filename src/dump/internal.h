@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "dump/dump.h"
+#include "dump/text.h"
 #include "error.h"
 #include "vm.h"
 
@@ -49,16 +50,51 @@ struct dump {
 	bool aborted;              /* ends with =abort: */
 	/* the index: offsets of the '=' of section lines */
 	size_t header_end;         /* the first section */
-	struct offs procs, stacks, ets, allocs, scheds;
+	struct offs ets, allocs, scheds;
 	size_t memory, atom_table, node;   /* 0: absent */
 	unsigned seen;             /* bit per enum dump_kind */
 	enum dump_kind last_kind;  /* the last section before the end */
 	size_t last_off;
 	unsigned loaded;           /* NEED_* bits done */
+	bool indexed;
+	bool is_stack;             /* the section just classified is a =proc_stack */
 };
 
-/* Scan the file once for section lines ("\n="); fill the index. */
-bc_err *dump_index(struct dump *d);
+/* Where a stack frame's code is: a function (mfa id) and the offset in it
+ * (8 bytes: one per process is kept while the scan runs). */
+struct code_pos {
+	int32_t mfa;                   /* -1: none */
+	uint32_t off;
+};
+
+/* Parses the =proc sections into vm->procs (procs.c) and the =proc_stack ones
+ * into stack sizes and, with stacks, frames (stacks.c) as the index scan meets
+ * them: one pass over the file. */
+struct proc_pass {
+	struct dump *d;
+	bool stacks;                   /* also the frames (current_stacktrace) */
+	bool indexed;                  /* the =proc sections are over: pid index built */
+	size_t indexed_n;              /* ... over this many processes */
+	bool oom;
+	size_t skipped, cursor;
+	struct code_pos *pcs;          /* with stacks: per process, p->i */
+	size_t pcs_cap;
+	struct mfa_cache cache;
+};
+
+struct proc_pass *proc_pass_new(struct dump *d, bool stacks);
+/* The =proc (=proc_stack) section at off; returns where its body ends (the
+ * next section's line, or the end of the content). */
+const char *proc_pass_section(struct proc_pass *pp, size_t off);
+const char *proc_pass_stack(struct proc_pass *pp, size_t off);
+/* After the last section: gaps, the pid index; frees pp. */
+bc_err *proc_pass_end(struct proc_pass *pp);
+
+/* Where a cut dump's content ends (its last complete line); complete/aborted. */
+void dump_find_end(struct dump *d);
+/* Scan the file once for section lines ("\n="); fill the index. With pp, the
+ * =proc and =proc_stack sections are parsed on the way (no offsets kept). */
+bc_err *dump_index(struct dump *d, struct proc_pass *pp);
 /* Release the pages of [*mark, off) a sequential pass has read (they stay in
  * the page cache): the resident set of a pass over a multi-GB dump stays a
  * few MB. */
@@ -66,7 +102,8 @@ void dump_drop_behind(const struct dump *d, size_t *mark, size_t off);
 /* Was kind k cut off by the end of a truncated dump? Adds a gap naming `what`
  * (e.g. "ETS tables") and returns true when none of it was written. */
 bool dump_kind_missing(struct dump *d, enum dump_kind k, const char *what);
-/* Is the section at off the last one of a truncated dump (possibly cut)? */
+/* Is the section at off the last one of a truncated dump (possibly cut)?
+ * (After the scan; during it, a section is cut when its body runs to d->end.) */
 bool dump_is_cut(const struct dump *d, size_t off);
 
 /* The tag of the section line at off ("proc:<0.1.0>" without '='), and the
@@ -75,7 +112,6 @@ const char *dump_section(const struct dump *d, size_t off, const char **tag_end)
 
 void dump_header(struct dump *d);
 void dump_slogan(struct vm *vm, const char *s, size_t n);
-bc_err *dump_load_procs(struct dump *d);
 bc_err *dump_load_ets(struct dump *d);
 bc_err *dump_load_memory(struct dump *d);
 

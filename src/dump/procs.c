@@ -1,16 +1,16 @@
-/* Processes from the =proc sections (break.c print_process_info) and their
- * stack sizes from =proc_stack (erl_process_dump.c: one line per stack word):
- * what process_info/2 would have said, where the dump carries it.
+/* Processes from the =proc sections (break.c print_process_info): what
+ * process_info/2 would have said, where the dump carries it.
  *   heap_size        Stack+heap (p->heap_sz)
  *   total_heap_size  Stack+heap + OldHeap + Heap fragment data, as process_info
  *                    adds them; unknown when messages are queued on the heap
  *                    (process_info adds their heap fragments; the dump does not
  *                    say how large they are)
  *   memory           Memory (erts_process_memory, as process_info)
- *   stack_size       lines of =proc_stack, or Stack end - Stack top when garbing
- * A dump of a million processes: the =proc sections are parsed in file order
- * into one preallocated array, names and MFAs interned (through a small cache
- * of the raw text, since most processes share a few MFAs). */
+ *   stack_size       Stack end - Stack top when garbing; else from =proc_stack
+ *                    (stacks.c)
+ * A dump of a million processes: the =proc sections are parsed as the index
+ * scan meets them, into one growing array, names and MFAs interned (through
+ * a cache of the raw text, since most processes share a few MFAs). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,40 +23,6 @@ enum {
 	F_INTERNAL = 1 << 9, F_OFF_HEAP_MSGQ = 1 << 10, F_STACK_TOP = 1 << 11,
 	F_STACK_END = 1 << 12, F_PC = 1 << 13,
 };
-
-#define MFA_CACHE 1024
-
-struct mfa_entry {
-	char key[80];
-	size_t len;
-	struct vm_mfa mfa;
-};
-
-struct mfa_cache {
-	struct mfa_entry e[MFA_CACHE];
-};
-
-static bool cached_mfa(struct vm *vm, struct mfa_cache *c, const char *p, const char *end,
-		       struct vm_mfa *m)
-{
-	size_t n = (size_t)(end - p);
-	if (n >= sizeof c->e[0].key)
-		return parse_mfa(vm, p, end, m);
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 16777619u;
-	struct mfa_entry *e = &c->e[h % MFA_CACHE];
-	if (e->len == n && memcmp(e->key, p, n) == 0) {
-		*m = e->mfa;
-		return true;
-	}
-	if (!parse_mfa(vm, p, end, m))
-		return false;
-	memcpy(e->key, p, n);
-	e->len = n;
-	e->mfa = *m;
-	return true;
-}
 
 /* erts_dump_process_state: the names process_info(P, status) uses. */
 static const char *status_of(const char *v, const char *end)
@@ -117,36 +83,33 @@ static bool count_links(const char *p, const char *end, struct vm_proc *vp)
 	return false;
 }
 
-/* "Program counter: 0x00007f4d938085bc (init:boot_loop/2 + 92)" */
-static bool pc_function(struct vm *vm, struct mfa_cache *c, const char *v, const char *end,
-			struct vm_mfa *m)
-{
-	const char *open = memchr(v, '(', (size_t)(end - v));
-	if (!open)
-		return false;
-	const char *plus = memmem(open, (size_t)(end - open), " + ", 3);
-	return plus && cached_mfa(vm, c, open + 1, plus, m);
-}
-
-/* One =proc section into vp; false when it holds nothing (cut right after its tag). */
+/* One =proc section into vp; false when it holds nothing (cut right after its
+ * tag). *body_end: where the section ends (the next section line, or lim).
+ * pc (if not NULL): the function p->i lies in, the first frame of its stack. */
 static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct vm_proc *vp,
-		       uint64_t *stack_top, uint64_t *stack_end)
+		       const char **body_end, struct code_pos *pc)
 {
 	struct vm *vm = d->vm;
 	const char *pos, *v, *tag = dump_section(d, off, &pos) + 5;  /* after "proc:" */
+	const char *lim = d->map + d->end;
 	struct vm_pid pid;
+	uint64_t stack_top = 0, stack_end = 0;
+	*body_end = pos < lim ? pos + 1 : lim;
 	if (!parse_pid(&tag, pos, &pid) || tag != pos)
 		return false;
 	memset(vp, 0, sizeof *vp);
 	vp->addr = off;
 	vp->pid_num = pid.num;
 	vp->pid_serial = pid.serial;
-	const char *lim = d->map + d->end;
 	unsigned f = 0;
 	bool links_bad = false;
 	uint64_t heap = 0, old = 0, frag = 0;
 	struct line l;
-	for (pos++; next_line(&pos, lim, &l) && *l.p != '='; ) {
+	for (pos = *body_end; next_line(&pos, lim, &l); ) {
+		if (*l.p == '=') {
+			pos = l.p;
+			break;
+		}
 		switch (*l.p) {
 		case 'S':
 			if (KEY(&l, "State: ", &v)) {
@@ -159,10 +122,10 @@ static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct v
 				if (parse_u64(v, l.end, &heap))
 					f |= F_HEAP;
 			} else if (KEY(&l, "Stack top: ", &v)) {
-				if (parse_hex(v, l.end, stack_top))
+				if (parse_hex(v, l.end, &stack_top))
 					f |= F_STACK_TOP;
 			} else if (KEY(&l, "Stack end: ", &v)) {
-				if (parse_hex(v, l.end, stack_end))
+				if (parse_hex(v, l.end, &stack_end))
 					f |= F_STACK_END;
 			}
 			break;
@@ -210,19 +173,31 @@ static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct v
 				f |= F_OLD;
 			break;
 		case 'P':
-			if (KEY(&l, "Program counter: ", &v) && !(f & F_CURRENT) &&
-			    pc_function(vm, c, v, l.end, &vp->current_function))
-				f |= F_PC;
+			if (KEY(&l, "Program counter: ", &v) && (pc || !(f & F_CURRENT))) {
+				struct vm_mfa m;
+				uint64_t o;
+				if (!code_at(vm, c, v, l.end, &m, &o))
+					break;
+				if (!(f & F_CURRENT)) {  /* process_info: p->current, else p->i's */
+					vp->current_function = m;
+					f |= F_PC;
+				}
+				int64_t id = pc ? vm_mfa_id(vm, &m) : -1;
+				if (pc && id >= 0 && id < INT32_MAX && o <= UINT32_MAX)
+					*pc = (struct code_pos){ (int32_t)id, (uint32_t)o };
+			}
 			break;
 		case 'I':
 			if (KEY(&l, "Internal State: ", &v)) {
 				f |= F_INTERNAL;
-				if (memmem(v, (size_t)(l.end - v), "OFF_HEAP_MSGQ", 13))
+				if (vp->message_queue_len &&  /* (only matters then) */
+				    memmem(v, (size_t)(l.end - v), "OFF_HEAP_MSGQ", 13))
 					f |= F_OFF_HEAP_MSGQ;
 			}
 			break;
 		}
 	}
+	*body_end = pos;
 	if (!(f & F_STATE))
 		return false;
 	/* Lines come in a fixed order; one that is absent from a section that
@@ -246,90 +221,90 @@ static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct v
 		vp->unknown |= VPF_TOTAL_HEAP_SIZE;
 	vp->unknown |= VPF_STACK_SIZE;  /* until its =proc_stack is found */
 	if ((f & (F_STACK_TOP | F_STACK_END)) == (F_STACK_TOP | F_STACK_END) &&
-	    *stack_end >= *stack_top) {
-		vp->stack_size = (*stack_end - *stack_top) / 8;
+	    stack_end >= stack_top) {
+		vp->stack_size = (stack_end - stack_top) / 8;
 		vp->unknown &= ~(uint32_t)VPF_STACK_SIZE;
 	}
 	/* processes have no binary list in a dump (process_info(P, binary)) */
 	vp->unknown |= VPF_BINARY;
+	if (pc)
+		vp->unknown |= VPF_STACKTRACE;  /* until its =proc_stack is read */
 	return true;
 }
 
-/* =proc_stack:<pid>: one line per stack word (stack_element_dump). */
-static void stack_sizes(struct dump *d)
+struct proc_pass *proc_pass_new(struct dump *d, bool stacks)
 {
-	struct vm *vm = d->vm;
-	const char *lim = d->map + d->end;
-	size_t mark = 0;
-	for (size_t i = 0; i < d->stacks.n; i++) {
-		size_t off = d->stacks.v[i];
-		const char *pos, *tag = dump_section(d, off, &pos) + 11;  /* after "proc_stack:" */
-		struct vm_pid pid;
-		if (!parse_pid(&tag, pos, &pid) || tag != pos || dump_is_cut(d, off))
-			continue;
-		const struct vm_proc *p = vm_find_proc(vm, pid);
-		if (!p)
-			continue;
-		uint64_t n = 0;
-		for (const char *q = pos + 1; q < lim && *q != '='; n++) {
-			const char *nl = memchr(q, '\n', (size_t)(lim - q));
-			if (!nl)
-				break;
-			q = nl + 1;
-		}
-		struct vm_proc *vp = &vm->procs[p - vm->procs];
-		vp->stack_size = n;
-		vp->unknown &= ~(uint32_t)VPF_STACK_SIZE;
-		dump_drop_behind(d, &mark, off);
+	struct proc_pass *pp = calloc(1, sizeof *pp);
+	if (pp) {
+		pp->d = d;
+		pp->stacks = stacks;
 	}
+	return pp;
 }
 
-bc_err *dump_load_procs(struct dump *d)
+const char *proc_pass_section(struct proc_pass *pp, size_t off)
 {
+	struct dump *d = pp->d;
 	struct vm *vm = d->vm;
-	size_t n = d->procs.n;
-	vm->procs = malloc((n ? n : 1) * sizeof *vm->procs);
-	struct mfa_cache *c = calloc(1, sizeof *c);
-	if (!vm->procs || !c) {
-		free(c);
-		return bc_error(BC_ENOMEM, "out of memory for %zu processes", n);
-	}
-	vm->procs_cap = n ? n : 1;
-	size_t mark = 0, skipped = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t top = 0, end = 0;
-		size_t off = d->procs.v[i];
-		struct vm_proc *vp = &vm->procs[vm->nprocs];
-		bool ok = parse_proc(d, off, c, vp, &top, &end);
-		if (ok)
-			vm->nprocs++;
-		if (dump_is_cut(d, off)) {
-			char pid[32];
-			if (ok)
-				vm_gap(vm, "process %s: its =proc section is cut by the end of the dump "
-				       "(fields after the cut are null)", vm_pid_str(vp, pid, sizeof pid));
-			else
-				vm_gap(vm, "the last =proc section is cut before its first field");
-		} else if (!ok) {
-			skipped++;
+	struct vm_proc p;
+	struct code_pos pc = { -1, 0 };
+	const char *end;
+	bool ok = parse_proc(d, off, &pp->cache, &p, &end, pp->stacks ? &pc : NULL);
+	struct vm_proc *vp = ok ? vm_add_proc(vm) : NULL;
+	if (vp && pp->stacks && vm->nprocs > pp->pcs_cap) {
+		size_t cap = vm->procs_cap;
+		struct code_pos *pcs = realloc(pp->pcs, cap * sizeof *pcs);
+		if (pcs) {
+			pp->pcs = pcs;
+			pp->pcs_cap = cap;
+		} else {
+			vm->nprocs--;
+			vp = NULL;
 		}
-		dump_drop_behind(d, &mark, off);
 	}
-	free(c);
-	if (skipped)
-		vm_gap(vm, "%zu =proc sections unreadable (no pid or State line)", skipped);
+	if (vp) {
+		*vp = p;
+		if (pp->stacks)
+			pp->pcs[vm->nprocs - 1] = pc;
+	} else if (ok) {
+		pp->oom = true;
+	}
+	if (end >= d->map + d->end && !d->complete) {  /* the last section of a cut dump */
+		char pid[32];
+		if (ok)
+			vm_gap(vm, "process %s: its =proc section is cut by the end of the dump "
+			       "(fields after the cut are null)", vm_pid_str(&p, pid, sizeof pid));
+		else
+			vm_gap(vm, "the last =proc section is cut before its first field");
+	} else if (!ok) {
+		pp->skipped++;
+	}
+	return end;
+}
+
+bc_err *proc_pass_end(struct proc_pass *pp)
+{
+	struct dump *d = pp->d;
+	struct vm *vm = d->vm;
+	bool oom = pp->oom, stacks = pp->stacks;
+	bool indexed = pp->indexed && pp->indexed_n == vm->nprocs;
+	if (pp->skipped)
+		vm_gap(vm, "%zu =proc sections unreadable (no pid or State line)", pp->skipped);
+	free(pp->pcs);
+	free(pp);
+	if (oom)
+		return bc_error(BC_ENOMEM, "out of memory after %zu processes", vm->nprocs);
 	vm->process_count = vm->nprocs;
 	dump_kind_missing(d, DK_PROC, "processes (=proc)");
-	if (vm_index_pids(vm) < 0)
+	if (!indexed && vm_index_pids(vm) < 0)
 		return bc_error(BC_ENOMEM, "out of memory");
-	stack_sizes(d);
 	if (!d->complete) {
 		size_t unknown = 0;
 		for (size_t i = 0; i < vm->nprocs; i++)
 			unknown += (vm->procs[i].unknown & VPF_STACK_SIZE) != 0;
 		if (unknown)
-			vm_gap(vm, "stack_size of %zu processes unknown: the dump stops before their "
-			       "=proc_stack sections", unknown);
+			vm_gap(vm, "stack_size%s of %zu processes unknown: the dump stops before their "
+			       "=proc_stack sections", stacks ? " and current_stacktrace" : "", unknown);
 	}
 	return NULL;
 }

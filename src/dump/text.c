@@ -204,3 +204,42 @@ bool parse_mfa(struct vm *vm, const char *p, const char *end, struct vm_mfa *m)
 	m->arity = (int)arity;
 	return true;
 }
+
+bool cached_mfa(struct vm *vm, struct mfa_cache *c, const char *p, const char *end,
+		       struct vm_mfa *m)
+{
+	size_t n = (size_t)(end - p);
+	if (n >= sizeof c->e[0].key)
+		return parse_mfa(vm, p, end, m);
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 16777619u;
+	struct mfa_entry *e = &c->e[h % MFA_CACHE];
+	if (e->len == n && memcmp(e->key, p, n) == 0) {
+		*m = e->mfa;
+		return true;
+	}
+	if (!parse_mfa(vm, p, end, m))
+		return false;
+	memcpy(e->key, p, n);
+	e->len = n;
+	e->mfa = *m;
+	return true;
+}
+
+/* A code address as print_function_from_pc writes it after the address:
+ * "(init:boot_loop/2 + 92)"; "(<terminate process normally>)" and "(unknown
+ * function)" are no function. */
+bool code_at(struct vm *vm, struct mfa_cache *c, const char *v, const char *end,
+		    struct vm_mfa *m, uint64_t *off)
+{
+	const char *open = memchr(v, '(', (size_t)(end - v));
+	if (!open || open + 1 >= end || open[1] == '<')
+		return false;
+	const char *plus = memmem(open, (size_t)(end - open), " + ", 3);
+	if (!plus)
+		return false;
+	const char *o = plus + 3;
+	return cached_mfa(vm, c, open + 1, plus, m) && parse_u64_prefix(&o, end, off) && o < end &&
+	       *o == ')';
+}

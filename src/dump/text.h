@@ -58,4 +58,23 @@ const char *parse_atom(struct vm *vm, const char **p, const char *end, const cha
 /* "m:f/a" (the whole of [p, end), or followed by " + off)"), interned. */
 bool parse_mfa(struct vm *vm, const char *p, const char *end, struct vm_mfa *m);
 
+/* The MFAs of a million processes are a few hundred texts: parsed and
+ * interned once each, then found by their raw text. */
+#define MFA_CACHE 1024
+struct mfa_entry {
+	char key[80];
+	size_t len;
+	struct vm_mfa mfa;
+};
+struct mfa_cache {
+	struct mfa_entry e[MFA_CACHE];
+};
+bool cached_mfa(struct vm *vm, struct mfa_cache *c, const char *p, const char *end,
+		struct vm_mfa *m);
+/* A code address as print_function_from_pc writes it after the address:
+ * "(init:boot_loop/2 + 92)": its function and offset; false for
+ * "(<terminate process normally>)", "(unknown function)". */
+bool code_at(struct vm *vm, struct mfa_cache *c, const char *v, const char *end,
+	     struct vm_mfa *m, uint64_t *off);
+
 #endif

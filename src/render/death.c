@@ -71,6 +71,19 @@ void death_text(FILE *f, const struct vm *vm)
 	fprintf(f, "  slogan %s\n", d->slogan);
 	if (meaning(d, buf, sizeof buf))
 		fprintf(f, "  meaning %s\n", buf);
+	size_t others = 0;  /* busy schedulers besides the culprit's (said below) */
+	for (size_t i = 0; i < d->nrunning; i++)
+		others += !d->have_culprit || d->running[i].pid.num != d->culprit.num ||
+			  d->running[i].pid.serial != d->culprit.serial;
+	if (others) {  /* the schedulers' current processes */
+		fprintf(f, "  schedulers");
+		for (size_t i = 0; i < d->nrunning; i++) {
+			const struct vm_sched_run *r = &d->running[i];
+			const struct vm_proc *rp = vm->pid_index ? vm_find_proc(vm, r->pid) : NULL;
+			fprintf(f, "%s %s ran %s", i ? ";" : "", r->scheduler, who(rp, r->pid, w, sizeof w));
+		}
+		fprintf(f, "\n");
+	}
 	if (!d->have_culprit)
 		return;
 	const struct vm_proc *p = vm->pid_index ? vm_find_proc(vm, d->culprit) : NULL;
@@ -119,5 +132,13 @@ void death_json(struct jw *w, const struct vm *vm)
 	jw_str(w, "thread", d->thread);
 	jw_str(w, "culprit", d->have_culprit ? vm_pid2str(d->culprit, pid, sizeof pid) : NULL);
 	jw_str(w, "culprit_scheduler", d->have_culprit ? d->culprit_sched : NULL);
+	jw_arr(w, "running");
+	for (size_t i = 0; i < d->nrunning; i++) {
+		jw_obj(w, NULL);
+		jw_str(w, "scheduler", d->running[i].scheduler);
+		jw_str(w, "pid", vm_pid2str(d->running[i].pid, pid, sizeof pid));
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
 	jw_obj_end(w);
 }

@@ -1,0 +1,104 @@
+/* Stacks from the =proc_stack sections (erl_process_dump.c
+ * stack_element_dump): one line per stack word, so the line count is
+ * stack_size; with stacks asked for, the frames as current_stacktrace gathers
+ * them (beam_common.c gather_stacktrace: the function of p->i, then each
+ * return address unlike the one before it; not a return address a dump
+ * names no function for, like <terminate process normally>). A dump does not
+ * say erts_backtrace_depth: frames go up to MAX_FRAMES. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump/internal.h"
+
+#define MAX_FRAMES 1024  /* as the core loader's walk */
+
+/* The process of a =proc_stack: they come in process table order as the
+ * =proc sections do, so in step with a cursor; by pid when that fails. */
+static struct vm_proc *stack_owner(struct proc_pass *pp, struct vm_pid pid)
+{
+	struct vm *vm = pp->d->vm;
+	if (!pp->indexed) {
+		pp->indexed = true;  /* the =proc sections are all before the deep dump */
+		pp->indexed_n = vm->nprocs;
+		pp->oom |= vm_index_pids(vm) < 0;
+	}
+	size_t j = pp->cursor;
+	for (int k = 0; k < 64 && j < vm->nprocs; k++, j++)
+		if (vm->procs[j].pid_num == pid.num && vm->procs[j].pid_serial == pid.serial) {
+			pp->cursor = j + 1;
+			return &vm->procs[j];
+		}
+	const struct vm_proc *p = vm_find_proc(vm, pid);
+	if (!p)
+		return NULL;
+	pp->cursor = (size_t)(p - vm->procs) + 1;
+	return &vm->procs[p - vm->procs];
+}
+
+/* "0x00007f4d8edf36a8:SReturn addr 0x93872DC4 (erlang:halt/1 + 140)" */
+static bool return_addr(struct proc_pass *pp, const struct line *l, struct code_pos *at)
+{
+	const char *p = l->p + 2;
+	while (p < l->end && *p != ':')
+		p++;
+	static const char ra[] = ":SReturn addr ";
+	struct vm_mfa m;
+	uint64_t off;
+	if (l->end - p < (ptrdiff_t)sizeof ra || memcmp(p, ra, sizeof ra - 1) != 0 ||
+	    !code_at(pp->d->vm, &pp->cache, p + sizeof ra - 1, l->end, &m, &off))
+		return false;
+	int64_t id = vm_mfa_id(pp->d->vm, &m);
+	if (id < 0 || id >= INT32_MAX || off > UINT32_MAX)
+		return false;
+	*at = (struct code_pos){ (int32_t)id, (uint32_t)off };
+	return true;
+}
+
+const char *proc_pass_stack(struct proc_pass *pp, size_t off)
+{
+	struct dump *d = pp->d;
+	struct vm *vm = d->vm;
+	const char *pos, *tag = dump_section(d, off, &pos) + 11;  /* after "proc_stack:" */
+	const char *lim = d->map + d->end;
+	struct vm_pid pid;
+	struct vm_proc *p = parse_pid(&tag, pos, &pid) && tag == pos ? stack_owner(pp, pid) : NULL;
+	bool frames = p && pp->stacks;
+	size_t first = vm->nframes;
+	struct code_pos prev = { -1, 0 };
+	if (frames) {
+		prev = pp->pcs[p - vm->procs];
+		/* a running process has not saved p->i: its stack starts at the return addresses */
+		if (prev.mfa >= 0 && strcmp(p->status, "running") != 0)
+			pp->oom |= vm_add_frame(vm, (uint32_t)prev.mfa) < 0;
+	}
+	uint64_t words = 0;
+	struct line l;
+	for (pos = pos < lim ? pos + 1 : lim; next_line(&pos, lim, &l); words++) {
+		if (*l.p == '=') {
+			pos = l.p;
+			break;
+		}
+		struct code_pos at;
+		if (frames && l.end - l.p > 2 && l.p[0] == '0' && l.p[1] == 'x' &&
+		    vm->nframes - first < MAX_FRAMES && return_addr(pp, &l, &at) &&
+		    (at.mfa != prev.mfa || at.off != prev.off)) {
+			pp->oom |= vm_add_frame(vm, (uint32_t)at.mfa) < 0;
+			prev = at;
+		}
+	}
+	if (!p)
+		return pos;
+	if (pos >= lim && !d->complete) {  /* the last section of a cut dump: leave it unknown */
+		vm->nframes = first;
+		return pos;
+	}
+	p->stack_size = words;
+	p->unknown &= ~(uint32_t)VPF_STACK_SIZE;
+	if (frames) {
+		p->stack_first = (uint32_t)first;
+		p->stack_n = (uint32_t)(vm->nframes - first);
+		p->unknown &= ~(uint32_t)VPF_STACKTRACE;
+	}
+	return pos;
+}
+

@@ -72,6 +72,18 @@ static void field_list(struct an_out *out, const char *key, const char *title, c
 								 .n = n, .title = title };
 }
 
+/* The refc binaries, or unknown when the loader could not list them (a crash
+ * dump does not record them; a core may lack the memory). */
+static void field_binaries(struct an_out *out, const struct vm_proc *p, const char **bins, size_t n)
+{
+	if (p->unknown & VPF_BINARY) {
+		if (out->nfields < AN_MAX_FIELDS)
+			out->fields[out->nfields++] = (struct an_field){ .key = "binary", .kind = AF_UNKNOWN };
+		return;
+	}
+	field_list(out, "binary", "Refc binaries {address,size,refc}", bins, n);
+}
+
 static const char **terms(struct strings *s, struct vt **t, size_t n)
 {
 	const char **l = calloc(n ? n : 1, sizeof *l);
@@ -132,7 +144,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	field_list(out, "current_stacktrace", "Current stacktrace", stack, p->stack_n);
 
 	if (!vm->detail) {
-		field_list(out, "binary", "Refc binaries {address,size,refc}", bins, ib);
+		field_binaries(out, p, bins, ib);
 		return NULL;
 	}
 	struct vm_detail_limits lim = { SHOW_MESSAGES, SHOW_DICT, SHOW_FRAMES, 200, 256 };
@@ -158,7 +170,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	snprintf(buf, sizeof buf, "Messages (first %zu of %llu)", d->nmessages,
 		 (unsigned long long)p->message_queue_len);
 	field_list(out, "messages", keep(s, buf), out->priv[7], d->nmessages);
-	field_list(out, "binary", "Refc binaries {address,size,refc}", bins, ib);
+	field_binaries(out, p, bins, ib);
 	const char **bt = calloc(d->nframes ? d->nframes : 1, sizeof *bt);
 	for (size_t i = 0; bt && i < d->nframes; i++) {
 		const struct vm_frame_loc *f = &d->frames[i];

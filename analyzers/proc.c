@@ -84,6 +84,12 @@ static void field_binaries(struct an_out *out, const struct vm_proc *p, const ch
 	field_list(out, "binary", "Refc binaries {address,size,refc}", bins, n);
 }
 
+static void field_unknown(struct an_out *out, const char *key)
+{
+	if (out->nfields < AN_MAX_FIELDS)
+		out->fields[out->nfields++] = (struct an_field){ .key = key, .kind = AF_UNKNOWN };
+}
+
 static const char **terms(struct strings *s, struct vt **t, size_t n)
 {
 	const char **l = calloc(n ? n : 1, sizeof *l);
@@ -151,10 +157,15 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if (vm->detail(vm->loader, p, &lim, &s->d) < 0)
 		return bc_error(BC_ENOMEM, "out of memory");
 	struct vm_proc_detail *d = &s->d;
-	out->priv[4] = terms(s, d->links, d->nlinks);
-	field_list(out, "links", "Links", out->priv[4], d->nlinks);
-	out->priv[5] = terms(s, d->monitors, d->nmonitors);
-	field_list(out, "monitors", "Monitors (the other end)", out->priv[5], d->nmonitors);
+	if (d->no_links) {
+		field_unknown(out, "links");
+		field_unknown(out, "monitors");
+	} else {
+		out->priv[4] = terms(s, d->links, d->nlinks);
+		field_list(out, "links", "Links", out->priv[4], d->nlinks);
+		out->priv[5] = terms(s, d->monitors, d->nmonitors);
+		field_list(out, "monitors", "Monitors (the other end)", out->priv[5], d->nmonitors);
+	}
 	const char **dict = calloc(d->ndict ? d->ndict : 1, sizeof *dict);
 	out->priv[6] = dict;
 	for (size_t i = 0; dict && i < d->ndict; i++) {
@@ -181,8 +192,11 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		bt[i] = keep(s, buf);
 	}
 	/* priv[] slots are freed with free(); the detail arena through the record */
-	field_list(out, "backtrace", d->frames_cut ? "Backtrace (cut)" : "Backtrace (every frame)",
-		   bt, d->nframes);
+	if (d->no_frames)
+		field_unknown(out, "backtrace");
+	else
+		field_list(out, "backtrace", d->frames_cut ? "Backtrace (cut)" : "Backtrace (every frame)",
+			   bt, d->nframes);
 	vm_detail_free(d);
 	out->priv[8] = bt;
 	return NULL;

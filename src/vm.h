@@ -159,6 +159,7 @@ struct vm_proc_detail {
 	struct vm_frame_loc *frames;   /* every return address on the stack, innermost first */
 	size_t nframes;
 	bool frames_cut;
+	bool no_links, no_frames;      /* the loader cannot tell (a crash dump): unknown, not none */
 	const char *unreadable;        /* what could not be read, or NULL */
 };
 struct vm_detail_limits {

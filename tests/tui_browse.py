@@ -85,7 +85,9 @@ def main():
             fail(f"cursor not on the top row: {esc!r}")
 
         t.keys("s", "s")  # memory -> total_heap_size -> message_queue_len
-        s = t.wait("sort by message_queue_len", lambda s: "sorted by message_queue_len" in s)
+        # (waits until the whole screen is redrawn; the check below then cannot race)
+        s = t.wait("sort by message_queue_len", lambda s: "sorted by message_queue_len" in s
+                   and rows(s) and " flooded " in rows(s)[0])
         save("procs-msgq", s)
         if " flooded " not in rows(s)[0]:
             fail(f"top row by message queue: {rows(s)[0]!r}")
@@ -93,13 +95,14 @@ def main():
         t.keys("/", *"bin_router")
         s = t.wait("filter", lambda s: "Filter (pid, name, function): bin_router_" in s)
         t.keys("Enter")
-        s = t.wait("filtered list", lambda s: "filter: bin_router" in s)
+        s = t.wait("filtered list", lambda s: "filter: bin_router" in s and len(rows(s)) == 1)
         save("procs-filter", s)
         if len(rows(s)) != 1 or not rows(s)[0].startswith(router["pid"] + " "):
             fail(f"filter bin_router kept {rows(s)!r}")
 
         t.keys("Enter")
-        s = t.wait("process view", lambda s: f"Process {router['pid']}" in s)
+        s = t.wait("process view", lambda s: f"Process {router['pid']}" in s
+                   and "Current stacktrace" in s)
         save("proc", s)
         stack = lines(s)[lines(s).index("Current stacktrace") + 1:]
         for i, fn in enumerate(router["current_stacktrace"]):

@@ -178,6 +178,8 @@ bc_err *dump_load(struct dump *d, unsigned needs)
 
 struct vm *dump_vm(struct dump *d)
 {
+	d->vm->detail = dump_detail;  /* beamcore proc: dictionary and messages (terms.c) */
+	d->vm->loader = d;
 	return d->vm;
 }
 

@@ -115,4 +115,8 @@ void dump_slogan(struct vm *vm, const char *s, size_t n);
 bc_err *dump_load_ets(struct dump *d);
 bc_err *dump_load_memory(struct dump *d);
 
+/* One process in full: its dictionary and messages from the deep sections. */
+int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_limits *lim,
+		struct vm_proc_detail *out);
+
 #endif

@@ -1,0 +1,573 @@
+/* One process in full from a crash dump (beamcore proc): its =proc_dictionary,
+ * =proc_messages and =proc_heap sections decoded into the term trees of
+ * src/term.h. Heap lines are "ADDR:BODY"; elements are H<addr> (a heap term),
+ * N ([]), I<int>, A<hexlen>:<name>, P<pid>, p<port>; bodies are l<e>|<e>,
+ * t<n>:<e>,..., F<n>:<float>, B<int>, Yh<n>:<base64>, Yc/Ys<bin>:<off>:<n>,
+ * Mf<n>:<keys>:<v>,..., Mh<size>:<n>:<e>,..., Mn<n>:<e>,..., E<n>:<base64 ETF>
+ * (erl_process_dump.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump/internal.h"
+#include "term.h"
+
+struct heap_line { uint64_t addr; const char *body, *end; };
+
+struct heap {
+	struct dump *d;
+	struct vt_arena *a;
+	struct heap_line *lines;    /* open addressing by addr: this process's heap, */
+	size_t size;
+	struct heap_line *lit;      /* and the literal area (=literals), indexed on first use */
+	size_t lit_size;
+	int lit_tried;
+	size_t budget;              /* nodes left */
+	size_t items, bytes;
+};
+
+/* The body of section "=TAG<pid>\n": [*start, *end), or -1. */
+static int section(struct dump *d, const char *tag, const char *pid, const char **start,
+		   const char **end)
+{
+	char key[96];
+	int n = snprintf(key, sizeof key, "\n%s%s\n", tag, pid);
+	const char *p = memmem(d->map, d->end, key, (size_t)n);
+	if (!p)
+		return -1;
+	*start = p + n;
+	const char *e = memmem(*start, d->map + d->end - *start, "\n=", 2);
+	*end = e ? e + 1 : d->map + d->end;
+	return 0;
+}
+
+static uint64_t hex(const char **p, const char *end)
+{
+	uint64_t v = 0;
+	for (; *p < end; (*p)++) {
+		char c = **p;
+		int x = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (x < 0)
+			break;
+		v = v * 16 + (uint64_t)x;
+	}
+	return v;
+}
+
+static size_t hash_addr(uint64_t a, size_t size)
+{
+	return (size_t)((a * 0x9e3779b97f4a7c15ull) >> 20) & (size - 1);
+}
+
+/* Index the "ADDR:BODY" lines of [p, end) by address. */
+static struct heap_line *index_lines(const char *p, const char *end, size_t *size)
+{
+	size_t n = 0;
+	for (const char *q = p; q < end; q++)
+		n += *q == '\n';
+	*size = 64;
+	while (*size < 2 * n + 2)
+		*size *= 2;
+	struct heap_line *lines = calloc(*size, sizeof *lines);
+	while (lines && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		const char *q = p;
+		uint64_t addr = hex(&q, le);
+		if (q < le && *q == ':' && addr) {
+			size_t j = hash_addr(addr, *size);
+			while (lines[j].addr)
+				j = (j + 1) & (*size - 1);
+			lines[j] = (struct heap_line){ addr, q + 1, le };
+		}
+		p = le + 1;
+	}
+	return lines;
+}
+
+static const struct heap_line *find_line(const struct heap_line *lines, size_t size, uint64_t addr)
+{
+	for (size_t j = hash_addr(addr, size); lines && lines[j].addr; j = (j + 1) & (size - 1))
+		if (lines[j].addr == addr)
+			return &lines[j];
+	return NULL;
+}
+
+/* A heap address: the process's own heap, else a literal (literals are dumped
+ * once, in =literals). */
+static const struct heap_line *line_at(struct heap *h, uint64_t addr)
+{
+	const struct heap_line *l = find_line(h->lines, h->size, addr);
+	if (l)
+		return l;
+	if (!h->lit_tried) {
+		h->lit_tried = 1;
+		const char *key = "\n=literals\n";
+		const char *s = memmem(h->d->map, h->d->end, key, strlen(key));
+		if (s) {
+			s += strlen(key);
+			const char *e = memmem(s, h->d->map + h->d->end - s, "\n=", 2);
+			h->lit = index_lines(s, e ? e + 1 : h->d->map + h->d->end, &h->lit_size);
+		}
+	}
+	return find_line(h->lit, h->lit_size, addr);
+}
+
+static struct vt *other(struct heap *h, const char *text)
+{
+	struct vt *t = vt_new(h->a, VT_OTHER);
+	if (t)
+		t->text = vt_strdup(h->a, text, strlen(text));
+	return t;
+}
+
+static int b64(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26
+	       : c >= '0' && c <= '9' ? c - '0' + 52 : c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Binary bytes from base64 text, at most want of them. */
+static struct vt *binary(struct heap *h, const char *p, const char *end, size_t size)
+{
+	struct vt *t = vt_new(h->a, VT_BINARY);
+	size_t want = size < h->bytes ? size : h->bytes;
+	uint8_t *out = t ? vt_alloc(h->a, want + 3) : NULL;
+	if (!out)
+		return t;
+	size_t n = 0;
+	unsigned acc = 0;
+	int bits = 0;
+	for (; p < end && n < want; p++) {
+		int v = b64((unsigned char)*p);
+		if (v < 0)
+			break;
+		acc = (acc << 6) | (unsigned)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (uint8_t)(acc >> bits);
+		}
+	}
+	t->bytes = out;
+	t->n = n;
+	t->size = size;
+	return t;
+}
+
+static struct vt *element(struct heap *h, const char **p, const char *end, int depth);
+
+/* External term format, for what the dump writes that way: references, funs
+ * (the terms ~p prints as #Ref<...>, #Fun<...>, fun m:f/a); anything else
+ * stays opaque. */
+struct etf { const uint8_t *b; size_t n, i; };
+
+static uint64_t be(struct etf *e, int bytes)
+{
+	uint64_t v = 0;
+	for (int k = 0; k < bytes && e->i < e->n; k++)
+		v = v << 8 | e->b[e->i++];
+	return v;
+}
+
+static int etf_atom(struct etf *e, char *out, size_t len)
+{
+	if (e->i >= e->n)
+		return -1;
+	int tag = e->b[e->i++];
+	size_t n = tag == 'd' || tag == 'v' ? be(e, 2) : tag == 's' || tag == 'w' ? be(e, 1) : (size_t)-1;
+	if (n == (size_t)-1 || e->i + n > e->n || n >= len)
+		return -1;
+	memcpy(out, e->b + e->i, n);
+	out[n] = '\0';
+	e->i += n;
+	return 0;
+}
+
+static int etf_int(struct etf *e, int64_t *v)
+{
+	if (e->i >= e->n)
+		return -1;
+	int tag = e->b[e->i++];
+	if (tag == 'a')
+		*v = (int64_t)be(e, 1);
+	else if (tag == 'b')
+		*v = (int32_t)(uint32_t)be(e, 4);
+	else
+		return -1;
+	return 0;
+}
+
+static struct vt *etf(struct heap *h, const char *p, const char *end, uint64_t size)
+{
+	uint8_t buf[512];
+	struct vt *raw = binary(h, p, end, size);
+	if (!raw || raw->n < 2 || raw->n > sizeof buf)
+		return other(h, "#Term<external format>");
+	memcpy(buf, raw->bytes, raw->n);
+	struct etf e = { buf, raw->n, 1 };  /* after the version byte 131 */
+	char text[600], a[256], f[256];
+	int tag = buf[e.i++];
+	if (tag == 'Z' || tag == 'r') {  /* NEWER_/NEW_REFERENCE_EXT */
+		uint64_t len = be(&e, 2);
+		if (etf_atom(&e, a, sizeof a) < 0 || len == 0 || len > 5)
+			return other(h, "#Term<external format>");
+		be(&e, tag == 'Z' ? 4 : 1);  /* creation */
+		uint32_t id[5];
+		for (uint64_t k = 0; k < len; k++)
+			id[k] = (uint32_t)be(&e, 4);
+		size_t o = (size_t)snprintf(text, sizeof text, "#Ref<0");
+		for (uint64_t k = len; k-- > 0 && o < sizeof text;)
+			o += (size_t)snprintf(text + o, sizeof text - o, ".%u", id[k]);
+		snprintf(text + o, sizeof text - o, ">");
+		struct vt *t = other(h, text);
+		if (t)
+			t->kind = VT_REF;
+		return t;
+	}
+	if (tag == 'q') {  /* EXPORT_EXT */
+		int64_t arity;
+		if (etf_atom(&e, a, sizeof a) < 0 || etf_atom(&e, f, sizeof f) < 0 || etf_int(&e, &arity) < 0)
+			return other(h, "#Term<external format>");
+		snprintf(text, sizeof text, "fun %s:%s/%lld", a, f, (long long)arity);
+		struct vt *t = other(h, text);
+		if (t)
+			t->kind = VT_FUN;
+		return t;
+	}
+	if (tag == 'p') {  /* NEW_FUN_EXT: Size Arity Uniq[16] Index NumFree Module OldIndex OldUniq */
+		int64_t old_index, old_uniq;
+		e.i += 4 + 1 + 16 + 4 + 4;
+		if (etf_atom(&e, a, sizeof a) < 0 || etf_int(&e, &old_index) < 0 || etf_int(&e, &old_uniq) < 0)
+			return other(h, "#Term<external format>");
+		snprintf(text, sizeof text, "#Fun<%s.%lld.%lld>", a, (long long)old_index, (long long)old_uniq);
+		struct vt *t = other(h, text);
+		if (t)
+			t->kind = VT_FUN;
+		return t;
+	}
+	return other(h, "#Term<external format>");
+}
+
+/* The elements of a HAMT node's line (after its count): leaves add K, V. */
+static void hamt(struct heap *h, struct vt *t, size_t cap, const char *p, const char *end,
+		 int depth)
+{
+	p += p < end && *p == ':';
+	while (p < end && *p == 'H' && t->n + 2 <= cap && depth < 32) {
+		p++;
+		const struct heap_line *l = line_at(h, hex(&p, end));
+		p += p < end && *p == ',';
+		if (!l || l->body >= l->end)
+			continue;
+		const char *q = l->body + 1;
+		if (l->body[0] == 'l') {
+			t->elems[t->n++] = element(h, &q, l->end, depth + 1);
+			q += q < l->end && *q == '|';
+			t->elems[t->n++] = element(h, &q, l->end, depth + 1);
+		} else if (l->body[0] == 'M' && q < l->end && *q == 'n') {
+			q++;
+			hex(&q, l->end);
+			hamt(h, t, cap, q, l->end, depth + 1);
+		}
+	}
+}
+
+static struct vt *body(struct heap *h, uint64_t addr, int depth)
+{
+	const struct heap_line *l = line_at(h, addr);
+	char buf[64];
+	if (!l) {
+		snprintf(buf, sizeof buf, "#NotDumped<%llx>", (unsigned long long)addr);
+		return other(h, buf);
+	}
+	const char *p = l->body, *end = l->end;
+	if (p >= end)
+		return other(h, "#Term<>");
+	char c = *p++;
+	struct vt *t;
+	switch (c) {
+	case 'l': {  /* a list: follow the tail while it is another heap cons */
+		t = vt_new(h->a, VT_LIST);
+		size_t cap = 16;
+		t->elems = vt_alloc(h->a, cap * sizeof *t->elems);
+		for (;;) {
+			if (t->n > h->items) {
+				t->tail = vt_new(h->a, VT_CUT);
+				return t;
+			}
+			if (t->n == cap) {
+				struct vt **m = vt_alloc(h->a, 2 * cap * sizeof *m);
+				if (!m)
+					return t;
+				memcpy(m, t->elems, cap * sizeof *m);
+				t->elems = m;
+				cap *= 2;
+			}
+			t->elems[t->n++] = element(h, &p, end, depth + 1);
+			if (p >= end || *p != '|')
+				return t;
+			p++;
+			if (p < end && *p == 'N')
+				return t;
+			if (p < end && *p == 'H') {
+				const char *q = p + 1;
+				const struct heap_line *nx = line_at(h, hex(&q, end));
+				if (nx && nx->body < nx->end && nx->body[0] == 'l') {
+					p = nx->body + 1;
+					end = nx->end;
+					continue;
+				}
+			}
+			t->tail = element(h, &p, end, depth + 1);
+			return t;
+		}
+	}
+	case 't': {
+		uint64_t n = hex(&p, end);
+		t = vt_new(h->a, VT_TUPLE);
+		size_t shown = n < h->items ? n : h->items + 1;
+		t->elems = vt_alloc(h->a, (shown + 1) * sizeof *t->elems);
+		if (p < end && *p == ':')
+			p++;
+		for (size_t i = 0; i < n && t->elems; i++) {
+			if (i == shown - 1 && shown <= n && i == h->items) {
+				t->elems[t->n++] = vt_new(h->a, VT_CUT);
+				break;
+			}
+			t->elems[t->n++] = element(h, &p, end, depth + 1);
+			if (p < end && *p == ',')
+				p++;
+		}
+		return t;
+	}
+	case 'F': {
+		uint64_t n = hex(&p, end);
+		if (p < end && *p == ':')
+			p++;
+		char f[64];
+		size_t k = n < sizeof f - 1 ? n : sizeof f - 1;
+		memcpy(f, p, k);
+		f[k] = '\0';
+		t = vt_new(h->a, VT_FLOAT);
+		t->f = strtod(f, NULL);
+		return t;
+	}
+	case 'B':
+		t = vt_new(h->a, VT_BIG);
+		t->text = vt_strdup(h->a, p, (size_t)(end - p));
+		return t;
+	case 'Y': {
+		char kind = p < end ? *p++ : 0;
+		if (kind == 'h') {
+			uint64_t n = hex(&p, end);
+			if (p < end && *p == ':')
+				p++;
+			return binary(h, p, end, n);
+		}
+		uint64_t bin = hex(&p, end);
+		p += p < end && *p == ':';
+		uint64_t off = hex(&p, end);
+		p += p < end && *p == ':';
+		uint64_t n = hex(&p, end);
+		char key[64];
+		snprintf(key, sizeof key, "=binary:%llX\n", (unsigned long long)bin);
+		const char *s = memmem(h->d->map, h->d->end, key, strlen(key));
+		if (!s)
+			return other(h, "#Binary<not dumped>");
+		s += strlen(key);
+		const char *se = memchr(s, '\n', (size_t)(h->d->map + h->d->end - s));
+		se = se ? se : h->d->map + h->d->end;
+		hex(&s, se);  /* the whole binary's size */
+		s += s < se && *s == ':';
+		/* skip off bytes: 4 base64 chars per 3 bytes; decode from the group start */
+		size_t groups = off / 3;
+		s += groups * 4 < (size_t)(se - s) ? groups * 4 : (size_t)(se - s);
+		size_t extra = off % 3;
+		struct vt *b = binary(h, s, se, n + extra);
+		if (b && b->n >= extra) {
+			b->bytes += extra;
+			b->n -= extra;
+			b->size = n;
+		}
+		return b;
+	}
+	case 'M': {
+		char kind = p < end ? *p++ : 0;
+		t = vt_new(h->a, VT_MAP);
+		if (kind == 'f') {
+			uint64_t n = hex(&p, end);
+			p += p < end && *p == ':';
+			struct vt *keys = element(h, &p, end, depth + 1);
+			p += p < end && *p == ':';
+			size_t shown = n < h->items ? n : h->items;
+			t->elems = vt_alloc(h->a, (2 * shown + 2) * sizeof *t->elems);
+			for (size_t i = 0; i < shown && t->elems; i++) {
+				t->elems[t->n++] = keys && keys->kind == VT_TUPLE && i < keys->n ? keys->elems[i]
+												  : vt_new(h->a, VT_CUT);
+				t->elems[t->n++] = element(h, &p, end, depth + 1);
+				p += p < end && *p == ',';
+			}
+			if (shown < n) {
+				t->elems[t->n++] = vt_new(h->a, VT_CUT);
+				t->elems[t->n++] = vt_new(h->a, VT_CUT);
+			}
+			return t;
+		}
+		/* HAMT: head "Mh<size>:<n>:<e>,..." or node "Mn<n>:<e>,...", each
+		 * element a leaf cons [K|V] or a further node, in iteration order. */
+		uint64_t size = hex(&p, end);
+		if (kind == 'h') {
+			p += p < end && *p == ':';
+			hex(&p, end);
+		} else {
+			size = 1u << 20;
+		}
+		size_t cap = 2 * (size < h->items ? size : h->items);
+		t->elems = vt_alloc(h->a, (cap + 2) * sizeof *t->elems);
+		if (t->elems)
+			hamt(h, t, cap, p, end, depth);
+		if (kind == 'h' && cap / 2 < size) {
+			t->elems[t->n++] = vt_new(h->a, VT_CUT);
+			t->elems[t->n++] = vt_new(h->a, VT_CUT);
+		}
+		return t;
+	}
+	case 'E': {
+		uint64_t n = hex(&p, end);
+		p += p < end && *p == ':';
+		return etf(h, p, end, n);
+	}
+	}
+	return other(h, "#Term<>");
+}
+
+static struct vt *element(struct heap *h, const char **pp, const char *end, int depth)
+{
+	const char *p = *pp;
+	struct vt *t = NULL;
+	if (p >= end)
+		return other(h, "?");
+	if (h->budget == 0 || depth > 64) {
+		/* skip the element's text */
+		while (p < end && *p != ',' && *p != '|' && *p != ':')
+			p++;
+		*pp = p;
+		return vt_new(h->a, VT_CUT);
+	}
+	h->budget--;
+	switch (*p++) {
+	case 'H': {
+		uint64_t addr = hex(&p, end);
+		*pp = p;
+		return body(h, addr, depth);
+	}
+	case 'N':
+		*pp = p;
+		return vt_new(h->a, VT_NIL);
+	case 'I': {
+		char *e;
+		long long v = strtoll(p, &e, 10);
+		*pp = e > end ? end : e;
+		if ((t = vt_new(h->a, VT_INT)))
+			t->i = v;
+		return t;
+	}
+	case 'A': {
+		uint64_t n = hex(&p, end);
+		p += p < end && *p == ':';
+		if (n > (uint64_t)(end - p))
+			n = (uint64_t)(end - p);
+		if ((t = vt_new(h->a, VT_ATOM)))
+			t->text = vt_strdup(h->a, p, n);
+		*pp = p + n;
+		return t;
+	}
+	case 'P': case 'p': {
+		unsigned a = 0, b = 0, c = 0;
+		const char *gt = memchr(p, '>', (size_t)(end - p));
+		int kind = p[-1];
+		if (kind == 'P' && sscanf(p, "<%u.%u.%u>", &a, &b, &c) == 3) {
+			if ((t = vt_new(h->a, VT_PID))) {
+				t->i = b;
+				t->u = c;
+			}
+		} else if (kind == 'p' && sscanf(p, "<%u.%u>", &a, &b) == 2) {
+			if ((t = vt_new(h->a, VT_PORT)))
+				t->i = b;
+		} else {
+			t = other(h, "#Term<>");
+		}
+		*pp = gt ? gt + 1 : end;
+		return t;
+	}
+	}
+	*pp = p;
+	return other(h, "#Term<>");
+}
+
+static struct vt **grow_list(struct vt_arena *a, struct vt **v, size_t n, size_t *cap)
+{
+	if (n < *cap)
+		return v;
+	size_t nc = *cap ? *cap * 2 : 16;
+	struct vt **m = vt_alloc(a, nc * sizeof *m);
+	if (m && v)
+		memcpy(m, v, n * sizeof *m);
+	*cap = nc;
+	return m;
+}
+
+int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_limits *lim,
+		struct vm_proc_detail *out)
+{
+	struct dump *d = loader;
+	char pid[32];
+	vm_pid_str(p, pid, sizeof pid);
+	memset(out, 0, sizeof *out);
+	if (!(out->arena = vt_arena_new()))
+		return -1;
+	/* the dump lists link counts, not the monitors' other ends, and its stack
+	 * frames carry no file:line: those stay unknown */
+	out->no_links = out->no_frames = true;
+	struct heap h = { d, out->arena, NULL, 0, NULL, 0, 0, 20000, lim->items, lim->bytes };
+	const char *hs, *he;
+	if (section(d, "=proc_heap:", pid, &hs, &he) == 0 && !(h.lines = index_lines(hs, he, &h.size)))
+		return -1;
+	const char *s, *e;
+	if (section(d, "=proc_dictionary:", pid, &s, &e) == 0) {
+		size_t cap = 0, cap2 = 0;
+		while (s < e && out->ndict < lim->dict) {
+			const char *nl = memchr(s, '\n', (size_t)(e - s));
+			const char *le = nl ? nl : e;
+			const char *q = s;
+			struct vt *kv = element(&h, &q, le, 0);
+			if (kv && kv->kind == VT_TUPLE && kv->n == 2) {
+				out->dict_keys = grow_list(out->arena, out->dict_keys, out->ndict, &cap);
+				out->dict_values = grow_list(out->arena, out->dict_values, out->ndict, &cap2);
+				if (!out->dict_keys || !out->dict_values)
+					break;
+				out->dict_keys[out->ndict] = kv->elems[0];
+				out->dict_values[out->ndict++] = kv->elems[1];
+			}
+			s = le + 1;
+		}
+	}
+	if (section(d, "=proc_messages:", pid, &s, &e) == 0) {
+		size_t cap = 0;
+		while (s < e && out->nmessages < lim->messages) {
+			const char *nl = memchr(s, '\n', (size_t)(e - s));
+			const char *le = nl ? nl : e;
+			const char *q = s;
+			out->messages = grow_list(out->arena, out->messages, out->nmessages, &cap);
+			if (!out->messages)
+				break;
+			out->messages[out->nmessages++] = element(&h, &q, le, 0);
+			s = le + 1;
+		}
+	}
+	free(h.lines);
+	free(h.lit);
+	return 0;
+}

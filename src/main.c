@@ -48,15 +48,6 @@ static void usage(FILE *f)
 		   "exit: 0 complete, 1 partial (some memory unreadable), 2 failed, 64 usage\n");
 }
 
-static const char *signame(int sig, char *buf, size_t len)
-{
-	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
-	if (abbrev)
-		snprintf(buf, len, "SIG%s", abbrev);
-	else
-		snprintf(buf, len, "signal %d", sig);
-	return buf;
-}
 
 static void text_header(FILE *f, const struct vm *vm)
 {
@@ -78,7 +69,7 @@ static void text_header(FILE *f, const struct vm *vm)
 		fprintf(f, "\n");
 		return;
 	}
-	fprintf(f, "; %s\n\n", vm->signo ? signame(vm->signo, s, sizeof s)
+	fprintf(f, "; %s\n\n", vm->signo ? fmt_signal(vm->signo, s, sizeof s)
 				       : "no fatal signal: a live snapshot (gcore)");
 }
 
@@ -97,7 +88,7 @@ static void json_target(struct jw *w, const struct vm *vm)
 		jw_bool(w, "jit", vm->jit);
 	else
 		jw_null(w, "jit");
-	jw_str(w, "signal", vm->signo ? signame(vm->signo, s, sizeof s) : NULL);
+	jw_str(w, "signal", vm->signo ? fmt_signal(vm->signo, s, sizeof s) : NULL);
 	death_json(w, vm);  /* crash dumps: the slogan; null for cores */
 	jw_str(w, "node", vm->node);
 	jw_u64(w, "process_count", vm->nprocs);

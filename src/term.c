@@ -58,6 +58,18 @@ const char *vt_strdup(struct vt_arena *a, const char *s, size_t len)
 	return p;
 }
 
+struct vt **vt_grow(struct vt_arena *a, struct vt **v, size_t n, size_t *cap)
+{
+	if (v && n < *cap)
+		return v;
+	size_t nc = *cap ? *cap * 2 : 16;
+	struct vt **m = vt_alloc(a, nc * sizeof *m);
+	if (m && v)
+		memcpy(m, v, n * sizeof *m);
+	*cap = nc;
+	return m;
+}
+
 struct out {
 	char *buf;
 	size_t len, o;

@@ -37,6 +37,9 @@ void vt_arena_free(struct vt_arena *a);
 struct vt *vt_new(struct vt_arena *a, enum vt_kind kind);
 void *vt_alloc(struct vt_arena *a, size_t size);
 const char *vt_strdup(struct vt_arena *a, const char *s, size_t len);
+/* Room for one more in an arena array of n trees (capacity *cap): the array,
+ * moved when full; NULL on OOM. */
+struct vt **vt_grow(struct vt_arena *a, struct vt **v, size_t n, size_t *cap);
 
 struct vt_limits {
 	int depth;                 /* nesting */

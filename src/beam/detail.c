@@ -8,18 +8,6 @@
 
 #define ML_FLG_TARGET (1u << 0)
 
-static struct vt **grow(struct vt_arena *a, struct vt **v, size_t n, size_t *cap)
-{
-	if (n < *cap)
-		return v;
-	size_t nc = *cap ? *cap * 2 : 16;
-	struct vt **m = vt_alloc(a, nc * sizeof *m);
-	if (m && v)
-		memcpy(m, v, n * sizeof *m);
-	*cap = nc;
-	return m;
-}
-
 /* Link or monitor tree: the other end of each (origin monitors only). */
 static void tree_items(struct beam *b, struct vm_proc_detail *d, uint64_t root, int monitors,
 		       const struct vm_detail_limits *lim, struct vt ***out, size_t *n)
@@ -41,7 +29,7 @@ static void tree_items(struct beam *b, struct vm_proc_detail *d, uint64_t root, 
 			return;
 		}
 		if (!(monitors && (flags & ML_FLG_TARGET))) {
-			*out = grow(d->arena, *out, *n, &cap);
+			*out = vt_grow(d->arena, *out, *n, &cap);
 			if (!*out)
 				return;
 			(*out)[(*n)++] = beam_decode_term(b, d->arena, other, lim->items, lim->bytes);

@@ -507,18 +507,6 @@ static struct vt *element(struct heap *h, const char **pp, const char *end, int 
 	return other(h, "#Term<>");
 }
 
-static struct vt **grow_list(struct vt_arena *a, struct vt **v, size_t n, size_t *cap)
-{
-	if (n < *cap)
-		return v;
-	size_t nc = *cap ? *cap * 2 : 16;
-	struct vt **m = vt_alloc(a, nc * sizeof *m);
-	if (m && v)
-		memcpy(m, v, n * sizeof *m);
-	*cap = nc;
-	return m;
-}
-
 int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_limits *lim,
 		struct vm_proc_detail *out)
 {
@@ -544,8 +532,8 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 			const char *q = s;
 			struct vt *kv = element(&h, &q, le, 0);
 			if (kv && kv->kind == VT_TUPLE && kv->n == 2) {
-				out->dict_keys = grow_list(out->arena, out->dict_keys, out->ndict, &cap);
-				out->dict_values = grow_list(out->arena, out->dict_values, out->ndict, &cap2);
+				out->dict_keys = vt_grow(out->arena, out->dict_keys, out->ndict, &cap);
+				out->dict_values = vt_grow(out->arena, out->dict_values, out->ndict, &cap2);
 				if (!out->dict_keys || !out->dict_values)
 					break;
 				out->dict_keys[out->ndict] = kv->elems[0];
@@ -560,7 +548,7 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 			const char *nl = memchr(s, '\n', (size_t)(e - s));
 			const char *le = nl ? nl : e;
 			const char *q = s;
-			out->messages = grow_list(out->arena, out->messages, out->nmessages, &cap);
+			out->messages = vt_grow(out->arena, out->messages, out->nmessages, &cap);
 			if (!out->messages)
 				break;
 			out->messages[out->nmessages++] = element(&h, &q, le, 0);

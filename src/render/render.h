@@ -60,5 +60,10 @@ void render_table_text(FILE *f, const struct rtable *t);
 const char *fmt_bytes(uint64_t v, char *buf, size_t len);
 const char *fmt_words(uint64_t v, char *buf, size_t len);
 const char *fmt_count(uint64_t v, char *buf, size_t len);
+/* "SIGSEGV" (or "signal 77") */
+const char *fmt_signal(int sig, char *buf, size_t len);
+/* A table cell as text: "?" when unreadable; lists show at most max_items. */
+const char *render_cell(const struct rtable *t, size_t r, size_t c, size_t max_items, char *buf,
+			size_t len);
 
 #endif

@@ -13,7 +13,8 @@ static size_t u8len(const char *s)
 	return n;
 }
 
-static const char *text_of(const struct rtable *t, size_t r, size_t c, char *buf, size_t len)
+const char *render_cell(const struct rtable *t, size_t r, size_t c, size_t max_items, char *buf,
+			size_t len)
 {
 	struct rcell cell = { 0 };
 	char scratch[512];
@@ -21,9 +22,7 @@ static const char *text_of(const struct rtable *t, size_t r, size_t c, char *buf
 	if (cell.null)
 		return "?";
 	switch (t->cols[c].kind) {
-	case RC_STR:
-		snprintf(buf, len, "%s", cell.s ? cell.s : "");
-		break;
+	case RC_STR: snprintf(buf, len, "%s", cell.s ? cell.s : ""); break;
 	case RC_U64: fmt_count(cell.u, buf, len); break;
 	case RC_BYTES: fmt_bytes(cell.u, buf, len); break;
 	case RC_WORDS: fmt_words(cell.u, buf, len); break;
@@ -32,16 +31,24 @@ static const char *text_of(const struct rtable *t, size_t r, size_t c, char *buf
 	case RC_LIST: {
 		size_t o = 0;
 		buf[0] = '\0';
-		for (size_t i = 0; i < cell.u && i < 3 && o < len; i++) {
-			char ib[128];
-			o += snprintf(buf + o, len - o, "%s%s", i ? " " : "",
-				      t->item(t->ctx, r, c, i, ib, sizeof ib));
+		for (size_t i = 0; i < cell.u && i < max_items && o < len; i++) {
+			char ib[256];
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? " " : "",
+					      t->item(t->ctx, r, c, i, ib, sizeof ib));
 		}
-		if (cell.u > 3 && o < len)
-			snprintf(buf + o, len - o, " +%zu", (size_t)(cell.u - 3));
+		if (cell.u > max_items && o < len)
+			snprintf(buf + o, len - o, " +%zu", (size_t)(cell.u - max_items));
 		break;
 	}
 	}
+	return buf;
+}
+
+static const char *text_of(const struct rtable *t, size_t r, size_t c, char *buf, size_t len)
+{
+	const char *s = render_cell(t, r, c, 3, buf, len);
+	if (s != buf)
+		return s;
 	if ((t->cols[c].flags & RCOL_WIDE) && u8len(buf) > WIDE_MAX) {
 		size_t cut = 0, chars = 0;
 		while (buf[cut] && chars < WIDE_MAX - 2) {

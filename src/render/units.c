@@ -1,4 +1,6 @@
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include "render/render.h"
 
 static const char *scaled(uint64_t v, const char *const *units, unsigned base, char *buf, size_t len)
@@ -40,5 +42,15 @@ const char *fmt_count(uint64_t v, char *buf, size_t len)
 		buf[o++] = tmp[i];
 	}
 	buf[o] = '\0';
+	return buf;
+}
+
+const char *fmt_signal(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "signal %d", sig);
 	return buf;
 }

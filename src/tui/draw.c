@@ -3,6 +3,7 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,41 +89,9 @@ const char *ui_pad(const char *s, int w, int right, char *buf, size_t len)
 
 const char *ui_cell(const struct rtable *t, size_t r, size_t c, char *buf, size_t len)
 {
-	struct rcell cell = { 0 };
-	char scratch[512];
-	t->cell(t->ctx, r, c, &cell, scratch, sizeof scratch);
-	if (cell.null)
-		return "?";
-	switch (t->cols[c].kind) {
-	case RC_STR: snprintf(buf, len, "%s", cell.s ? cell.s : ""); break;
-	case RC_U64: fmt_count(cell.u, buf, len); break;
-	case RC_BYTES: fmt_bytes(cell.u, buf, len); break;
-	case RC_WORDS: fmt_words(cell.u, buf, len); break;
-	case RC_WORDS_AS_BYTES: fmt_bytes(cell.u * 8, buf, len); break;
-	case RC_BOOL: snprintf(buf, len, "%s", cell.u ? "yes" : "no"); break;
-	case RC_LIST: {
-		size_t o = 0;
-		buf[0] = '\0';
-		for (size_t i = 0; i < cell.u && o < len; i++) {
-			char ib[256];
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? " " : "",
-					      t->item(t->ctx, r, c, i, ib, sizeof ib));
-		}
-		break;
-	}
-	}
-	return buf;
+	return render_cell(t, r, c, SIZE_MAX, buf, len);
 }
 
-static const char *signame(int sig, char *buf, size_t len)
-{
-	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
-	if (abbrev)
-		snprintf(buf, len, "SIG%s", abbrev);
-	else
-		snprintf(buf, len, "signal %d", sig);
-	return buf;
-}
 
 static void bar(int y, const struct ui *u, const char *s)
 {
@@ -141,7 +110,7 @@ void ui_header(const struct ui *u)
 	if (vm->death.slogan)
 		snprintf(death, sizeof death, "%s", vm->death.slogan);
 	else if (vm->signo)
-		snprintf(death, sizeof death, "%s", signame(vm->signo, sig, sizeof sig));
+		snprintf(death, sizeof death, "%s", fmt_signal(vm->signo, sig, sizeof sig));
 	else
 		snprintf(death, sizeof death, "live snapshot");
 	if (vm->memory.known & (1u << VM_MEM_TOTAL))

@@ -4,7 +4,7 @@
 (process_info's current_stacktrace locations, for stacks without repeated
 frames), the dictionary (small ones, as a set) and the first messages, printed
 as Erlang prints them. Checked for every registered idle process and a few others. On a crash dump
-links and the located backtrace are unknown (null) and skipped.
+the located backtrace is unknown (null) and skipped.
 Usage: compare_proc.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
 import json, sys
 from fixture import Fixture, idle_processes
@@ -41,7 +41,7 @@ def main():
         if p["dictionary_head"] is not None:
             checks.append(("dictionary", sorted(p["dictionary_head"]), sorted(q["dictionary"])))
         for what, live, got in checks:
-            if got is None and fx.name.endswith(".dump") and what in ("links", "backtrace"):
+            if got is None and fx.name.endswith(".dump") and what == "backtrace":
                 continue  # a crash dump does not say: unknown (null), never wrong
             checked += 1
             if live != got:

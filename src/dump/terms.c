@@ -507,6 +507,73 @@ static struct vt *element(struct heap *h, const char **pp, const char *end, int 
 	return other(h, "#Term<>");
 }
 
+/* A pid "<0.N.S>" or port "#Port<0.N>" at *p as a tree; advances *p. */
+static struct vt *link_target(struct heap *h, const char **p, const char *end)
+{
+	unsigned a, b, c;
+	int n = 0;
+	struct vt *t = NULL;
+	if (sscanf(*p, "<%u.%u.%u>%n", &a, &b, &c, &n) == 3 && n > 0 && (t = vt_new(h->a, VT_PID))) {
+		t->i = b;
+		t->u = c;
+	} else if (sscanf(*p, "#Port<%u.%u>%n", &a, &b, &n) == 2 && n > 0 && (t = vt_new(h->a, VT_PORT))) {
+		t->i = b;
+	}
+	*p += n > 0 && *p + n <= end ? n : 0;
+	return t;
+}
+
+/* "Link list: [<0.1.0>, #Port<0.5>, {to,<0.2.0>,#Ref<..>}, {from,<0.3.0>,#Ref<..>}]"
+ * of the =proc section (break.c): links, and the other end of the monitors
+ * this process set up ({to,...}). */
+static void links(struct heap *h, const char *pid, struct vm_proc_detail *out)
+{
+	const char *s, *e;
+	if (section(h->d, "=proc:", pid, &s, &e) < 0)
+		return;
+	const char *key = "\nLink list: [";
+	const char *l = memmem(s - 1, (size_t)(e - s + 1), key, strlen(key));
+	out->no_links = false;
+	if (!l)
+		return;  /* no line: no links, no monitors */
+	const char *p = l + strlen(key);
+	const char *le = memchr(p, '\n', (size_t)(e - p));
+	le = le ? le : e;
+	size_t cl = 0, cm = 0;
+	while (p < le && *p != ']') {
+		struct vt *t = NULL;
+		int monitor = 0;
+		if (*p == '{') {
+			monitor = strncmp(p, "{to,", 4) == 0;
+			const char *q = p + (monitor ? 4 : 0);
+			if (monitor)
+				t = link_target(h, &q, le);
+			int depth = 0;  /* skip to the end of the tuple */
+			for (; p < le; p++) {
+				depth += *p == '{';
+				depth -= *p == '}';
+				if (*p == '}' && depth == 0) {
+					p++;
+					break;
+				}
+			}
+		} else {
+			t = link_target(h, &p, le);
+			if (!t)
+				break;  /* something this parser does not know: stop, keep what it has */
+		}
+		if (t && monitor) {
+			if ((out->monitors = vt_grow(out->arena, out->monitors, out->nmonitors, &cm)))
+				out->monitors[out->nmonitors++] = t;
+		} else if (t && !monitor) {
+			if ((out->links = vt_grow(out->arena, out->links, out->nlinks, &cl)))
+				out->links[out->nlinks++] = t;
+		}
+		while (p < le && (*p == ',' || *p == ' '))
+			p++;
+	}
+}
+
 int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_limits *lim,
 		struct vm_proc_detail *out)
 {
@@ -516,13 +583,14 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 	memset(out, 0, sizeof *out);
 	if (!(out->arena = vt_arena_new()))
 		return -1;
-	/* the dump lists link counts, not the monitors' other ends, and its stack
-	 * frames carry no file:line: those stay unknown */
+	/* links and monitors come from the =proc section's Link list (links() says
+	 * when it found it); stack frames carry no file:line: unknown */
 	out->no_links = out->no_frames = true;
 	struct heap h = { d, out->arena, NULL, 0, NULL, 0, 0, 20000, lim->items, lim->bytes };
 	const char *hs, *he;
 	if (section(d, "=proc_heap:", pid, &hs, &he) == 0 && !(h.lines = index_lines(hs, he, &h.size)))
 		return -1;
+	links(&h, pid, out);
 	const char *s, *e;
 	if (section(d, "=proc_dictionary:", pid, &s, &e) == 0) {
 		size_t cap = 0, cap2 = 0;

@@ -127,6 +127,48 @@ def holes(core, gt, beam, tmp, bc):
             f.write(struct.pack("<Q", filesz))
     os.unlink(cut)
 
+def corrupt_process(core, gt, beam, tmp, bc):
+    """A process table slot pointing at garbage: that process is left out with a
+    message, exit 1, and every other number is still the live value."""
+    import struct
+    victim = next(p for p in gt["processes"] if p["registered_name"] == "sessions_server")
+    r = subprocess.run([bc, "proc", victim["pid"], core, beam, "--json"], capture_output=True,
+                       text=True, timeout=120)
+    addr = int(json.loads(r.stdout)["process"]["address"], 16)
+    cut = os.path.join(tmp, "core.corrupt")
+    subprocess.run(["cp", "--sparse=always", core, cut], check=True)
+    with open(cut, "rb") as f:
+        eh = f.read(64)
+        phoff, = struct.unpack_from("<Q", eh, 32)
+        phentsize, phnum = struct.unpack_from("<HH", eh, 54)
+        off = None
+        for i in range(phnum):
+            f.seek(phoff + i * phentsize)
+            p_type, _, p_offset, p_vaddr, _, p_filesz, _, _ = struct.unpack("<IIQQQQQQ", f.read(56))
+            if p_type == 1 and p_vaddr <= addr < p_vaddr + p_filesz:
+                off = p_offset + addr - p_vaddr
+    if off is None:
+        failures.append("corrupt process: its struct is not in the core file")
+        return
+    with open(cut, "r+b") as f:
+        f.seek(off)
+        f.write(b"\xab" * 256)
+    rc, out, err = run([bc, "procs", cut, beam, "--json"])
+    doc = json.loads(out) if out else {"processes": []}
+    pids = {q["pid"] for q in doc["processes"]}
+    gtp = {p["pid"]: p for p in gt["processes"]}
+    wrong = [f"{q['pid']} {f}" for q in doc["processes"]
+             for f in ("total_heap_size", "heap_size", "stack_size", "message_queue_len", "memory")
+             if q["pid"] in gtp and gtp[q["pid"]]["status"] == "waiting" and q["pid"] != gt["collector"]
+             and q[f] is not None and q[f] != gtp[q["pid"]][f]]
+    ok = rc == 1 and "looks corrupt" in err and victim["pid"] not in pids and not wrong \
+        and len(pids) == len(gt["processes"]) - 1
+    print(f"{'ok  ' if ok else 'FAIL'} corrupt struct process of {victim['pid']}: exit {rc}, "
+          f"{len(pids)} processes, wrong numbers {len(wrong)}: {err.strip()[:160]}")
+    if not ok:
+        failures.append(f"corrupt process: exit {rc} {err!r} {wrong[:3]}")
+    os.unlink(cut)
+
 def stripped_core(tmp):
     """A kernel core of Debian's own (stripped) beam.smp."""
     erl = shutil.which("erl")
@@ -178,6 +220,7 @@ def main():
         check("executable from the core's file notes", [bc, "procs", core, "--top", "1"], 0)
         truncated(core, gt, beam, tmp, bc)
         holes(core, gt, beam, tmp, bc)
+        corrupt_process(core, gt, beam, tmp, bc)
         free = shutil.disk_usage(tmp).free
         if free > 2 << 30:
             sc = stripped_core(tmp)

@@ -269,6 +269,21 @@ void beam_decode_pid(const struct beam *b, uint64_t id, struct vm_pid *out)
 	}
 }
 
+/* A slot pointing at garbage (a corrupt core) must not become a process with
+ * made-up numbers: the invariants every live process keeps. */
+static const char *implausible(const struct walk *w)
+{
+	uint64_t id = f64(w, P_ID), heap = f64(w, P_HEAP), stop = f64(w, P_STOP);
+	uint64_t hend = f64(w, P_HEND), old_heap = f64(w, P_OLD_HEAP), old_hend = f64(w, P_OLD_HEND);
+	if ((id & 0xf) != 0x3)
+		return "its id is not a pid";
+	if (!(heap <= stop && stop <= hend) || hend - heap > (1ull << 40))
+		return "its stack pointer is outside its heap";
+	if (old_heap && old_hend < old_heap)
+		return "its old heap ends before it starts";
+	return NULL;
+}
+
 static void fill_proc(struct walk *w, struct vm_proc *vp)
 {
 	struct beam *b = w->b;
@@ -508,7 +523,7 @@ bc_err *beam_load_procs(struct beam *b)
 			slots[ix] = 0;
 	decide_pid_layout(b, slots, max);
 
-	size_t unreadable = 0;
+	size_t unreadable = 0, corrupt = 0;
 	uint64_t first_bad = 0;
 	for (uint32_t ix = 0; ix < max; ix++) {
 		if (!slots[ix])
@@ -522,6 +537,13 @@ bc_err *beam_load_procs(struct beam *b)
 			continue;
 		}
 		struct walk w = { b, L, pp, slots[ix] };
+		const char *why = implausible(&w);
+		if (why) {
+			if (!corrupt++)
+				vm_gap(b->vm, "process table slot %u: struct process at 0x%llx looks corrupt "
+				       "(%s): left out", ix, (unsigned long long)slots[ix], why);
+			continue;
+		}
 		struct vm_proc *vp = vm_add_proc(b->vm);
 		if (!vp) {
 			free(slots);
@@ -535,6 +557,8 @@ bc_err *beam_load_procs(struct beam *b)
 			       vm_pid_str(vp, pid, sizeof pid), (unsigned long long)w.addr);
 		}
 	}
+	if (corrupt > 1)
+		vm_gap(b->vm, "%zu processes in all look corrupt and are left out", corrupt);
 	scheduler_held(b, slots, max, pbuf);
 	if (unreadable)
 		vm_gap(b->vm, "%zu processes unreadable (struct process not in the core, first at 0x%llx)",

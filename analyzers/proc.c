@@ -115,9 +115,9 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	char buf[512];
 	out->fields_key = "process";
 	field_str(out, "pid", keep(s, vm_pid_str(p, buf, sizeof buf)));
-	/* where the loader found it: a core address (p *(Process *)ADDR in gdb) */
+	/* where the loader found it in a core (p *(Process *)ADDR in gdb) */
 	snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)p->addr);
-	field_str(out, "address", keep(s, buf));
+	field_str(out, "address", strcmp(vm->kind, "core") == 0 ? keep(s, buf) : NULL);
 	field_str(out, "registered_name", p->registered_name);
 	field_str(out, "initial_call", vm_mfa_str(&p->initial_call, buf, sizeof buf) ? keep(s, buf) : NULL);
 	field_str(out, "current_function",

@@ -26,20 +26,62 @@ static const struct rcol cols[] = {
 	[C_NMONITORED] = { "monitored_by_count", NULL, RC_U64, RCOL_JSON_ONLY },
 };
 
+/* Numbers sort largest first; the text keys (text != 0) sort ascending. */
+enum { TK_NONE, TK_PID, TK_NAME, TK_STATUS, TK_CURRENT };
+
 struct sort_key {
 	const char *name;
 	size_t off;
 	uint32_t unknown_bit;
+	int text;
 };
 
 static const struct sort_key keys[] = {
-	{ "total_heap_size", offsetof(struct vm_proc, total_heap_size), VPF_TOTAL_HEAP_SIZE },
-	{ "memory", offsetof(struct vm_proc, memory), VPF_MEMORY },
-	{ "heap_size", offsetof(struct vm_proc, heap_size), VPF_HEAP_SIZE },
-	{ "stack_size", offsetof(struct vm_proc, stack_size), VPF_STACK_SIZE },
-	{ "message_queue_len", offsetof(struct vm_proc, message_queue_len), VPF_MESSAGE_QUEUE_LEN },
-	{ "reductions", offsetof(struct vm_proc, reductions), VPF_REDUCTIONS },
+	{ "total_heap_size", offsetof(struct vm_proc, total_heap_size), VPF_TOTAL_HEAP_SIZE, TK_NONE },
+	{ "memory", offsetof(struct vm_proc, memory), VPF_MEMORY, TK_NONE },
+	{ "heap_size", offsetof(struct vm_proc, heap_size), VPF_HEAP_SIZE, TK_NONE },
+	{ "stack_size", offsetof(struct vm_proc, stack_size), VPF_STACK_SIZE, TK_NONE },
+	{ "message_queue_len", offsetof(struct vm_proc, message_queue_len), VPF_MESSAGE_QUEUE_LEN, TK_NONE },
+	{ "reductions", offsetof(struct vm_proc, reductions), VPF_REDUCTIONS, TK_NONE },
+	{ "pid", 0, 0, TK_PID },
+	{ "name", 0, VPF_REGISTERED_NAME, TK_NAME },
+	{ "status", 0, 0, TK_STATUS },
+	{ "current_function", 0, VPF_CURRENT_FUNCTION, TK_CURRENT },
 };
+
+static int strcmp0(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int mfa_cmp(const struct vm_mfa *a, const struct vm_mfa *b)
+{
+	int c = strcmp0(a->module, b->module);
+	if (!c)
+		c = strcmp0(a->function, b->function);
+	return c ? c : (a->arity > b->arity) - (a->arity < b->arity);
+}
+
+/* What the NAME column shows: the registered name, else the initial call;
+ * no name sorts after every name. */
+static int name_cmp(const struct vm_proc *x, const struct vm_proc *y)
+{
+	if (!!x->registered_name != !!y->registered_name)
+		return x->registered_name ? -1 : 1;
+	if (x->registered_name)
+		return strcmp(x->registered_name, y->registered_name);
+	return mfa_cmp(&x->initial_call, &y->initial_call);
+}
+
+static int text_cmp(const struct vm_proc *x, const struct vm_proc *y, int k)
+{
+	switch (k) {
+	case TK_NAME: return name_cmp(x, y);
+	case TK_STATUS: return strcmp(x->status, y->status);
+	case TK_CURRENT: return mfa_cmp(&x->current_function, &y->current_function);
+	}
+	return 0;  /* TK_PID: the pid order below */
+}
 
 struct ctx {
 	const struct vm *vm;
@@ -64,11 +106,21 @@ static int cmp(const void *a, const void *b)
 	const struct vm_proc *x = &sort_procs[*(const uint32_t *)a];
 	const struct vm_proc *y = &sort_procs[*(const uint32_t *)b];
 	int ux, uy;
-	uint64_t vx = keyval(x, sort_by, &ux), vy = keyval(y, sort_by, &uy);
-	if (ux != uy)
-		return ux - uy;  /* unknown last */
-	if (vx != vy)
-		return vx < vy ? 1 : -1;
+	if (sort_by->text) {
+		ux = (x->unknown & sort_by->unknown_bit) != 0;
+		uy = (y->unknown & sort_by->unknown_bit) != 0;
+		if (ux != uy)
+			return ux - uy;
+		int c = text_cmp(x, y, sort_by->text);
+		if (c)
+			return c;
+	} else {
+		uint64_t vx = keyval(x, sort_by, &ux), vy = keyval(y, sort_by, &uy);
+		if (ux != uy)
+			return ux - uy;  /* unknown last */
+		if (vx != vy)
+			return vx < vy ? 1 : -1;
+	}
 	if (x->pid_num != y->pid_num)
 		return x->pid_num < y->pid_num ? -1 : 1;
 	return x->pid_serial < y->pid_serial ? -1 : x->pid_serial > y->pid_serial;
@@ -167,7 +219,8 @@ bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const cha
 				key = &keys[i];
 		if (!key)
 			return bc_error(BC_EUSAGE, "--sort %s: one of total_heap_size, memory, "
-					"heap_size, stack_size, message_queue_len, reductions", sort);
+					"heap_size, stack_size, message_queue_len, reductions, pid, name, "
+					"status, current_function", sort);
 	}
 	struct ctx *c = malloc(sizeof *c + vm->nprocs * sizeof c->order[0]);
 	if (!c)

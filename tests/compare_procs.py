@@ -58,6 +58,17 @@ def main():
         print("  (non-idle) " + m)
     for m in failures[:50]:
         print("  MISMATCH " + m)
+    # text sort keys: ascending, unnamed processes after the named ones
+    by_name = [q["registered_name"] for q in fx.json("procs", "--sort", "name")["processes"]]
+    named = [n for n in by_name if n]
+    if named != sorted(named) or by_name[:len(named)] != named:
+        failures.append("--sort name: registered names not first and ascending")
+        print("  MISMATCH --sort name order")
+    by_pid = [tuple(map(int, q["pid"][1:-1].split(".")[1:]))
+              for q in fx.json("procs", "--sort", "pid")["processes"]]
+    if by_pid != sorted(by_pid):
+        failures.append("--sort pid: not ascending")
+        print("  MISMATCH --sort pid order")
     if rc != 0:
         print(f"FAIL: exit {rc} (partial) on a complete core: {err.strip()}")
         return 1

@@ -11,7 +11,8 @@
 
 /* procs_table's sort keys, in the order `s` cycles them */
 static const char *const sorts[] = { "memory", "total_heap_size", "message_queue_len",
-				     "reductions", "heap_size", "stack_size" };
+				     "reductions", "heap_size", "stack_size", "pid", "name",
+				     "status", "current_function" };
 #define NSORTS (sizeof sorts / sizeof sorts[0])
 
 enum { D_PID, D_NAME, D_MEM, D_THS, D_MSGQ, D_REDS, D_STATUS, D_CUR, ND };
@@ -21,14 +22,14 @@ static const struct {
 	int width, right;     /* width 0: shares what is left */
 	int sort;             /* index into sorts, -1: none */
 } dcols[ND] = {
-	[D_PID] = { "PID", "PID", 11, 0, -1 },
-	[D_NAME] = { "NAME/INITIAL CALL", "NAME/INITIAL CALL", 0, 0, -1 },
+	[D_PID] = { "PID", "PID", 11, 0, 6 },
+	[D_NAME] = { "NAME/INITIAL CALL", "NAME/INITIAL CALL", 0, 0, 7 },
 	[D_MEM] = { "MEMORY", "MEMORY", 7, 1, 0 },
 	[D_THS] = { "TOTAL_HEAP", "TOT_HEAP", 9, 1, 1 },
 	[D_MSGQ] = { "MSGQ", "MSGQ", 7, 1, 2 },
 	[D_REDS] = { "REDS", "REDS", 11, 1, 3 },
-	[D_STATUS] = { "STATUS", "STATUS", 8, 0, -1 },
-	[D_CUR] = { "CURRENT FUNCTION", "CURRENT FUNCTION", 0, 0, -1 },
+	[D_STATUS] = { "STATUS", "STATUS", 8, 0, 8 },
+	[D_CUR] = { "CURRENT FUNCTION", "CURRENT FUNCTION", 0, 0, 9 },
 };
 
 struct pv {
@@ -147,7 +148,8 @@ static void line(const struct pv *p, const struct ui *u, int y, size_t r, const 
 		const char *s = r == (size_t)-1 ? dcols[d].head
 						: ui_cell(&p->t, r, p->col[d], cell, sizeof cell);
 		if (r == (size_t)-1 && dcols[d].sort == p->sort) {
-			snprintf(cell, sizeof cell, "%s%s", dcols[d].right ? "v" : "", s);
+			/* v: largest first (numbers); ^: ascending (text) */
+			snprintf(cell, sizeof cell, "%s%s", dcols[d].right ? "v" : "^", s);
 			s = cell;
 		}
 		o += (size_t)snprintf(out + o, sizeof out - o, "%s%s", d ? " " : "",

@@ -49,18 +49,21 @@ static uint64_t stack_hash(const struct vm_proc *p, const uint32_t *frames)
 	return h;
 }
 
-static uint64_t weight_of(const struct vm *vm, const struct vm_proc *p, const char *w,
+/* --weight, resolved once (the per-process loop must not compare strings) */
+enum weight { W_COUNT, W_MEMORY, W_TOTAL_HEAP_SIZE, W_MESSAGE_QUEUE_LEN, W_BINARY, W_N };
+static const char *const weights[W_N] = { "count", "memory", "total_heap_size",
+					  "message_queue_len", "binary" };
+
+static uint64_t weight_of(const struct vm *vm, const struct vm_proc *p, enum weight w,
 			  const uint64_t *binary)
 {
-	if (!w || strcmp(w, "count") == 0)
-		return 1;
-	if (strcmp(w, "memory") == 0)
-		return p->memory;
-	if (strcmp(w, "total_heap_size") == 0)
-		return p->total_heap_size;
-	if (strcmp(w, "message_queue_len") == 0)
-		return p->message_queue_len;
-	return binary[p - vm->procs];  /* "binary" */
+	switch (w) {
+	case W_MEMORY: return p->memory;
+	case W_TOTAL_HEAP_SIZE: return p->total_heap_size;
+	case W_MESSAGE_QUEUE_LEN: return p->message_queue_len;
+	case W_BINARY: return binary[p - vm->procs];
+	default: return 1;
+	}
 }
 
 static int group_cmp(const void *a, const void *b)
@@ -201,7 +204,7 @@ static const char *proc_item(void *vctx, size_t row, size_t col, size_t i, char 
 	return frame_str(c->vm, c->vm->frames[p->stack_first + i], buf, len);
 }
 
-static bc_err *build(const struct vm *vm, const struct an_opts *o, struct ctx *c)
+static bc_err *build(const struct vm *vm, enum weight w, struct ctx *c)
 {
 	size_t n = vm->nprocs ? vm->nprocs : 1;
 	uint64_t *binary = NULL;
@@ -216,14 +219,14 @@ static bc_err *build(const struct vm *vm, const struct an_opts *o, struct ctx *c
 	slot = calloc(nslots, sizeof *slot);
 	c->line_cap = 1 << 16;
 	c->line = malloc(c->line_cap);
-	if (o->weight && strcmp(o->weight, "binary") == 0) {
+	if (w == W_BINARY) {
 		binary = calloc(n, sizeof *binary);
 		for (size_t i = 0; binary && i < vm->nbinrefs; i++)
 			binary[vm->binrefs[i].proc] += vm->binrefs[i].orig_size;
 	}
 	bc_err *err = NULL;
 	if (!c->groups || !c->members || !c->order || !gid || !slot || !c->line ||
-	    (o->weight && strcmp(o->weight, "binary") == 0 && !binary)) {
+	    (w == W_BINARY && !binary)) {
 		err = bc_error(BC_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -241,7 +244,7 @@ static bc_err *build(const struct vm *vm, const struct an_opts *o, struct ctx *c
 		}
 		struct group *g = &c->groups[slot[j] - 1];
 		g->nprocs++;
-		g->weight += weight_of(vm, p, o->weight, binary);
+		g->weight += weight_of(vm, p, w, binary);
 		gid[i] = slot[j] - 1;
 		c->order[i] = (uint32_t)i;
 	}
@@ -266,12 +269,10 @@ out:
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	static const char *const weights[] = { "count", "memory", "total_heap_size",
-					       "message_queue_len", "binary" };
-	int ok = !o->weight;
-	for (size_t i = 0; i < sizeof weights / sizeof weights[0]; i++)
-		ok |= o->weight && strcmp(o->weight, weights[i]) == 0;
-	if (!ok)
+	enum weight w = W_COUNT;
+	while (o->weight && w < W_N && strcmp(o->weight, weights[w]) != 0)
+		w++;
+	if (w == W_N)
 		return bc_error(BC_EUSAGE, "--weight %s: one of count, memory, total_heap_size, "
 				"message_queue_len, binary", o->weight);
 	struct ctx *c = calloc(1, sizeof *c);
@@ -280,7 +281,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	out->priv[0] = c;
 	by_status = o->by_status;
 	sort_procs = vm->procs;
-	bc_err *err = build(vm, o, c);
+	bc_err *err = build(vm, w, c);
 	out->priv[1] = c->groups;
 	out->priv[2] = c->members;
 	out->priv[3] = c->order;
@@ -307,9 +308,9 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		return NULL;
 	}
 	out->tables[0] = (struct rtable){ .json_key = "groups", .cols = group_text_cols,
-					  .ncols = o->weight ? 3 : 3, .nrows = ng, .ctx = c,
+					  .ncols = 3, .nrows = ng, .ctx = c,
 					  .cell = group_text_cell };
-	if (!o->weight || strcmp(o->weight, "count") == 0) {
+	if (w == W_COUNT) {
 		/* weight equals the count: show it once */
 		static const struct rcol cols2[] = {
 			{ "count", "PROCESSES", RC_U64, 0 },

@@ -93,10 +93,7 @@ static void json_target(struct jw *w, const struct vm *vm)
 	death_json(w, vm);  /* crash dumps: the slogan; null for cores */
 	jw_str(w, "node", vm->node);
 	jw_u64(w, "process_count", vm->nprocs);
-	if (vm->process_limit)
-		jw_u64(w, "process_limit", vm->process_limit);
-	else
-		jw_null(w, "process_limit");
+	jw_u64_or_null(w, "process_limit", vm->process_limit != 0, vm->process_limit);
 	jw_u64(w, "atom_count", vm->atom_count);
 	jw_u64(w, "atom_limit", vm->atom_limit);
 	jw_u64(w, "schedulers", vm->schedulers);

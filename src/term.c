@@ -147,6 +147,22 @@ static int printable_bytes(const uint8_t *b, size_t n)
 	return 1;
 }
 
+static void print(struct out *o, const struct vt *t, const struct vt_limits *lim, int depth);
+
+/* e1,e2,... of a list or tuple, "..." past the item limit. */
+static void print_elems(struct out *o, const struct vt *t, const struct vt_limits *lim, int depth)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		if (i)
+			put(o, ",");
+		if (i >= lim->items) {
+			put(o, "...");
+			return;
+		}
+		print(o, t->elems[i], lim, depth + 1);
+	}
+}
+
 static void print(struct out *o, const struct vt *t, const struct vt_limits *lim, int depth)
 {
 	if (!t) {
@@ -184,15 +200,7 @@ static void print(struct out *o, const struct vt *t, const struct vt_limits *lim
 			break;
 		}
 		put(o, "[");
-		for (size_t i = 0; i < t->n; i++) {
-			if (i)
-				put(o, ",");
-			if (i >= lim->items) {
-				put(o, "...");
-				break;
-			}
-			print(o, t->elems[i], lim, depth + 1);
-		}
+		print_elems(o, t, lim, depth);
 		if (t->tail) {
 			put(o, "|");
 			print(o, t->tail, lim, depth + 1);
@@ -201,15 +209,7 @@ static void print(struct out *o, const struct vt *t, const struct vt_limits *lim
 		break;
 	case VT_TUPLE:
 		put(o, "{");
-		for (size_t i = 0; i < t->n; i++) {
-			if (i)
-				put(o, ",");
-			if (i >= lim->items) {
-				put(o, "...");
-				break;
-			}
-			print(o, t->elems[i], lim, depth + 1);
-		}
+		print_elems(o, t, lim, depth);
 		put(o, "}");
 		break;
 	case VT_MAP:

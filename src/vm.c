@@ -51,16 +51,23 @@ void vm_free(struct vm *vm)
 	free(vm);
 }
 
+void *vm_grow(void *array, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	if (array && n < *cap)
+		return array;
+	size_t nc = *cap ? *cap * 2 : first;
+	void *a = realloc(array, nc * elem);
+	if (a)
+		*cap = nc;
+	return a;
+}
+
 struct vm_proc *vm_add_proc(struct vm *vm)
 {
-	if (vm->nprocs == vm->procs_cap) {
-		size_t cap = vm->procs_cap ? vm->procs_cap * 2 : 4096;
-		struct vm_proc *p = realloc(vm->procs, cap * sizeof *p);
-		if (!p)
-			return NULL;
-		vm->procs = p;
-		vm->procs_cap = cap;
-	}
+	struct vm_proc *a = vm_grow(vm->procs, &vm->procs_cap, vm->nprocs, sizeof *a, 4096);
+	if (!a)
+		return NULL;
+	vm->procs = a;
 	struct vm_proc *p = &vm->procs[vm->nprocs++];
 	memset(p, 0, sizeof *p);
 	return p;
@@ -111,14 +118,10 @@ const char *vm_mfa_str(const struct vm_mfa *m, char *buf, size_t len)
 
 struct vm_ets *vm_add_ets(struct vm *vm)
 {
-	if (vm->nets == vm->ets_cap) {
-		size_t cap = vm->ets_cap ? vm->ets_cap * 2 : 256;
-		struct vm_ets *t = realloc(vm->ets, cap * sizeof *t);
-		if (!t)
-			return NULL;
-		vm->ets = t;
-		vm->ets_cap = cap;
-	}
+	struct vm_ets *a = vm_grow(vm->ets, &vm->ets_cap, vm->nets, sizeof *a, 256);
+	if (!a)
+		return NULL;
+	vm->ets = a;
 	struct vm_ets *t = &vm->ets[vm->nets++];
 	memset(t, 0, sizeof *t);
 	return t;
@@ -177,14 +180,10 @@ const char *vm_pid2str(struct vm_pid pid, char *buf, size_t len)
 
 struct vm_binref *vm_add_binref(struct vm *vm)
 {
-	if (vm->nbinrefs == vm->binrefs_cap) {
-		size_t cap = vm->binrefs_cap ? vm->binrefs_cap * 2 : 1024;
-		struct vm_binref *r = realloc(vm->binrefs, cap * sizeof *r);
-		if (!r)
-			return NULL;
-		vm->binrefs = r;
-		vm->binrefs_cap = cap;
-	}
+	struct vm_binref *a = vm_grow(vm->binrefs, &vm->binrefs_cap, vm->nbinrefs, sizeof *a, 1024);
+	if (!a)
+		return NULL;
+	vm->binrefs = a;
 	return &vm->binrefs[vm->nbinrefs++];
 }
 
@@ -219,14 +218,10 @@ int64_t vm_mfa_id(struct vm *vm, const struct vm_mfa *m)
 		if (x->module == m->module && x->function == m->function && x->arity == m->arity)
 			return vm->mfa_index[j] - 1;
 	}
-	if (vm->nmfas == vm->mfas_cap) {
-		size_t cap = vm->mfas_cap ? vm->mfas_cap * 2 : 256;
-		struct vm_mfa *a = realloc(vm->mfas, cap * sizeof *a);
-		if (!a)
-			return -1;
-		vm->mfas = a;
-		vm->mfas_cap = cap;
-	}
+	struct vm_mfa *a = vm_grow(vm->mfas, &vm->mfas_cap, vm->nmfas, sizeof *a, 256);
+	if (!a)
+		return -1;
+	vm->mfas = a;
 	vm->mfas[vm->nmfas] = *m;
 	vm->mfa_index[j] = (uint32_t)vm->nmfas + 1;
 	return (int64_t)vm->nmfas++;
@@ -234,14 +229,10 @@ int64_t vm_mfa_id(struct vm *vm, const struct vm_mfa *m)
 
 int vm_add_frame(struct vm *vm, uint32_t mfa_id)
 {
-	if (vm->nframes == vm->frames_cap) {
-		size_t cap = vm->frames_cap ? vm->frames_cap * 2 : 4096;
-		uint32_t *f = realloc(vm->frames, cap * sizeof *f);
-		if (!f)
-			return -1;
-		vm->frames = f;
-		vm->frames_cap = cap;
-	}
+	uint32_t *a = vm_grow(vm->frames, &vm->frames_cap, vm->nframes, sizeof *a, 4096);
+	if (!a)
+		return -1;
+	vm->frames = a;
 	vm->frames[vm->nframes++] = mfa_id;
 	return 0;
 }

@@ -229,6 +229,10 @@ struct vm {
 
 void vm_detail_free(struct vm_proc_detail *d);
 
+/* Room for element n of a growing array of capacity *cap: the array (moved
+ * when full, *cap updated), or NULL on OOM with the old array untouched. */
+void *vm_grow(void *array, size_t *cap, size_t n, size_t elem, size_t first);
+
 struct vm *vm_new(const char *kind, const char *source);
 void vm_free(struct vm *vm);
 struct vm_proc *vm_add_proc(struct vm *vm);

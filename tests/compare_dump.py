@@ -14,12 +14,10 @@ the name in its place), of an unnamed one exact. Memory: as compare_memory.py.
 Usage: compare_dump.py BEAMCORE FIXTURE DUMP (FIXTURE under $BEAMCORE_FIXTURES).
 Exit 0 pass, 1 fail, 77 skip."""
 import json, os, subprocess, sys
+from fixture import memory_mismatches, reductions_ok, EXACT_MEM
 
 FIELDS = ["registered_name", "initial_call", "current_function", "status", "heap_size",
-          "stack_size", "message_queue_len", "memory", "reductions"]
-SIGNAL_HELPERS = {"erts_dirty_process_signal_handler:start/0"}
-EXACT_MEM = ["atom", "atom_used", "code", "ets"]
-CLOSE_MEM = ["total", "processes", "processes_used", "system", "binary"]
+          "stack_size", "message_queue_len", "memory"]
 
 bad = []
 
@@ -34,9 +32,6 @@ def run(bc, *args):
     if not doc["complete"] or doc["missing"]:
         bad.append(f"{' '.join(args)}: complete dump reported partial: {doc['missing'][:3]}")
     return doc
-
-def close(a, b, rel=0.01, absolute=262144):
-    return abs(a - b) <= max(rel * max(a, b), absolute)
 
 def procs(bc, dump, gt):
     doc = run(bc, "procs", dump)
@@ -56,10 +51,10 @@ def procs(bc, dump, gt):
             continue
         name = p.get("registered_name") or p.get("initial_call")
         live = dict((f, p[f]) for f in FIELDS)
-        if p["initial_call"] not in SIGNAL_HELPERS:
-            live["reductions"] = p["reductions"] + 1
-        elif q["reductions"] is not None and q["reductions"] >= p["reductions"]:
-            live["reductions"] = q["reductions"]
+        compared += 1
+        if not reductions_ok(p, q["reductions"]):
+            bad.append(f"{p['pid']} ({name}) reductions: live {p['reductions']} (+1), "
+                       f"dump {q['reductions']!r}")
         live["link_count"] = len(p["links"])
         live["monitor_count"] = p["monitors"]
         live["monitored_by_count"] = p["monitored_by"]
@@ -138,29 +133,9 @@ def memory(bc, dump, live):
     doc = run(bc, "memory", dump)
     if not doc:
         return
-    report = []
-    for k in EXACT_MEM + CLOSE_MEM:
-        got, want = doc["memory"][k], live["memory"][k]
-        ok = got == want if k in EXACT_MEM else (got is not None and close(got, want, absolute=0))
-        report.append(f"{k} {100 * (got - want) / want:+.3f}%" if got is not None else f"{k} null")
-        if not ok:
-            bad.append(f"memory {k}: live {want}, dump {got}")
-    want_allocs = {(a["allocator"], a["instance"]): a for a in live["allocators"]}
-    got_allocs = {(a["allocator"], a["instance"]): a for a in doc["allocators"]}
-    if set(want_allocs) != set(got_allocs):
-        bad.append(f"allocator instances: live {sorted(set(want_allocs) - set(got_allocs))} "
-                   f"missing, {sorted(set(got_allocs) - set(want_allocs))} extra")
-    for key, w in want_allocs.items():
-        g = got_allocs.get(key)
-        if not g:
-            continue
-        for f, want in [("mbcs_blocks_size", w["mbcs_blocks_size"] + w["pool_blocks_size"]),
-                        ("mbcs_carriers_size", w["mbcs_carriers_size"] + w["pool_carriers_size"]),
-                        ("sbcs_blocks_size", w["sbcs_blocks_size"]),
-                        ("sbcs_carriers_size", w["sbcs_carriers_size"])]:
-            if not close(g[f], want):
-                bad.append(f"{key[0]}[{key[1]}] {f}: live {want}, dump {g[f]}")
-    print(f"memory: {', '.join(report)}; {len(want_allocs)} allocator instances")
+    report, mismatches = memory_mismatches(doc, live)
+    bad.extend(mismatches)
+    print(f"memory: {', '.join(report)}")
 
 def summary(bc, dump, gt, live):
     doc = run(bc, "summary", dump)

@@ -41,3 +41,54 @@ def idle_processes(gt):
     """Processes that slept through the capture: waiting, and not the one that
     wrote the ground truth."""
     return [p for p in gt["processes"] if p["status"] == "waiting" and p["pid"] != gt["collector"]]
+
+# erlang:memory() figures the writer of memory.json cannot disturb (exact), and
+# those its own result and file buffers move a little (within 1%).
+EXACT_MEM = ["atom", "atom_used", "code", "ets"]
+CLOSE_MEM = ["total", "processes", "processes_used", "system", "binary"]
+
+def close(a, b, rel=0.01, absolute=262144):
+    return abs(a - b) <= max(rel * max(a, b), absolute if absolute else 0)
+
+def memory_mismatches(doc, live):
+    """`beamcore memory --json` (doc) against memory.json (live): a report of the
+    deviations, and the mismatches. Allocator instances: blocks and carriers
+    within 1% or 256 KiB (the writer's own heap); mbcs figures include the pool."""
+    bad, report = [], []
+    for k in EXACT_MEM + CLOSE_MEM:
+        got, want = doc["memory"][k], live["memory"][k]
+        ok = got == want if k in EXACT_MEM else (got is not None and close(got, want, absolute=0))
+        report.append(f"{k} {100 * (got - want) / want:+.3f}%" if got is not None else f"{k} null")
+        if not ok:
+            bad.append(f"memory {k}: live {want}, beamcore {got}")
+    want_allocs = {(a["allocator"], a["instance"]): a for a in live["allocators"]}
+    got_allocs = {(a["allocator"], a["instance"]): a for a in doc["allocators"]}
+    if set(want_allocs) != set(got_allocs):
+        bad.append(f"allocator instances: live {sorted(set(want_allocs) - set(got_allocs))} "
+                   f"missing, {sorted(set(got_allocs) - set(want_allocs))} extra")
+    for key, w in want_allocs.items():
+        g = got_allocs.get(key)
+        if not g:
+            continue
+        for f, want in [("mbcs_blocks_size", w["mbcs_blocks_size"] + w["pool_blocks_size"]),
+                        ("mbcs_carriers_size", w["mbcs_carriers_size"] + w["pool_carriers_size"]),
+                        ("sbcs_blocks_size", w["sbcs_blocks_size"]),
+                        ("sbcs_carriers_size", w["sbcs_carriers_size"])]:
+            if not close(g[f], want):
+                bad.append(f"{key[0]}[{key[1]}] {f}: live {want}, beamcore {g[f]}")
+    report.append(f"{len(want_allocs)} allocator instances")
+    return report, bad
+
+# Answering the collector's process_info request costs the target one reduction,
+# charged after it has answered: an idle process's counter in a core or dump is
+# the live value + 1. Processes that handle signals on behalf of others (the
+# dirty process signal handlers) keep working while the ground truth is written.
+SIGNAL_HELPERS = {"erts_dirty_process_signal_handler:start/0"}
+
+def reductions_ok(p, got):
+    """Does beamcore's reductions (got) agree with live process p's?"""
+    if not isinstance(got, int):
+        return False
+    if p.get("initial_call") in SIGNAL_HELPERS:
+        return got >= p["reductions"]
+    return got == p["reductions"] + 1

@@ -41,19 +41,15 @@ struct unwind {
 	struct beam *b;
 	Dwfl *dwfl;
 	struct vm_thread *t;
-	int jit_frames;        /* JIT frames seen after the last module frame */
 };
 
 static int add_frame(struct vm *vm, const struct vm_nframe *f)
 {
-	if (vm->nnframes == vm->nnframes_cap) {
-		size_t cap = vm->nnframes_cap ? vm->nnframes_cap * 2 : 1024;
-		struct vm_nframe *a = realloc(vm->nframes_native, cap * sizeof *a);
-		if (!a)
-			return -1;
-		vm->nframes_native = a;
-		vm->nnframes_cap = cap;
-	}
+	struct vm_nframe *a = vm_grow(vm->nframes_native, &vm->nnframes_cap, vm->nnframes, sizeof *a,
+				      1024);
+	if (!a)
+		return -1;
+	vm->nframes_native = a;
 	vm->nframes_native[vm->nnframes++] = *f;
 	return 0;
 }
@@ -165,7 +161,7 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	w->any = 1;
 	t->frame_first = (uint32_t)vm->nnframes;
 	t->nframes = 0;
-	struct unwind u = { w->b, w->dwfl, t, 0 };
+	struct unwind u = { w->b, w->dwfl, t };
 	int r = dwfl_thread_getframes(thread, frame_cb, &u);
 	if (r != 0 && r != DWARF_CB_ABORT) {
 		const char *why = dwfl_errmsg(-1);

@@ -123,10 +123,7 @@ void death_json(struct jw *w, const struct vm *vm)
 	jw_str(w, "meaning", meaning(d, buf, sizeof buf));
 	jw_str(w, "allocator", d->alloc);
 	jw_str(w, "alloc_type", d->alloc_type);
-	if (d->alloc)
-		jw_u64(w, "alloc_size", d->alloc_size);
-	else
-		jw_null(w, "alloc_size");
+	jw_u64_or_null(w, "alloc_size", d->alloc != NULL, d->alloc_size);
 	jw_str(w, "kernel_pid", d->kernel_pid);
 	jw_str(w, "reason", d->reason);
 	jw_str(w, "thread", d->thread);

@@ -88,6 +88,14 @@ void jw_u64(struct jw *w, const char *key, uint64_t v)
 	fprintf(w->f, "%" PRIu64, v);
 }
 
+void jw_u64_or_null(struct jw *w, const char *key, bool known, uint64_t v)
+{
+	if (known)
+		jw_u64(w, key, v);
+	else
+		jw_null(w, key);
+}
+
 void jw_i64(struct jw *w, const char *key, int64_t v)
 {
 	prefix(w, key);

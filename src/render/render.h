@@ -50,6 +50,7 @@ void jw_arr_end(struct jw *w);
 void jw_str(struct jw *w, const char *key, const char *s);  /* s NULL -> null */
 void jw_u64(struct jw *w, const char *key, uint64_t v);
 void jw_i64(struct jw *w, const char *key, int64_t v);
+void jw_u64_or_null(struct jw *w, const char *key, bool known, uint64_t v);
 void jw_bool(struct jw *w, const char *key, bool v);
 void jw_null(struct jw *w, const char *key);
 

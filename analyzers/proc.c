@@ -94,8 +94,12 @@ static const char **terms(struct strings *s, struct vt **t, size_t n)
 {
 	const char **l = calloc(n ? n : 1, sizeof *l);
 	char buf[4096];
-	for (size_t i = 0; l && i < n; i++)
-		l[i] = keep(s, vt_print(t[i], &print_limits, buf, sizeof buf));
+	for (size_t i = 0; l && i < n; i++) {
+		vt_print(t[i], &print_limits, buf, sizeof buf - 300);
+		if (t[i] && t[i]->node)  /* another node's pid or port: name the node */
+			snprintf(buf + strlen(buf), 300, " on %.280s", t[i]->node);
+		l[i] = keep(s, buf);
+	}
 	return l;
 }
 

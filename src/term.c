@@ -183,8 +183,11 @@ static void print(struct out *o, const struct vt *t, const struct vt_limits *lim
 		else
 			put_quoted(o, t->text, strlen(t->text), '\'');
 		break;
-	case VT_PID: put(o, "<0.%lld.%llu>", (long long)t->i, (unsigned long long)t->u); break;
-	case VT_PORT: put(o, "#Port<0.%lld>", (long long)t->i); break;
+	case VT_PID:
+		put(o, "<%llu.%lld.%llu>", (unsigned long long)t->chan, (long long)t->i,
+		    (unsigned long long)t->u);
+		break;
+	case VT_PORT: put(o, "#Port<%llu.%lld>", (unsigned long long)t->chan, (long long)t->i); break;
 	case VT_REF: put(o, "%s", t->text ? t->text : "#Ref<>"); break;
 	case VT_NIL: put(o, "[]"); break;
 	case VT_FUN: case VT_OTHER: put(o, "%s", t->text ? t->text : "#Term<>"); break;

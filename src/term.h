@@ -24,6 +24,8 @@ struct vt {
 	uint64_t u, u2, addr;      /* PID serial; REF numbers; unreadable address */
 	double f;
 	const char *text;          /* ATOM name, BIG digits, FUN/OTHER text, REF text */
+	uint64_t chan;             /* PID/PORT: the channel the VM prints first (0 local) */
+	const char *node;          /* PID/PORT/REF of another node: its name, else NULL */
 	const uint8_t *bytes;
 	size_t size;               /* BINARY total bytes */
 	struct vt **elems;

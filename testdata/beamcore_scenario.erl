@@ -4,15 +4,21 @@
 %% checked field by field against the ground truth.
 %%
 %% Run: erl -noshell -pa DIR -run beamcore_scenario start   (cwd = output dir)
-%% Works on OTP 25 and 27 (no json module: the encoder is below).
+%% Works on OTP 25, 27 and 29 (no json module: the encoder is below).
+%%
+%% Distributed (capture.sh --dist): the node runs with -sname and
+%% BEAMCORE_PEER names a peer node that runs `-run beamcore_scenario peer`;
+%% ?DIST processes link to processes on the peer and monitor its registered
+%% peer_target by name, and processes on the peer link to and monitor ours.
 -module(beamcore_scenario).
 -behaviour(gen_server).
 
--export([start/0]).
+-export([start/0, peer/0]).
 %% spawn/3 entry points: exported so each process has a telling initial_call
 -export([main/0, idle/1, idle_sup/2, watcher/2, bin_router/1, bin_producer/2,
          bin_holder/1, flooded/0, deep_recursion/2, big_dict/2, suspended/0,
-         stuck_server/0, caller/0]).
+         stuck_server/0, caller/0, hibernated/0, off_heap/1, dist_worker/3, peer_main/0,
+         remote_watcher/2]).
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2]).
 
 -define(IDLE, 5000).          % idle processes: 2000 linked, 1500 monitored, 1500 orphans
@@ -23,7 +29,11 @@
 -define(DEPTH, 50000).        % non-tail frames of `deep_recursion`
 -define(DICT_KEYS, 10000).    % process dictionary keys of `big_dict`
 -define(CALLERS, 10000).      % processes blocked in gen_server:call to `stuck_server`
--define(BT_DEPTH, 64).        % backtrace_depth: current_stacktrace gets up to 64 frames, not 8
+-define(BT_DEPTH, 64).
+-define(SUSPENDED, 20).       % processes suspended by us (a suspend monitor each)
+-define(HIBERNATED, 50).      % processes in erlang:hibernate/3
+-define(DIST, 3000).          % distributed: processes linked to + monitoring the peer
+-define(REMOTE, 200).         % distributed: peer processes linking/monitoring ours        % backtrace_depth: current_stacktrace gets up to 64 frames, not 8
 
 %% Called by -run in init's short-lived starter process: hand over to a
 %% long-lived process of our own and return.
@@ -73,14 +83,19 @@ build() ->
     spawn(?MODULE, deep_recursion, [Me, ?DEPTH]),
     spawn(?MODULE, big_dict, [Me, ?DICT_KEYS]),
     [register(list_to_atom("suspended_" ++ integer_to_list(N)), spawn(?MODULE, suspended, []))
-     || N <- [1, 2]],
+     || N <- lists:seq(1, ?SUSPENDED)],
+    [spawn(?MODULE, hibernated, []) || _ <- lists:seq(1, ?HIBERNATED)],
+    register(off_heap, spawn(?MODULE, off_heap, [Me])),
+    wait_ack(off_heap),
+    build_dist(os:getenv("BEAMCORE_PEER")),
     [wait_ack(Tag) || Tag <- [idle_sup, watcher, deep_recursion, big_dict]],
     ok.
 
 %% Suspend once they sit in their receive (after settle/1). The suspension
 %% belongs to us and lasts as long as we live (forever).
 suspend() ->
-    [true = erlang:suspend_process(whereis(N)) || N <- [suspended_1, suspended_2]],
+    [true = erlang:suspend_process(whereis(list_to_atom("suspended_" ++ integer_to_list(N))))
+     || N <- lists:seq(1, ?SUSPENDED)],
     ok.
 
 %% Wait (bounded) until every other process sits in a receive or is
@@ -232,6 +247,61 @@ big_dict(Parent, N) ->
 suspended() ->
     receive stop -> ok end.
 
+hibernated() ->
+    erlang:hibernate(?MODULE, suspended, []).
+
+%% Messages kept outside the heap (message_queue_data off_heap).
+off_heap(Parent) ->
+    process_flag(message_queue_data, off_heap),
+    [self() ! {queued, I, lists:seq(1, I rem 20)} || I <- lists:seq(1, 500)],
+    Parent ! {ack, off_heap},
+    receive {never, matches} -> ok end.
+
+%%% ------------------------------------------------------------------
+%%% Distribution
+%%% ------------------------------------------------------------------
+
+build_dist(false) -> ok;
+build_dist("") -> ok;
+build_dist(PeerName) ->
+    Peer = list_to_atom(PeerName),
+    true = net_kernel:connect_node(Peer),
+    Me = self(),
+    %% ours -> theirs: a link to a fresh peer process, a monitor by name
+    [spawn(?MODULE, dist_worker, [Me, Peer, I]) || I <- lists:seq(1, ?DIST)],
+    [wait_ack(dist_worker) || _ <- lists:seq(1, ?DIST)],
+    %% theirs -> ours: peer processes link to and monitor (by pid, by name) ours
+    Local = [spawn(?MODULE, idle, [I]) || I <- lists:seq(1, ?REMOTE)],
+    register(dist_named, hd(Local)),
+    [spawn(Peer, ?MODULE, remote_watcher, [Me, P]) || P <- Local],
+    [wait_ack(remote_watcher) || _ <- Local],
+    ok.
+
+dist_worker(Parent, Peer, I) ->
+    spawn_link(Peer, ?MODULE, idle, [I]),
+    monitor(process, {peer_target, Peer}),
+    Parent ! {ack, dist_worker},
+    receive {never, matches} -> ok end.
+
+%% Runs on the peer: links to a process of the first node and monitors it by
+%% pid and by name.
+remote_watcher(Parent, P) ->
+    link(P),
+    monitor(process, P),
+    monitor(process, {dist_named, node(Parent)}),
+    Parent ! {ack, remote_watcher},
+    receive {never, matches} -> ok end.
+
+%% The peer node: `-run beamcore_scenario peer`.
+peer() ->
+    spawn(?MODULE, peer_main, []),
+    ok.
+
+peer_main() ->
+    register(peer_target, self()),
+    write_file("peer_ready", <<"ready">>),
+    receive after infinity -> ok end.
+
 %%% ------------------------------------------------------------------
 %%% Ground truth
 %%% ------------------------------------------------------------------
@@ -303,6 +373,10 @@ ground_truth() ->
                 {schedulers, erlang:system_info(schedulers)},
                 {backtrace_depth, ?BT_DEPTH},
                 {collector, str(self())},
+                {nodes, [str(N) || N <- nodes()]},
+                {hidden_nodes, [str(N) || N <- nodes(hidden)]},
+                {dist_ctrl, [{obj, [{node, str(N)}, {ctrl, str(C)}]}
+                             || {N, C} <- erlang:system_info(dist_ctrl)]},
                 {memory, {obj, [{K, proplists:get_value(K, Mem)} || K <- MemKeys]}},
                 {processes, [P || P <- Procs, P =/= dead]},
                 {ets, [T || T <- Ets, T =/= undefined]}]}).
@@ -324,6 +398,11 @@ proc(Pid, Info) ->
            {trap_exit, G(trap_exit)},
            {links, [str(L) || L <- G(links)]},
            {monitors, length(G(monitors))},
+           %% what each monitor watches ({Name, Node} by name), ~p, few only
+           {monitor_targets, case G(monitors) of
+                                 Ms when length(Ms) =< 50 -> lists:sort([print(X) || {_, X} <- Ms]);
+                                 _ -> null
+                             end},
            {monitored_by, length(G(monitored_by))},
            {dictionary_size, length(G(dictionary))},
            {current_stacktrace, [mfa({M, F, A}) || {M, F, A, _} <- G(current_stacktrace)]},

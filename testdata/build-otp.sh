@@ -4,11 +4,15 @@
 #   testdata/build-otp.sh 25   OTP 25.2.3 (bookworm): emulator only; runs with
 #                              Debian's installed erlang-base 25.2.3 libraries
 #   testdata/build-otp.sh 27   OTP 27.3.4.1 (trixie): minimal full OTP
+#   testdata/build-otp.sh 29   OTP 29.1.1 (forky): minimal full OTP, JIT and
+#                              the emulator flavor (bin/<target>/beam.emu,
+#                              run with erl -emu_flavor emu)
 set -euo pipefail
-rel=${1:?usage: build-otp.sh 25|27}
+rel=${1:?usage: build-otp.sh 25|27|29}
 case $rel in
   25) suite=bookworm; ver=25.2.3 ;;
   27) suite=trixie; ver=27.3.4.1 ;;
+  29) suite=forky; ver=29.1.1 ;;
   *) echo "build-otp.sh: unknown release $rel" >&2; exit 64 ;;
 esac
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/beamcore
@@ -45,6 +49,10 @@ set +e
     ./configure --without-javac --without-wx --without-odbc --without-ssl
     make -j"$(nproc)"
     test -x bin/erl
+    if [ "$rel" = 29 ]; then
+      make -j"$(nproc)" emulator FLAVOR=emu
+      test -x bin/x86_64-pc-linux-gnu/beam.emu
+    fi
   fi
   touch .built
 ) >"$log" 2>&1

@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
 # Capture a test fixture: run beamcore_scenario on our DWARF build of OTP REL,
 # then take a gdb core (gcore) and a kernel core of the same idle node.
-#   testdata/capture.sh 25|27 OUTDIR [--no-gcore] [--no-kernel-core] [--dump]
+#   testdata/capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--emu] [--dist]
 # OUTDIR gets: ground_truth.json, core.gcore, core.kernel (both made sparse),
 # beam.smp.path, pid, node.log, beamcore_scenario.beam.
 # --dump: no cores; `kill -USR1` makes the idle node write erl_crash.dump (same
 # state as the ground truth) and exit; then two small nodes die the other common
 # ways (testdata/beamcore_deaths.erl): oom.dump (eheap_alloc fails under
 # `ulimit -v`) and kernel_pid.dump ("Kernel pid terminated").
+# --emu: the emulator flavor (beam.emu, erl -emu_flavor emu; OTP 29 only).
+# --dist: a distributed node (-sname, loopback only) and a peer node it is
+# linked to and monitors, both ways (beamcore_scenario's build_dist); the peer
+# is killed afterwards.
 # Exit 0 ok, 77 not enough disk space, 64 usage, other non-zero on failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage() { echo "usage: capture.sh 25|27 OUTDIR [--no-gcore] [--no-kernel-core] [--dump]" >&2; exit 64; }
+usage() { echo "usage: capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--emu] [--dist]" >&2; exit 64; }
 [ $# -ge 2 ] || usage
 rel=$1; out=$(realpath -m "$2"); shift 2
-gcore=1; kcore=1; dump=0
+gcore=1; kcore=1; dump=0; emu=0; dist=0
 for a in "$@"; do
-  case $a in --no-gcore) gcore=0 ;; --no-kernel-core) kcore=0 ;; --dump) dump=1 ;; *) usage ;; esac
+  case $a in
+    --no-gcore) gcore=0 ;; --no-kernel-core) kcore=0 ;; --dump) dump=1 ;;
+    --emu) emu=1 ;; --dist) dist=1 ;; *) usage ;;
+  esac
 done
 [ $dump = 0 ] || { gcore=0; kcore=0; }
-case $rel in 25|27) ;; *) usage ;; esac
+case $rel in 25|27|29) ;; *) usage ;; esac
+[ $emu = 0 ] || [ "$rel" = 29 ] || usage
 die() { echo "capture.sh: $*" >&2; exit 1; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1fs", b-a}'; }
@@ -52,6 +60,17 @@ else
   erlc=$otp/bin/erlc
   run=("$otp/bin/erl")
 fi
+flavor=beam.smp
+if [ $emu = 1 ]; then run+=(-emu_flavor emu); flavor=beam.emu; fi
+# Distribution on loopback only; no ticks while the fixture is taken (a tick
+# would wake net_kernel's ticker between the ground truth and the core).
+distargs=()
+peer=
+if [ $dist = 1 ]; then
+  export ERL_EPMD_ADDRESS=127.0.0.1
+  distargs=(-kernel inet_dist_use_interface "{127,0,0,1}" -kernel net_ticktime 3600)
+  peer=bcpeer$$@localhost
+fi
 
 rm -f "$out"/{ground_truth.json,memory.json,ready,core,core.[0-9]*,core.gcore,core.kernel,beam.smp.path,pid,node.log}
 rm -f "$out"/{erl_crash,oom,kernel_pid,kernel_pid_cut}.{dump,log}
@@ -59,21 +78,32 @@ rm -f "$out"/{erl_crash,oom,kernel_pid,kernel_pid_cut}.{dump,log}
 [ $dump = 0 ] || "$erlc" -o "$out" "$here/beamcore_deaths.erl"
 
 pid=
+peerpid=
 cleanup() {
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill -KILL "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
-  fi
+  for p in $pid $peerpid; do
+    if kill -0 "$p" 2>/dev/null; then kill -KILL "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; fi
+  done
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+if [ $dist = 1 ]; then
+  mkdir -p "$out/peer"; rm -f "$out/peer/peer_ready"
+  ( cd "$out/peer" && exec "${run[@]}" -noshell -sname "$peer" +MIscs 64 "${distargs[@]}" -pa "$out" \
+      -run beamcore_scenario peer ) >"$out/peer/node.log" 2>&1 &
+  peerpid=$!
+  for _ in $(seq 60); do [ -f "$out/peer/peer_ready" ] && break; sleep 1; done
+  [ -f "$out/peer/peer_ready" ] || { cat "$out/peer/node.log" >&2; die "peer node $peer not ready"; }
+  distargs+=(-sname "beamcore$$@localhost")
+fi
 
 # +MIscs 64: 64 MB literal super carrier instead of 1 GB (mostly untouched
 # address space that gcore would write out as zeros).
 t0=$(now)
 ( cd "$out" && ulimit -c unlimited &&
   # shellcheck disable=SC2086  # BEAMCORE_ERL_FLAGS: extra emulator flags, e.g. "+JPperf true"
-  ERL_CRASH_DUMP="$out/erl_crash.dump" exec "${run[@]}" -noshell +MIscs 64 ${BEAMCORE_ERL_FLAGS:-} -pa "$out" \
-    -run beamcore_scenario start ) \
+  BEAMCORE_PEER=${peer:-} ERL_CRASH_DUMP="$out/erl_crash.dump" exec "${run[@]}" -noshell +MIscs 64 ${BEAMCORE_ERL_FLAGS:-} \
+    "${distargs[@]}" -pa "$out" -run beamcore_scenario start ) \
   >"$out/node.log" 2>&1 &
 pid=$!   # erl/erlexec exec into beam.smp: same pid
 for _ in $(seq 300); do
@@ -85,7 +115,7 @@ done
 echo "scenario ready in $(since "$t0") (pid $pid)"
 
 exe=$(readlink "/proc/$pid/exe")
-case $exe in "$otp"/*/beam.smp) ;; *) die "running $exe, not our build under $otp" ;; esac
+case $exe in "$otp"/*/"$flavor") ;; *) die "running $exe, not our $flavor under $otp" ;; esac
 readelf -S "$exe" | grep -q '\.debug_info' || die "$exe has no DWARF"
 echo "$exe" >"$out/beam.smp.path"
 echo "$pid" >"$out/pid"
@@ -159,4 +189,5 @@ if [ $kcore = 1 ]; then
 elif [ -n "$pid" ]; then
   kill -KILL "$pid"; wait "$pid" 2>/dev/null || true; pid=
 fi
+if [ -n "$peerpid" ]; then kill -KILL "$peerpid"; wait "$peerpid" 2>/dev/null || true; peerpid=; fi
 echo "fixture in $out ($(cat "$out/beam.smp.path"))"

@@ -21,8 +21,14 @@ def main():
         # SIGUSR1 wakes erl_signal_server, which halts the node to write the dump:
         # it was idle for the ground truth, not when the dump was written.
         picks = [p for p in picks if p["registered_name"] != "erl_signal_server"]
-    for call in ("beamcore_scenario:caller/0", "beamcore_scenario:idle/1"):
+    for call in ("beamcore_scenario:caller/0", "beamcore_scenario:idle/1",
+                 "beamcore_scenario:dist_worker/3"):
         picks += [p for p in idle if p["initial_call"] == call][:2]
+    # another node's pid is printed as the VM prints it, then " on NODE"
+    peers = gt.get("nodes", [])
+    def on_node(pid):
+        local = pid.startswith(("<0.", "#Port<0.", "#Ref<0."))
+        return pid if local or len(peers) != 1 else f"{pid} on {peers[0]}"
     bad, checked = [], 0
     for p in picks:
         rc, out, err = fx.run("proc", "--json", arg=p["pid"])
@@ -31,13 +37,16 @@ def main():
             continue
         q = json.loads(out)["process"]
         name = p["registered_name"] or p["initial_call"]
-        checks = [("links", sorted(p["links"]), q["links"] and sorted(q["links"])),
+        checks = [("links", sorted(map(on_node, p["links"])), q["links"] and sorted(q["links"])),
                   ("current_stacktrace", p["current_stacktrace"], q["current_stacktrace"]),
                   ("messages", p["messages_head"], q["messages"][:3])]
         st = p["current_stacktrace"]
         if len(st) < gt["backtrace_depth"] and all(a != b for a, b in zip(st, st[1:])):
             want = [f"{m} ({loc})" if loc else m for m, loc in zip(st, p["current_location"])]
             checks.append(("backtrace", want, q["backtrace"]))
+        if p.get("monitor_targets") is not None and q["monitors"] is not None:
+            checks.append(("monitors", p["monitor_targets"],
+                           sorted(m.split(" on ")[0] for m in q["monitors"])))
         if p["dictionary_head"] is not None:
             checks.append(("dictionary", sorted(p["dictionary_head"]), sorted(q["dictionary"])))
         for what, live, got in checks:

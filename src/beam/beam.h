@@ -24,6 +24,8 @@ struct beam {
 	int pid_wide;              /* 1: 60-bit pid data (OTP 26+), 0: 28-bit + table index */
 	uint64_t pix_mask, pix_cl_mask, pix_cli_mask;  /* erts_ptab_pixdata2data */
 	uint32_t pix_cl_shift, pix_cli_shift;
+	int ml_packed;             /* monlnk.c: link/monitor type inside 32-bit flags */
+	const char *ml_bad;        /* why links and monitors cannot be read, or NULL */
 	int ranges_ok;             /* code ranges usable: -1 not yet known */
 	struct code_cache *code_cache;  /* code.c */
 };

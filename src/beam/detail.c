@@ -4,43 +4,65 @@
 #include <string.h>
 
 #include "beam/beam.h"
+#include "beam/monlnk.h"
 #include "term.h"
 
-#define ML_FLG_TARGET (1u << 0)
+struct items {
+	struct beam *b;
+	struct vm_proc_detail *d;
+	const struct vm_detail_limits *lim;
+	struct vt **v;
+	size_t n, cap;
+};
 
-/* Link or monitor tree: the other end of each (origin monitors only). */
-static void tree_items(struct beam *b, struct vm_proc_detail *d, uint64_t root, int monitors,
+/* {Name, Node} of a monitor by name, as process_info(P, monitors) shows it. */
+static struct vt *named(struct items *it, uint64_t node)
+{
+	struct beam *b = it->b;
+	const struct layout *L = &b->L;
+	uint64_t md, name, dist, nodename;
+	uint16_t off;
+	if (!LHAS(L, MDE_NAME) || !LHAS(L, MDE_DIST) || !LHAS(L, MLD_NODENAME))
+		return NULL;
+	if (core_peek(b->core, node + LV(L, ML_OFFSET), &off, 2) < 0 ||
+	    beam_read_u64(b, (md = node - off) + LV(L, MDE_NAME), &name) < 0 ||
+	    beam_read_u64(b, md + LV(L, MDE_DIST), &dist) < 0)
+		return NULL;
+	if (dist ? beam_read_u64(b, dist + LV(L, MLD_NODENAME), &nodename) < 0
+		 : beam_read_u64(b, beam_global(b, G_THIS_NODE), &dist) < 0 ||
+			   beam_read_u64(b, dist + LV(L, NODE_SYSNAME), &nodename) < 0)
+		return NULL;
+	struct vt *t = vt_new(it->d->arena, VT_TUPLE);
+	if (!t || !(t->elems = vt_alloc(it->d->arena, 2 * sizeof *t->elems)))
+		return NULL;
+	t->n = 2;
+	t->elems[0] = beam_decode_term(b, it->d->arena, name, 1, 0);
+	t->elems[1] = beam_decode_term(b, it->d->arena, nodename, 1, 0);
+	return t;
+}
+
+/* The other end of each link, or of each monitor process_info lists. */
+static int item(void *ctx, uint64_t node, const struct ml_node *n, int is_link)
+{
+	struct items *it = ctx;
+	if (!is_link && !ml_listed_monitor(n))
+		return 0;
+	if (!(it->v = vt_grow(it->d->arena, it->v, it->n, &it->cap)))
+		return -1;
+	struct vt *t = (n->flags & MLF_NAME) ? named(it, node) : NULL;
+	it->v[it->n++] = t ? t : beam_decode_term(it->b, it->d->arena, n->other, it->lim->items,
+						   it->lim->bytes);
+	return 0;
+}
+
+static void tree_items(struct beam *b, struct vm_proc_detail *d, uint64_t root, int is_link,
 		       const struct vm_detail_limits *lim, struct vt ***out, size_t *n)
 {
-	const struct layout *L = &b->L;
-	uint64_t stack[128];
-	int sp = 0;
-	size_t cap = 0, seen = 0;
-	if (root)
-		stack[sp++] = root;
-	while (sp && seen++ < (1u << 20)) {
-		uint64_t node = stack[--sp], l, r, other;
-		uint16_t flags = 0;
-		if (beam_read_u64(b, node + LV(L, ML_LEFT), &l) < 0 ||
-		    beam_read_u64(b, node + LV(L, ML_RIGHT), &r) < 0 ||
-		    beam_read_u64(b, node + LV(L, ML_OTHER), &other) < 0 ||
-		    core_peek(b->core, node + LV(L, ML_FLAGS), &flags, 2) < 0) {
-			d->unreadable = "a link or monitor";
-			return;
-		}
-		if (!(monitors && (flags & ML_FLG_TARGET))) {
-			*out = vt_grow(d->arena, *out, *n, &cap);
-			if (!*out)
-				return;
-			(*out)[(*n)++] = beam_decode_term(b, d->arena, other, lim->items, lim->bytes);
-		}
-		if (sp + 2 > 128)
-			return;
-		if (l)
-			stack[sp++] = l;
-		if (r)
-			stack[sp++] = r;
-	}
+	struct items it = { b, d, lim, NULL, 0, 0 };
+	if (b->ml_bad || ml_walk(b, root, ML_TREE, is_link, item, &it) < 0)
+		d->unreadable = is_link ? "a link" : "a monitor";
+	*out = it.v;
+	*n = it.n;
 }
 
 /* ProcDict data[]: NIL, a {Key, Value} tuple, or a list of them (erl_process_dict.c). */
@@ -202,8 +224,8 @@ static int detail(void *loader, const struct vm_proc *vp, const struct vm_detail
 		return 0;
 	}
 	if (strcmp(vp->status, "exiting") && strcmp(vp->status, "free")) {
-		tree_items(b, d, links, 0, lim, &d->links, &d->nlinks);
-		tree_items(b, d, monitors, 1, lim, &d->monitors, &d->nmonitors);
+		tree_items(b, d, links, 1, lim, &d->links, &d->nlinks);
+		tree_items(b, d, monitors, 0, lim, &d->monitors, &d->nmonitors);
 	}
 	dictionary(b, d, dict, lim);
 	messages(b, d, vp->addr, lim);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "beam/beam.h"
+#include "beam/monlnk.h"
 
 /* Process state bits (erl_process.h ERTS_PSFLG_*): stable from OTP 24 to 27. */
 #define PSFLG(n) (1u << (6 + (n)))
@@ -23,17 +24,6 @@
 #define FS_ON_HEAP_MSGQ (1u << 1)
 #define MSG_COMBINED_HFRAG 1u  /* ERTS_MSG_COMBINED_HFRAG */
 #define ERTS_PSD_SAVED_CALLS_BUF 1
-
-/* Links and monitors (erl_monitor_link.h). */
-#define ML_FLG_TARGET (1u << 0)
-#define ML_FLG_EXTENDED (1u << 4)
-#define ML_FLG_SPAWN_PENDING (1u << 5)
-#define MON_TYPE_NODE 6
-#define MON_TYPE_NODES 7
-#define MON_TYPE_DIST_PROC 3
-#define MON_TYPE_DIST_PORT 4
-#define MON_TYPE_SUSPEND 8
-#define MON_TYPE_ALIAS 9
 
 /* Upper bound on nodes of one link tree / message chain before we call it corrupt. */
 #define WALK_LIMIT (1u << 26)
@@ -147,107 +137,25 @@ static int walk_msgs(struct beam *b, uint64_t mp, int inner, struct msgq_sum *s)
 	return 0;
 }
 
-/* erts_link_size / erts_monitor_size for one node. */
-static int node_size(struct beam *b, uint64_t node, int is_link, uint64_t *size)
+/* What process_info lists of a process's links and monitors, and their memory. */
+struct ml_count {
+	struct beam *b;
+	uint64_t memory;
+	uint32_t links, monitors, monitored_by;
+};
+
+static int count_node(void *ctx, uint64_t node, const struct ml_node *mn, int is_link)
 {
-	const struct layout *L = &b->L;
-	uint16_t flags, type;
-	if (core_peek(b->core, node + LV(L, ML_FLAGS), &flags, 2) < 0 ||
-	    core_peek(b->core, node + LV(L, ML_TYPE), &type, 2) < 0)
-		return -1;
-	if (is_link) {
-		if (!(flags & ML_FLG_EXTENDED)) {
-			*size = LV(L, S_LINK);
-			return 0;
-		}
-		return -1;  /* distribution link: sized by its external pid; not yet read */
-	}
-	uint64_t md = node - ((flags & ML_FLG_TARGET) ? LV(L, MD_TARGET) : LV(L, MD_ORIGIN));
-	uint16_t otype;
-	uint32_t refc;
-	if (core_peek(b->core, md + LV(L, MD_ORIGIN) + LV(L, ML_TYPE), &otype, 2) < 0 ||
-	    beam_read_u32(b, md + LV(L, MD_REFC), &refc) < 0 || refc == 0)
-		return -1;
+	struct ml_count *c = ctx;
 	uint64_t sz;
-	if (otype == MON_TYPE_ALIAS)
-		sz = LV(L, S_MONITOR_DATA);
-	else if (otype == MON_TYPE_SUSPEND)
-		sz = LV(L, S_MONITOR_SUSPEND);
-	else if (!(flags & ML_FLG_EXTENDED))
-		sz = LV(L, S_MONITOR_DATA_HEAP);
+	if (ml_size(c->b, node, mn, is_link, &sz) < 0)
+		return -1;
+	c->memory += sz;
+	if (is_link)
+		c->links++;
 	else {
-		if (type == MON_TYPE_DIST_PROC || type == MON_TYPE_DIST_PORT)
-			return -1;  /* external node containers: not yet read */
-		uint64_t hsz = 0;
-		if (type != MON_TYPE_NODE && type != MON_TYPE_NODES) {
-			uint64_t ref, hdr;
-			if (beam_read_u64(b, md + LV(L, MD_REF), &ref) < 0)
-				return -1;
-			if ((ref & 3) == 2) {  /* boxed: external ref */
-				if (beam_read_u64(b, ref & ~(uint64_t)3, &hdr) < 0)
-					return -1;
-				if ((hdr & 0x3c) == 0x38)
-					hsz += (hdr >> 6) + 1;
-			}
-		}
-		sz = LV(L, S_MONITOR_DATA_EXT) + (hsz - 1) * 8;
-	}
-	*size = sz / refc;
-	return 0;
-}
-
-/* Sum node sizes over a link/monitor tree (binary tree via left/right); count
- * the nodes, split by whether this process is the monitor's target. */
-static int tree_size(struct beam *b, uint64_t root, int is_link, uint64_t *total,
-		     uint32_t *origin, uint32_t *target)
-{
-	const struct layout *L = &b->L;
-	uint64_t stack[128];
-	int sp = 0;
-	unsigned n = 0;
-	if (root)
-		stack[sp++] = root;
-	while (sp) {
-		uint64_t node = stack[--sp], l, r, sz;
-		if (++n > WALK_LIMIT || node_size(b, node, is_link, &sz) < 0 ||
-		    beam_read_u64(b, node + LV(L, ML_LEFT), &l) < 0 ||
-		    beam_read_u64(b, node + LV(L, ML_RIGHT), &r) < 0)
-			return -1;
-		*total += sz;
-		uint16_t flags = 0, type = 0;
-		core_peek(b->core, node + LV(L, ML_FLAGS), &flags, 2);
-		core_peek(b->core, node + LV(L, ML_TYPE), &type, 2);
-		if (is_link)
-			(*origin)++;
-		else if (flags & ML_FLG_TARGET)
-			(*target)++;
-		else if (type <= MON_TYPE_DIST_PORT && !(flags & ML_FLG_SPAWN_PENDING))
-			(*origin)++;  /* what process_info(P, monitors) lists (not node
-				       * monitors, aliases, suspends, resources) */
-		if (sp + 2 > (int)(sizeof stack / sizeof stack[0]))
-			return -1;  /* deeper than any balanced tree: corrupt */
-		if (l)
-			stack[sp++] = l;
-		if (r)
-			stack[sp++] = r;
-	}
-	return 0;
-}
-
-/* Circular list of local target monitors. */
-static int list_size(struct beam *b, uint64_t head, uint64_t *total, uint32_t *count)
-{
-	uint64_t node = head;
-	unsigned n = 0;
-	while (node) {
-		uint64_t sz;
-		if (++n > WALK_LIMIT || node_size(b, node, 0, &sz) < 0 ||
-		    beam_read_u64(b, node + LV(&b->L, ML_NEXT), &node) < 0)
-			return -1;
-		*total += sz;
-		(*count)++;
-		if (node == head)
-			break;
+		c->monitors += ml_listed_monitor(mn);
+		c->monitored_by += ml_listed_monitored_by(mn);
 	}
 	return 0;
 }
@@ -354,11 +262,14 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 	uint64_t mem = LV(L, S_PROCESS);
 	int merr = qerr;
 	if (!(state & PS_EXITING)) {
-		uint32_t unused = 0;
-		merr |= tree_size(b, f64(w, P_LINKS), 1, &mem, &vp->nlinks, &unused) < 0;
-		merr |= tree_size(b, f64(w, P_MONITORS), 0, &mem, &vp->nmonitors,
-				  &vp->nmonitored_by) < 0;
-		merr |= list_size(b, f64(w, P_LT_MONITORS), &mem, &vp->nmonitored_by) < 0;
+		struct ml_count c = { .b = b };
+		merr |= b->ml_bad || ml_walk(b, f64(w, P_LINKS), ML_TREE, 1, count_node, &c) < 0 ||
+			ml_walk(b, f64(w, P_MONITORS), ML_TREE, 0, count_node, &c) < 0 ||
+			ml_walk(b, f64(w, P_LT_MONITORS), ML_LIST, 0, count_node, &c) < 0;
+		mem += c.memory;
+		vp->nlinks = c.links;
+		vp->nmonitors = c.monitors;
+		vp->nmonitored_by = c.monitored_by;
 	}
 	mem += (heap_sz + mbuf_sz) * 8;
 	if (f64(w, P_ABANDONED_HEAP))
@@ -466,14 +377,16 @@ bc_err *beam_load_procs(struct beam *b)
 		P_INITIAL, P_CURRENT, P_I, P_OLD_HEND, P_OLD_HEAP, P_MBUF_SZ, P_PSD, P_STATE, REG_NAME,
 		MFA_MODULE, MFA_FUNCTION, MFA_ARITY, S_MESSAGE, MSG_NEXT, MSG_ATTACHED, MSG_M,
 		MSG_HFRAG, HF_NEXT, HF_USED, INQB_SLOTS, S_INQB_SLOT, INQB_SLOT_FIRST, PD_ARRAYSIZE,
-		S_PROCDICT, S_PSD, PSD_DATA, SCB_LEN, S_SCB, ML_LEFT, ML_RIGHT, ML_NEXT, ML_FLAGS,
-		ML_TYPE, S_LINK, MD_ORIGIN, MD_TARGET, MD_REF, MD_REFC, S_MONITOR_DATA,
+		S_PROCDICT, S_PSD, PSD_DATA, SCB_LEN, S_SCB, ML_LEFT, ML_RIGHT, ML_NEXT, S_LINK,
+		S_ELINK, ELINK_HEAP, ELINK_REFC, MD_ORIGIN, MD_TARGET, MD_REF, MD_REFC, S_MONITOR_DATA,
 		S_MONITOR_SUSPEND, S_MONITOR_DATA_HEAP, S_MONITOR_DATA_EXT, S_RECV_MARKER,
 	};
 	const struct layout *L = &b->L;
 	bc_err *err = layout_need(L, need, sizeof need / sizeof need[0]);
 	if (err)
 		return err;
+	if ((b->ml_bad = ml_layout(b)))
+		vm_gap(b->vm, "%s", b->ml_bad);
 	uint64_t ptab = beam_global(b, G_ERTS_PROC);
 	uint64_t tab, invalid, count = 0;
 	uint32_t max;

@@ -220,6 +220,46 @@ static void hamt(struct dec *d, struct vt *t, size_t cap, uint64_t node, int dep
 	}
 }
 
+/* A pid, port or reference of another node (ExternalThing): printed as the VM
+ * prints it, its channel being the atom index of the node's name
+ * (external_channel_no), with the node's name beside it. */
+static struct vt *external(struct dec *d, uint64_t p, uint64_t hdr)
+{
+	const struct layout *L = &d->b->L;
+	uint64_t sub = hdr & 0x3c, words = hdr >> 6, node, sysname;
+	uint32_t data[8];
+	uint64_t dw = words + 1 - LV(L, ET_DATA) / 8;  /* external_thing_data_words */
+	if (!LHAS(L, ET_NODE) || !LHAS(L, ET_DATA) || words + 1 < LV(L, ET_DATA) / 8 || dw > 4)
+		return text(d, VT_OTHER, "#External<>");
+	if (beam_read_u64(d->b, p + LV(L, ET_NODE), &node) < 0 ||
+	    beam_read_u64(d->b, node + LV(L, NODE_SYSNAME), &sysname) < 0 ||
+	    core_peek(d->b->core, p + LV(L, ET_DATA), data, dw * 8) < 0)
+		return unreadable(d, p);
+	const char *name = beam_atom(d->b, sysname);
+	struct vt *t = vt_new(d->a, sub == 0x30 ? VT_PID : sub == 0x34 ? VT_PORT : VT_REF);
+	if (!t)
+		return NULL;
+	t->chan = sysname >> 6;
+	t->node = name ? vt_strdup(d->a, name, strlen(name)) : "?";
+	if (sub == 0x30) {
+		t->i = data[0];
+		t->u = data[1];
+	} else if (sub == 0x34) {
+		uint64_t id;
+		memcpy(&id, data, 8);
+		t->i = (int64_t)id;
+	} else {  /* ui32[0] counts the numbers that follow, highest printed first */
+		char buf[128];  /* "#Ref<" + 20 digits + at most 7 x ".4294967295" + ">" */
+		uint32_t n = data[0] < dw * 2 ? data[0] : (uint32_t)(dw * 2 - 1);
+		int o = snprintf(buf, sizeof buf, "#Ref<%llu", (unsigned long long)t->chan);
+		for (uint32_t k = n; k >= 1; k--)
+			o += snprintf(buf + o, sizeof buf - (size_t)o, ".%u", data[k]);
+		snprintf(buf + o, sizeof buf - (size_t)o, ">");
+		t->text = vt_strdup(d->a, buf, strlen(buf));
+	}
+	return t;
+}
+
 static struct vt *boxed(struct dec *d, uint64_t term, int depth)
 {
 	const struct layout *L = &d->b->L;
@@ -259,9 +299,8 @@ static struct vt *boxed(struct dec *d, uint64_t term, int depth)
 			t->f = f;
 		return t;
 	}
-	case 0x30: return text(d, VT_OTHER, "#ExternalPid<>");
-	case 0x34: return text(d, VT_OTHER, "#ExternalPort<>");
-	case 0x38: return text(d, VT_OTHER, "#ExternalRef<>");
+	case 0x30: case 0x34: case 0x38:
+		return external(d, p, hdr);
 	}
 	if (!d->bits27) {
 		uint64_t size, bytes, offs, orig, ohdr;

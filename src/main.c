@@ -41,6 +41,8 @@ static void usage(FILE *f)
 		   "                     pid, name, status, current_function (ascending)\n"
 		   "  --top N            only the first N rows\n"
 		   "  --debug-file FILE  DWARF for a stripped beam.smp\n"
+		   "  --sysroot DIR      look for the core's beam.smp and libraries under DIR\n"
+		   "                     first (a core from a container or another host)\n"
 		   "  --folded           stacks: folded lines for flamegraph.pl / speedscope\n"
 		   "  --weight W         stacks: count (default), memory, total_heap_size,\n"
 		   "                     message_queue_len, binary\n"
@@ -115,6 +117,7 @@ int main(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "top", required_argument, NULL, 't' },
 		{ "debug-file", required_argument, NULL, 'd' },
+		{ "sysroot", required_argument, NULL, 'S' },
 		{ "folded", no_argument, NULL, 'f' },
 		{ "weight", required_argument, NULL, 'w' },
 		{ "by-status", no_argument, NULL, 'b' },
@@ -124,7 +127,7 @@ int main(int argc, char **argv)
 	};
 	int json = 0;
 	struct an_opts ao = { 0 };
-	const char *debug_file = NULL;
+	const char *debug_file = NULL, *sysroot = NULL;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -142,6 +145,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'd': debug_file = optarg; break;
+		case 'S': sysroot = optarg; break;
 		case 'f': ao.folded = 1; break;
 		case 'w': ao.weight = optarg; break;
 		case 'b': ao.by_status = 1; break;
@@ -158,7 +162,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "beamcore: usage: beamcore tui TARGET [BEAM]\n");
 			return EXIT_USAGE;
 		}
-		struct target_opts tto = { pos[1], npos > 2 ? pos[2] : NULL, debug_file };
+		struct target_opts tto = { pos[1], npos > 2 ? pos[2] : NULL, debug_file, sysroot };
 		return tui_main(&tto);
 #else
 		fprintf(stderr, "beamcore: tui: built without ncursesw\n");
@@ -188,7 +192,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	struct target_opts to = { pos[0], npos > 1 ? pos[1] : NULL, debug_file };
+	struct target_opts to = { pos[0], npos > 1 ? pos[1] : NULL, debug_file, sysroot };
 	struct target *t;
 	bc_err *err = target_open(&to, &t);
 	if (err)

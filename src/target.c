@@ -46,7 +46,7 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 	struct target *t = calloc(1, sizeof *t);
 	if (!t)
 		return bc_error(BC_ENOMEM, "out of memory");
-	struct beam_open_opts bo = { o->path, o->beam, o->debug_file };
+	struct beam_open_opts bo = { o->path, o->beam, o->debug_file, o->sysroot };
 	bc_err *err = beam_open(&bo, &t->beam);
 	if (err) {
 		free(t);

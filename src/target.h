@@ -13,6 +13,7 @@ struct target_opts {
 	const char *path;
 	const char *beam;        /* may be NULL */
 	const char *debug_file;  /* may be NULL */
+	const char *sysroot;     /* may be NULL */
 };
 
 struct target;

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """A stripped beam.smp with its debug info beside it (`objcopy --only-keep-debug`,
 what a -dbgsym package ships): `--debug-file`, and the .gnu_debuglink search,
-give the same answers as the unstripped binary; without the debug file, a
-one-line error says how to get debug info.
+give the same answers as the unstripped binary — the processes, and every
+native thread's frames and role (symbols and unwinding come from the same
+session as the DWARF), also with no .symtab left (`--strip-unneeded`, as
+Debian's dh_strip does); without the debug file, a one-line error says how to
+get debug info.
 Usage: check_debug_file.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
 import shutil, subprocess, sys, tempfile, os
 from fixture import Fixture
@@ -20,6 +23,25 @@ def main():
                         stripped], check=True)
         want = fx.json("procs")
         bad = []
+        # threads: names and roles as with the unstripped binary, symbols from the debug file
+        bare = os.path.join(tmp, "beam.smp.bare")
+        subprocess.run(["objcopy", "--strip-unneeded", fx.beam, bare], check=True)
+        want_threads = fx.json("threads")["threads"]
+        named = sum(1 for t in want_threads for f in t["frames"] if not f.startswith("0x"))
+        for binary in (stripped, bare):
+            r = subprocess.run([fx.beamcore, "threads", fx.core, binary, "--json", "--debug-file", debug],
+                               capture_output=True, text=True, timeout=300)
+            what = f"threads with {os.path.basename(binary)} --debug-file"
+            if r.returncode != 0:
+                bad.append(f"{what}: exit {r.returncode} {r.stderr.strip()}")
+                continue
+            got = __import__("json").loads(r.stdout)["threads"]
+            if got != want_threads:
+                diff = [(w["tid"], w["role"], g["role"]) for w, g in zip(want_threads, got) if w != g]
+                bad.append(f"{what}: {len(diff)} threads differ from the unstripped binary's, "
+                           f"e.g. {diff[:3]}")
+        print(f"threads: {len(want_threads)} threads, {named} named frames, compared with "
+              f"--strip-debug and --strip-unneeded binaries")
         r = subprocess.run([fx.beamcore, "procs", fx.core, stripped, "--json", "--debug-file", debug],
                            capture_output=True, text=True, timeout=300)
         if r.returncode != 0:

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "dwarf/debuginfo.h"
+#include "dwarf/session.h"
 #include "dwarf/layout.h"
 
 int main(int argc, char **argv)
@@ -22,13 +22,12 @@ int main(int argc, char **argv)
 	}
 	fclose(f);
 	beam[strcspn(beam, "\n")] = '\0';
-	struct exe *x;
-	bc_err *e = exe_open(beam, &x);
-	if (!e)
-		e = exe_find_dwarf(x, NULL);
+	struct session *s;
+	struct session_opts so = { .exe_path = beam };
+	bc_err *e = session_open(NULL, &so, &s);
 	struct layout L;
 	if (!e)
-		e = layout_resolve(x->dw, &L);
+		e = layout_resolve(s->exe->dw, &L);
 	if (e) {
 		fprintf(stderr, "%s: %s\n", beam, e->msg);
 		return 1;
@@ -88,6 +87,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "state/max not 32-bit\n"), missing++;
 	printf("%s: %zu of %d layout entries resolved (%s), sizeof(Process) %llu\n", beam, L.nfound,
 	       L_COUNT, binref ? "BinRef" : "ProcBin", (unsigned long long)L.e[S_PROCESS].value);
-	exe_close(x);
+	session_close(s);
 	return missing ? 1 : 0;
 }

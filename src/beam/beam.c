@@ -30,69 +30,6 @@ int beam_read_cstr(const struct beam *b, uint64_t addr, char *buf, size_t len)
 	return 0;
 }
 
-/* Where the core mapped the executable: the NT_FILE entry holding AT_PHDR. */
-static const struct core_file *exe_mapping(const struct core *c)
-{
-	for (size_t i = 0; i < c->nfiles; i++)
-		if (c->at_phdr >= c->files[i].start && c->at_phdr < c->files[i].end)
-			return &c->files[i];
-	return NULL;
-}
-
-static int compute_bias(struct beam *b)
-{
-	struct exe *x = b->exe;
-	size_t phnum = 0;
-	elf_getphdrnum(x->elf, &phnum);
-	if (b->core->at_phdr) {
-		for (size_t i = 0; i < phnum; i++) {
-			GElf_Phdr ph;
-			if (gelf_getphdr(x->elf, (int)i, &ph) && ph.p_type == PT_PHDR) {
-				b->bias = b->core->at_phdr - ph.p_vaddr;
-				return 0;
-			}
-		}
-	}
-	/* No PT_PHDR/AT_PHDR: the file mapping at offset 0 is the first PT_LOAD. */
-	for (size_t i = 0; i < b->core->nfiles; i++) {
-		const struct core_file *f = &b->core->files[i];
-		const char *base = strrchr(f->path, '/');
-		const char *xb = strrchr(x->path, '/');
-		if (f->pgoff == 0 && base && xb && strcmp(base, xb) == 0 && x->nloads) {
-			b->bias = f->start - (x->loads[0].vaddr & ~(uint64_t)0xfff);
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* The build-id the core recorded: beam.smp's ELF header and notes in the first
- * page, which the default coredump_filter keeps. */
-static int core_build_id(struct beam *b, uint8_t id[64])
-{
-	if (!b->exe->nloads)
-		return 0;
-	uint64_t base = b->bias + (b->exe->loads[0].vaddr & ~(uint64_t)0xfff);
-	Elf64_Ehdr eh;
-	if (core_peek(b->core, base, &eh, sizeof eh) < 0 ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_phnum > 64)
-		return 0;
-	for (int i = 0; i < eh.e_phnum; i++) {
-		Elf64_Phdr ph;
-		if (core_peek(b->core, base + eh.e_phoff + (uint64_t)i * sizeof ph, &ph, sizeof ph) < 0)
-			return 0;
-		if (ph.p_type != PT_NOTE || ph.p_filesz > 4096)
-			continue;
-		uint8_t notes[4096];
-		if (core_peek(b->core, b->bias + ph.p_vaddr, notes, ph.p_filesz) < 0)
-			continue;
-		int n = build_id_from_notes(notes, ph.p_filesz, id);
-		if (n)
-			return n;
-	}
-	return 0;
-}
-
 static void read_const_string(struct beam *b, enum layout_id id, char *buf, size_t len)
 {
 	if (!LHAS(&b->L, id) || beam_read_cstr(b, beam_global(b, id), buf, len) < 0)
@@ -131,56 +68,21 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	if (err)
 		goto fail;
 
-	char exe_path[4096];
-	const struct core_file *m = exe_mapping(b->core);
-	if (o->exe_path) {
-		snprintf(exe_path, sizeof exe_path, "%s", o->exe_path);
-	} else if (m) {
-		snprintf(exe_path, sizeof exe_path, "%s", m->path);
-		if (access(exe_path, R_OK) != 0) {
-			err = bc_error(BC_EUSAGE, "the core was made by %s, which is not readable here: "
-				       "pass the matching beam.smp: beamcore CORE BEAM", exe_path);
-			goto fail;
-		}
-	} else {
-		err = bc_error(BC_EUSAGE, "%s records no executable path: pass the beam.smp: "
-			       "beamcore CORE BEAM", o->core_path);
+	struct session_opts so = { o->exe_path, o->debug_file, o->sysroot };
+	if ((err = session_open(b->core, &so, &b->session)))
 		goto fail;
-	}
-	if ((err = exe_open(exe_path, &b->exe)))
-		goto fail;
-	if (compute_bias(b) < 0) {
-		err = bc_error(BC_EMISMATCH, "cannot find where %s was loaded in the core "
-			       "(no AT_PHDR, no file mapping): is it the core's executable?", exe_path);
-		goto fail;
-	}
-
+	b->exe = b->session->exe;
+	b->bias = b->session->bias;
 	b->vm = vm_new("core", o->core_path);
 	if (!b->vm) {
 		err = bc_error(BC_ENOMEM, "out of memory");
 		goto fail;
 	}
-	snprintf(b->vm->exe, sizeof b->vm->exe, "%s", exe_path);
+	snprintf(b->vm->exe, sizeof b->vm->exe, "%s", b->exe->path);
 	build_id_hex(b->exe->build_id, b->exe->build_id_len, b->vm->build_id);
-
-	/* Verify the executable before any file bytes can stand in for core memory. */
-	uint8_t cid[64];
-	int cn = core_build_id(b, cid);
-	if (cn && b->exe->build_id_len &&
-	    (cn != b->exe->build_id_len || memcmp(cid, b->exe->build_id, cn) != 0)) {
-		char want[129];
-		build_id_hex(cid, cn, want);
-		err = bc_error(BC_EMISMATCH, "%s (build-id %s) is not the beam.smp of this core "
-			       "(core records build-id %s%s%s)", exe_path, b->vm->build_id, want,
-			       m ? ", path " : "", m ? m->path : "");
-		goto fail;
-	}
-	if (!cn)
+	if (!b->session->exe_verified)
 		vm_gap(b->vm, "the core does not hold beam.smp's build-id: %s was not verified "
-		       "against it", exe_path);
-
-	if ((err = exe_find_dwarf(b->exe, o->debug_file)))
-		goto fail;
+		       "against it", b->exe->path);
 	snprintf(b->vm->debug_file, sizeof b->vm->debug_file, "%s", b->exe->debug_path);
 	if ((err = layout_resolve(b->exe->dw, &b->L)))
 		goto fail;
@@ -233,7 +135,7 @@ void beam_close(struct beam *b)
 	vm_free(b->vm);
 	free(b->atom_cache);
 	beam_code_cache_free(b);
-	exe_close(b->exe);
+	session_close(b->session);
 	core_close(b->core);
 	free(b);
 }

@@ -5,14 +5,15 @@
 #define BEAMCORE_BEAM_H
 #include <stdint.h>
 #include "core/core.h"
-#include "dwarf/debuginfo.h"
+#include "dwarf/session.h"
 #include "dwarf/layout.h"
 #include "error.h"
 #include "vm.h"
 
 struct beam {
 	struct core *core;
-	struct exe *exe;
+	struct session *session;   /* the Dwfl of the core, beam.smp and libraries */
+	struct exe *exe;           /* the session's beam.smp */
 	struct layout L;
 	uint64_t bias;             /* runtime address = link-time address + bias */
 	struct vm *vm;
@@ -34,6 +35,7 @@ struct beam_open_opts {
 	const char *core_path;
 	const char *exe_path;      /* NULL: the path the core recorded */
 	const char *debug_file;    /* NULL: standard search */
+	const char *sysroot;       /* NULL: the recorded paths as they are */
 };
 
 bc_err *beam_open(const struct beam_open_opts *o, struct beam **out);

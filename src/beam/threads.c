@@ -1,5 +1,5 @@
 /* Native threads of the core: each thread's backtrace through libdwfl's unwinder
- * (CFI of beam.smp and its libraries), JIT frames named by the Erlang function
+ * (CFI of beam.smp and its libraries, as the session found them), JIT frames named by the Erlang function
  * whose code holds them, each thread named by its role (schedulers by their
  * thread pointer, others by their entry function), and the crashing thread. */
 #include <elfutils/libdwfl.h>
@@ -28,13 +28,6 @@ static const struct {
 	{ "erts_thr_progress_wakeup", "thread progress" },
 	{ "async_main", "async" },
 	{ "erts_mseg_thread", "mseg" },
-};
-
-static char *debuginfo_path;
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
 };
 
 struct unwind {
@@ -97,13 +90,9 @@ static void describe(struct unwind *u, uint64_t pc, int activation, struct vm_nf
 	f->pc = pc;
 	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, at);
 	if (m) {
-		const char *mname = NULL;
-		dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mname, NULL);
-		if (mname) {
-			const char *base = strrchr(mname, '/');
-			base = base ? base + 1 : mname;
+		const char *base = session_module_name(m);  /* as the core recorded it */
+		if (base)
 			f->module = vm_intern(vm, base, strlen(base));
-		}
 		GElf_Sym sym;
 		GElf_Off off = 0;
 		const char *name = dwfl_module_addrinfo(m, at, &off, &sym, NULL, NULL, NULL);
@@ -283,16 +272,8 @@ bc_err *beam_load_threads(struct beam *b)
 	if (!vm->threads)
 		return bc_error(BC_ENOMEM, "out of memory");
 	vm->nthreads = c->nthreads;
-	Elf *elf = elf_memory((char *)c->map, c->size);
-	Dwfl *dwfl = elf ? dwfl_begin(&callbacks) : NULL;
-	int attached = -1;
-	if (dwfl) {
-		dwfl_report_begin(dwfl);
-		if (dwfl_core_file_report(dwfl, elf, b->exe->path) >= 0) {
-			dwfl_report_end(dwfl, NULL, NULL);
-			attached = dwfl_core_file_attach(dwfl, elf);
-		}
-	}
+	Dwfl *dwfl = b->session->dwfl;
+	int attached = session_attach(b->session);
 	if (attached < 0)
 		vm_gap(vm, "native backtraces unavailable: %s", dwfl_errmsg(-1));
 	for (size_t i = 0; i < c->nthreads; i++) {
@@ -313,9 +294,5 @@ bc_err *beam_load_threads(struct beam *b)
 		vm->crash_thread = 0;
 	else
 		find_fatal(b);
-	if (dwfl)
-		dwfl_end(dwfl);
-	if (elf)
-		elf_end(elf);
 	return NULL;
 }

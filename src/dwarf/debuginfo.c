@@ -1,4 +1,5 @@
 #include "dwarf/debuginfo.h"
+#include "core/core.h"
 #include "mapfile.h"
 
 #include <elf.h>
@@ -41,6 +42,44 @@ int build_id_from_notes(const uint8_t *p, size_t len, uint8_t out[64])
 	return 0;
 }
 
+int elf_build_id(Elf *elf, uint8_t out[64])
+{
+	const void *id;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+	if (n <= 0 || n > 64)
+		return 0;
+	memcpy(out, id, n);
+	return (int)n;
+}
+
+int core_image_build_id(const struct core *c, uint64_t base, uint8_t id[64])
+{
+	Elf64_Ehdr eh;
+	if (core_peek(c, base, &eh, sizeof eh) < 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_phnum > 64 || eh.e_phentsize != sizeof(Elf64_Phdr))
+		return 0;
+	Elf64_Phdr ph[64];
+	if (core_peek(c, base + eh.e_phoff, ph, eh.e_phnum * sizeof ph[0]) < 0)
+		return 0;
+	uint64_t bias = 0;
+	int have_load = 0;
+	for (int i = 0; i < eh.e_phnum && !have_load; i++)
+		if (ph[i].p_type == PT_LOAD) {
+			bias = base - (ph[i].p_vaddr & ~(uint64_t)0xfff);
+			have_load = 1;
+		}
+	for (int i = 0; have_load && i < eh.e_phnum; i++) {
+		uint8_t notes[4096];
+		if (ph[i].p_type != PT_NOTE || ph[i].p_filesz > sizeof notes ||
+		    core_peek(c, bias + ph[i].p_vaddr, notes, ph[i].p_filesz) < 0)
+			continue;
+		int n = build_id_from_notes(notes, ph[i].p_filesz, id);
+		if (n)
+			return n;
+	}
+	return 0;
+}
+
 bc_err *exe_open(const char *path, struct exe **out)
 {
 	*out = NULL;
@@ -54,7 +93,6 @@ bc_err *exe_open(const char *path, struct exe **out)
 		unmap_file(map, size);
 		return bc_error(BC_ENOMEM, "out of memory");
 	}
-	x->dbg_fd = -1;
 	x->map = map;
 	x->size = size;
 	x->path = strdup(path);
@@ -75,123 +113,17 @@ bc_err *exe_open(const char *path, struct exe **out)
 		if (ph.p_offset + ph.p_filesz > x->size)
 			continue;  /* truncated executable: don't trust this segment */
 		x->loads[x->nloads++] = (struct exe_load){ ph.p_vaddr, ph.p_offset, ph.p_filesz,
-							   ph.p_memsz, ph.p_flags };
+							   ph.p_memsz, ph.p_align, ph.p_flags };
 	}
-	const void *id;
-	ssize_t n = dwelf_elf_gnu_build_id(x->elf, &id);
-	if (n > 0 && n <= 64) {
-		memcpy(x->build_id, id, n);
-		x->build_id_len = (int)n;
-	}
+	x->build_id_len = elf_build_id(x->elf, x->build_id);
 	*out = x;
 	return NULL;
-}
-
-static int has_debug_info(Elf *elf)
-{
-	size_t shstrndx;
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return 0;
-	for (Elf_Scn *s = NULL; (s = elf_nextscn(elf, s));) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(s, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && strcmp(name, ".debug_info") == 0)
-			return 1;
-	}
-	return 0;
-}
-
-static bc_err *open_debug_file(struct exe *x, const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bc_error(BC_EIO, "--debug-file %s: %s", path, strerror(errno));
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	const void *id;
-	ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
-	if (n > 0 && x->build_id_len &&
-	    (n != x->build_id_len || memcmp(id, x->build_id, n) != 0)) {
-		char a[129], b[129];
-		build_id_hex(id, (int)n, a);
-		build_id_hex(x->build_id, x->build_id_len, b);
-		elf_end(elf);
-		close(fd);
-		return bc_error(BC_EMISMATCH, "--debug-file %s has build-id %s, but %s has %s",
-				path, a, x->path, b);
-	}
-	Dwarf *dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
-	if (!dw) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return bc_error(BC_ENODEBUG, "--debug-file %s: no DWARF in it", path);
-	}
-	x->dw = dw;
-	x->dbg_fd = fd;
-	x->dbg_elf = elf;
-	x->debug_path = strdup(path);
-	return NULL;
-}
-
-static char *debuginfo_path;
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
-
-bc_err *exe_find_dwarf(struct exe *x, const char *debug_file)
-{
-	if (debug_file)
-		return open_debug_file(x, debug_file);
-	if (has_debug_info(x->elf)) {
-		x->dw = dwarf_begin_elf(x->elf, DWARF_C_READ, NULL);
-		if (x->dw) {
-			x->debug_path = strdup(x->path);
-			return NULL;
-		}
-	}
-	/* libdwfl's standard search: .build-id under /usr/lib/debug, .gnu_debuglink,
-	 * and debuginfod if DEBUGINFOD_URLS is set. */
-	x->dwfl = dwfl_begin(&offline_callbacks);
-	if (x->dwfl) {
-		Dwfl_Module *m = dwfl_report_offline(x->dwfl, "beam.smp", x->path, -1);
-		dwfl_report_end(x->dwfl, NULL, NULL);
-		Dwarf_Addr bias;
-		Dwarf *dw = m ? dwfl_module_getdwarf(m, &bias) : NULL;
-		if (dw) {
-			const char *mainfile, *debugfile;
-			dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
-			x->dw = dw;
-			x->debug_path = strdup(debugfile ? debugfile : x->path);
-			return NULL;
-		}
-	}
-	char hex[129];
-	build_id_hex(x->build_id, x->build_id_len, hex);
-	return bc_error(BC_ENODEBUG,
-			"%s is stripped and no debug info was found for build-id %s: "
-			"install the matching -dbgsym package (e.g. erlang-base-dbgsym, "
-			"into /usr/lib/debug/.build-id/), pass --debug-file FILE, "
-			"or set DEBUGINFOD_URLS", x->path, hex[0] ? hex : "(none)");
 }
 
 void exe_close(struct exe *x)
 {
 	if (!x)
 		return;
-	if (x->dwfl)
-		dwfl_end(x->dwfl);
-	else if (x->dw)
-		dwarf_end(x->dw);
-	if (x->dbg_elf)
-		elf_end(x->dbg_elf);
-	if (x->dbg_fd >= 0)
-		close(x->dbg_fd);
 	if (x->elf)
 		elf_end(x->elf);
 	unmap_file(x->map, x->size);

@@ -1,0 +1,408 @@
+#include "dwarf/session.h"
+#include "core/core.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What the session knows of a module before libdwfl asks for its file: the
+ * path the core recorded and the build-id the core holds (libdwfl's userdata). */
+struct session_mod {
+	struct session *s;
+	const char *recorded;
+	uint8_t build_id[64];
+	int build_id_len;
+	int is_exe;
+};
+
+/* A recorded path as a file name here: without the kernel's " (deleted)" (a
+ * file replaced while the process ran), under the sysroot if asked. */
+static int lookup_path(const char *sysroot, const char *recorded, char *buf, size_t len)
+{
+	size_t n = strlen(recorded);
+	static const char deleted[] = " (deleted)";
+	if (n > sizeof deleted - 1 && strcmp(recorded + n - (sizeof deleted - 1), deleted) == 0)
+		n -= sizeof deleted - 1;
+	size_t r = 0;
+	if (sysroot) {
+		r = strlen(sysroot);
+		while (r > 0 && sysroot[r - 1] == '/')
+			r--;
+	}
+	int w = snprintf(buf, len, "%.*s%.*s", (int)r, sysroot ? sysroot : "", (int)n, recorded);
+	return w < 0 || (size_t)w >= len ? -1 : 0;
+}
+
+/* A regular ELF file whose build-id is want (any, when want_len is 0); the
+ * open fd and its Elf, or -1. Never blocks on a FIFO. */
+static int open_matching(const char *path, const uint8_t *want, int want_len, Elf **elfp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	Elf *elf = NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	uint8_t id[64];
+	if (!elf || elf_kind(elf) != ELF_K_ELF ||
+	    (want_len && (elf_build_id(elf, id) != want_len || memcmp(id, want, want_len) != 0))) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return -1;
+	}
+	*elfp = elf;
+	return fd;
+}
+
+/* libdwfl asks for a module's file: the beam.smp already open; a library under
+ * the sysroot, then where the core recorded it, if its build-id matches; then
+ * /usr/lib/debug/.build-id and debuginfod by build-id. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	struct session_mod *m = *userdata;
+	if (m && m->is_exe) {
+		struct exe *x = m->s->exe;
+		*elfp = elf_memory((char *)x->map, x->size);
+		*file_name = strdup(x->path);
+		return -1;
+	}
+	if (m) {
+		char path[4096];
+		const char *roots[2] = { m->s->o.sysroot, NULL };
+		for (int i = m->s->o.sysroot ? 0 : 1; i < 2; i++) {
+			if (lookup_path(roots[i], m->recorded, path, sizeof path) < 0)
+				continue;
+			int fd = open_matching(path, m->build_id, m->build_id_len, elfp);
+			if (fd >= 0) {
+				*file_name = strdup(path);
+				return fd;
+			}
+		}
+	}
+	return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+}
+
+/* The beam.smp's DWARF from --debug-file (its build-id checked before), else
+ * the standard search: .gnu_debuglink beside the file, .build-id directories
+ * (the sysroot's first), debuginfod when DEBUGINFOD_URLS is set. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct session_mod *m = *userdata;
+	if (m && m->is_exe && m->s->o.debug_file) {
+		int fd = open(m->s->o.debug_file, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			*debuginfo_file_name = strdup(m->s->o.debug_file);
+		return fd;
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
+/* Where the core mapped the executable: the NT_FILE entry holding AT_PHDR. */
+static const struct core_file *exe_mapping(const struct core *c)
+{
+	for (size_t i = 0; i < c->nfiles; i++)
+		if (c->at_phdr >= c->files[i].start && c->at_phdr < c->files[i].end)
+			return &c->files[i];
+	return NULL;
+}
+
+static int compute_bias(struct session *s)
+{
+	struct exe *x = s->exe;
+	const struct core *c = s->core;
+	size_t phnum = 0;
+	elf_getphdrnum(x->elf, &phnum);
+	if (c->at_phdr) {
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(x->elf, (int)i, &ph) && ph.p_type == PT_PHDR) {
+				s->bias = c->at_phdr - ph.p_vaddr;
+				return 0;
+			}
+		}
+	}
+	/* No PT_PHDR/AT_PHDR: the file mapping at offset 0 is the first PT_LOAD. */
+	for (size_t i = 0; i < c->nfiles; i++) {
+		const struct core_file *f = &c->files[i];
+		const char *base = strrchr(f->path, '/');
+		const char *xb = strrchr(x->path, '/');
+		if (f->pgoff == 0 && base && xb && strcmp(base, xb) == 0 && x->nloads) {
+			s->bias = f->start - (x->loads[0].vaddr & ~(uint64_t)0xfff);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The executable: BEAM as given, else the recorded path (under the sysroot). */
+static bc_err *open_exe(struct session *s)
+{
+	const struct session_opts *o = &s->o;
+	char path[4096];
+	if (o->exe_path || !s->core) {
+		snprintf(path, sizeof path, "%s", o->exe_path ? o->exe_path : "");
+	} else if (s->recorded_exe) {
+		if (lookup_path(o->sysroot, s->recorded_exe, path, sizeof path) < 0)
+			return bc_error(BC_EUSAGE, "the core's executable path is too long: pass the "
+					"beam.smp: beamcore CORE BEAM");
+		if (access(path, R_OK) != 0) {
+			if (o->sysroot)
+				return bc_error(BC_EUSAGE, "the core was made by %s, which is not under "
+						"--sysroot %s (no %s): pass the matching beam.smp: "
+						"beamcore CORE BEAM", s->recorded_exe, o->sysroot, path);
+			return bc_error(BC_EUSAGE, "the core was made by %s, which is not readable here: "
+					"pass the matching beam.smp: beamcore CORE BEAM (or --sysroot DIR)",
+					s->recorded_exe);
+		}
+	} else {
+		return bc_error(BC_EUSAGE, "the core records no executable path: pass the beam.smp: "
+				"beamcore CORE BEAM");
+	}
+	return exe_open(path, &s->exe);
+}
+
+/* Check the executable against the build-id the core holds; 0 if unknown. */
+static bc_err *verify_exe(struct session *s, struct session_mod *m)
+{
+	struct exe *x = s->exe;
+	m->build_id_len = x->nloads ? core_image_build_id(s->core, s->bias +
+				      (x->loads[0].vaddr & ~(uint64_t)0xfff), m->build_id) : 0;
+	if (m->build_id_len && x->build_id_len &&
+	    (m->build_id_len != x->build_id_len || memcmp(m->build_id, x->build_id, x->build_id_len))) {
+		char want[129], have[129];
+		build_id_hex(m->build_id, m->build_id_len, want);
+		build_id_hex(x->build_id, x->build_id_len, have);
+		return bc_error(BC_EMISMATCH, "%s (build-id %s) is not the beam.smp of this core "
+				"(core records build-id %s%s%s)", x->path, have, want,
+				s->recorded_exe ? ", path " : "", s->recorded_exe ? s->recorded_exe : "");
+	}
+	s->exe_verified = m->build_id_len != 0;
+	if (!m->build_id_len) {  /* the file's own id, for libdwfl's checks */
+		memcpy(m->build_id, x->build_id, x->build_id_len);
+		m->build_id_len = x->build_id_len;
+	}
+	return NULL;
+}
+
+static Dwfl_Module *report(struct session *s, struct session_mod *m, const char *name,
+			   uint64_t lo, uint64_t hi)
+{
+	Dwfl_Module *mod = dwfl_report_module(s->dwfl, name, lo, hi);
+	if (!mod)
+		return NULL;
+	void **ud;
+	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = m;
+	if (m->build_id_len)
+		dwfl_module_report_build_id(mod, m->build_id, m->build_id_len, 0);
+	return mod;
+}
+
+static bc_err *report_exe(struct session *s)
+{
+	struct exe *x = s->exe;
+	struct session_mod *m = &s->mods[s->nmods++];
+	*m = (struct session_mod){ .s = s, .recorded = s->recorded_exe, .is_exe = 1 };
+	if (s->core) {
+		bc_err *err = verify_exe(s, m);
+		if (err)
+			return err;
+	}
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (int i = 0; i < x->nloads; i++) {
+		uint64_t align = x->loads[i].align ? x->loads[i].align : 1;
+		if (i == 0)
+			lo = x->loads[i].vaddr & -align;
+		if (x->loads[i].vaddr + x->loads[i].memsz > hi)
+			hi = x->loads[i].vaddr + x->loads[i].memsz;
+	}
+	if (!x->nloads)
+		return bc_error(BC_EFORMAT, "%s: no loadable segments", x->path);
+	const char *name = s->recorded_exe ? s->recorded_exe : x->path;
+	s->exe_mod = report(s, m, name, lo + s->bias, hi + s->bias);
+	if (!s->exe_mod)
+		return bc_error(BC_EFORMAT, "%s: %s", x->path, dwfl_errmsg(-1));
+	return NULL;
+}
+
+/* The core's other ELF file mappings (shared libraries): one module per file,
+ * from its first mapping (file offset 0, where the core holds its ELF header
+ * and build-id) to the end of its last adjacent mapping. */
+static void report_libraries(struct session *s)
+{
+	const struct core *c = s->core;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		const struct core_file *f = &c->files[i];
+		if (f->pgoff != 0 || f->path[0] != '/' || strncmp(f->path, "/memfd:", 7) == 0 ||
+		    strncmp(f->path, "/dev/", 5) == 0 ||
+		    (s->recorded_exe && strcmp(f->path, s->recorded_exe) == 0))
+			continue;
+		int seen = 0;
+		for (size_t k = 0; k < s->nmods && !seen; k++)
+			seen = s->mods[k].recorded && strcmp(s->mods[k].recorded, f->path) == 0;
+		uint8_t magic[SELFMAG];
+		if (seen || core_peek(c, f->start, magic, sizeof magic) < 0 ||
+		    memcmp(magic, ELFMAG, SELFMAG) != 0)
+			continue;  /* (kernel and gdb cores hold the first page of every ELF mapping) */
+		uint64_t hi = f->end;
+		for (size_t k = i + 1; k < c->nfiles && strcmp(c->files[k].path, f->path) == 0; k++)
+			hi = c->files[k].end > hi ? c->files[k].end : hi;
+		struct session_mod *m = &s->mods[s->nmods++];
+		*m = (struct session_mod){ .s = s, .recorded = f->path };
+		m->build_id_len = core_image_build_id(c, f->start, m->build_id);
+		if (!report(s, m, f->path, f->start, hi))
+			s->nmods--;  /* overlaps another: left out */
+	}
+}
+
+static bc_err *find_dwarf(struct session *s)
+{
+	struct exe *x = s->exe;
+	const char *dbg = s->o.debug_file;
+	if (dbg) {  /* its build-id first, to say what is wrong */
+		Elf *elf = NULL;
+		int fd = open_matching(dbg, NULL, 0, &elf);
+		if (fd < 0)
+			return bc_error(BC_EIO, "--debug-file %s: %s", dbg,
+					errno ? strerror(errno) : "not an ELF file");
+		uint8_t id[64];
+		int n = elf_build_id(elf, id);
+		elf_end(elf);
+		close(fd);
+		if (n && x->build_id_len && (n != x->build_id_len || memcmp(id, x->build_id, n))) {
+			char a[129], b[129];
+			build_id_hex(id, n, a);
+			build_id_hex(x->build_id, x->build_id_len, b);
+			return bc_error(BC_EMISMATCH, "--debug-file %s has build-id %s, but %s has %s",
+					dbg, a, x->path, b);
+		}
+	}
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(s->exe_mod, &bias);
+	if (dw) {
+		const char *debugfile = NULL;
+		dwfl_module_info(s->exe_mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+		x->dw = dw;
+		x->debug_path = strdup(debugfile ? debugfile : x->path);
+		return x->debug_path ? NULL : bc_error(BC_ENOMEM, "out of memory");
+	}
+	if (dbg)
+		return bc_error(BC_ENODEBUG, "--debug-file %s: no DWARF in it", dbg);
+	char hex[129];
+	build_id_hex(x->build_id, x->build_id_len, hex);
+	return bc_error(BC_ENODEBUG,
+			"%s is stripped and no debug info was found for build-id %s: "
+			"install the matching -dbgsym package (e.g. erlang-base-dbgsym, "
+			"into /usr/lib/debug/.build-id/), pass --debug-file FILE, "
+			"or set DEBUGINFOD_URLS", x->path, hex[0] ? hex : "(none)");
+}
+
+bc_err *session_open(const struct core *core, const struct session_opts *o, struct session **out)
+{
+	*out = NULL;
+	struct session *s = calloc(1, sizeof *s);
+	if (!s)
+		return bc_error(BC_ENOMEM, "out of memory");
+	s->core = core;
+	s->o.exe_path = o->exe_path ? strdup(o->exe_path) : NULL;
+	s->o.debug_file = o->debug_file ? strdup(o->debug_file) : NULL;
+	s->o.sysroot = o->sysroot ? strdup(o->sysroot) : NULL;
+	bc_err *err = NULL;
+	s->mods = calloc((core ? core->nfiles : 0) + 1, sizeof *s->mods);
+	/* .build-id and .debug directories: the sysroot's before this machine's */
+	const char *root = o->sysroot ? o->sysroot : "";
+	size_t plen = strlen(root) + 64;
+	s->debuginfo_path = malloc(plen);
+	if (!s->mods || !s->debuginfo_path || (o->exe_path && !s->o.exe_path) ||
+	    (o->debug_file && !s->o.debug_file) || (o->sysroot && !s->o.sysroot)) {
+		err = bc_error(BC_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (o->sysroot)
+		snprintf(s->debuginfo_path, plen, ":.debug:%s/usr/lib/debug:/usr/lib/debug", root);
+	else
+		snprintf(s->debuginfo_path, plen, ":.debug:/usr/lib/debug");
+	s->cb = (Dwfl_Callbacks){ .find_elf = find_elf, .find_debuginfo = find_debuginfo,
+				  .debuginfo_path = &s->debuginfo_path };
+	if (core) {
+		const struct core_file *m = exe_mapping(core);
+		s->recorded_exe = m ? m->path : NULL;
+	}
+	if ((err = open_exe(s)))
+		goto fail;
+	if (core && compute_bias(s) < 0) {
+		err = bc_error(BC_EMISMATCH, "cannot find where %s was loaded in the core "
+			       "(no AT_PHDR, no file mapping): is it the core's executable?",
+			       s->exe->path);
+		goto fail;
+	}
+	s->dwfl = dwfl_begin(&s->cb);
+	if (!s->dwfl) {
+		err = bc_error(BC_ENOMEM, "libdwfl: %s", dwfl_errmsg(-1));
+		goto fail;
+	}
+	dwfl_report_begin(s->dwfl);
+	if ((err = report_exe(s)))
+		goto fail;
+	if (core)
+		report_libraries(s);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if ((err = find_dwarf(s)))
+		goto fail;
+	*out = s;
+	return NULL;
+fail:
+	session_close(s);
+	return err;
+}
+
+int session_attach(struct session *s)
+{
+	if (s->attached)
+		return s->attached > 0 ? 0 : -1;
+	s->attached = -1;
+	if (!s->core)
+		return -1;
+	s->core_elf = elf_memory((char *)s->core->map, s->core->size);
+	if (s->core_elf && dwfl_core_file_attach(s->dwfl, s->core_elf) >= 0)
+		s->attached = 1;
+	return s->attached > 0 ? 0 : -1;
+}
+
+const char *session_module_name(Dwfl_Module *m)
+{
+	const char *name = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (!name)
+		return NULL;
+	const char *base = strrchr(name, '/');
+	return base ? base + 1 : name;
+}
+
+void session_close(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	if (s->core_elf)
+		elf_end(s->core_elf);
+	exe_close(s->exe);
+	free(s->mods);
+	free(s->debuginfo_path);
+	free((char *)s->o.exe_path);
+	free((char *)s->o.debug_file);
+	free((char *)s->o.sysroot);
+	free(s);
+}

@@ -1,0 +1,50 @@
+/* One libdwfl session per target: the core's executable (beam.smp) and shared
+ * libraries are found once — BEAM as given, else the path the core recorded
+ * (under --sysroot first), checked against the build-ids the core holds — and
+ * reported as modules of one Dwfl. The beam.smp's DWARF (its own, --debug-file,
+ * .gnu_debuglink, /usr/lib/debug/.build-id, debuginfod), symbols, build-ids and
+ * the unwinder all come from that Dwfl. */
+#ifndef BEAMCORE_SESSION_H
+#define BEAMCORE_SESSION_H
+#include <elfutils/libdwfl.h>
+#include "dwarf/debuginfo.h"
+#include "error.h"
+
+struct core;
+
+struct session_opts {
+	const char *exe_path;    /* NULL: the path the core recorded */
+	const char *debug_file;  /* NULL: the standard search */
+	const char *sysroot;     /* NULL: paths as recorded */
+};
+
+struct session_mod;
+
+struct session {
+	Dwfl *dwfl;
+	Dwfl_Callbacks cb;
+	char *debuginfo_path;
+	struct session_opts o;         /* copies of the caller's strings */
+	const struct core *core;       /* NULL: the executable alone (no core) */
+	Elf *core_elf;
+	struct exe *exe;
+	Dwfl_Module *exe_mod;
+	const char *recorded_exe;      /* the executable's path in the core, or NULL */
+	uint64_t bias;                 /* run-time address = link-time address + bias */
+	int exe_verified;              /* the core's build-id of beam.smp matched */
+	struct session_mod *mods;
+	size_t nmods;
+	int attached;                  /* unwinder: 0 not yet, 1 attached, -1 failed */
+};
+
+/* core NULL: just the executable o->exe_path and its DWARF (bias 0). */
+bc_err *session_open(const struct core *core, const struct session_opts *o,
+		     struct session **out);
+/* Attach the core's threads for unwinding (dwfl_getthreads); -1 with
+ * dwfl_errmsg(-1) on failure. */
+int session_attach(struct session *s);
+/* The recorded name (basename) of the module holding addr, NULL if none. */
+const char *session_module_name(Dwfl_Module *m);
+void session_close(struct session *s);
+
+#endif

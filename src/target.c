@@ -90,6 +90,11 @@ bc_err *target_load(struct target *t, unsigned needs)
 			return err;
 		t->loaded |= NEED_STACKS;
 	}
+	if ((needs & NEED_NODES) && !(t->loaded & NEED_NODES)) {
+		if ((err = beam_load_nodes(t->beam)))
+			return err;
+		t->loaded |= NEED_NODES;
+	}
 	if ((needs & NEED_THREADS) && !(t->loaded & NEED_THREADS)) {
 		if ((err = beam_load_threads(t->beam)))
 			return err;

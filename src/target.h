@@ -7,7 +7,7 @@
 
 enum { NEED_PROCS = 1 << 0, NEED_ETS = 1 << 1, NEED_BINARIES = 1 << 2,
        NEED_MEMORY = 1 << 3, NEED_STACKS = 1 << 4,
-       NEED_THREADS = 1 << 5 };
+       NEED_THREADS = 1 << 5, NEED_NODES = 1 << 6 };
 
 struct target_opts {
 	const char *path;

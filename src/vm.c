@@ -39,6 +39,7 @@ void vm_free(struct vm *vm)
 	free(vm->procs);
 	free(vm->ets);
 	free(vm->binrefs);
+	free(vm->nodes);
 	free(vm->allocs);
 	free(vm->frames);
 	free(vm->mfas);
@@ -185,6 +186,25 @@ struct vm_binref *vm_add_binref(struct vm *vm)
 		return NULL;
 	vm->binrefs = a;
 	return &vm->binrefs[vm->nbinrefs++];
+}
+
+struct vm_node *vm_add_node(struct vm *vm)
+{
+	struct vm_node *a = vm_grow(vm->nodes, &vm->nodes_cap, vm->nnodes, sizeof *a, 8);
+	if (!a)
+		return NULL;
+	vm->nodes = a;
+	struct vm_node *n = &vm->nodes[vm->nnodes++];
+	memset(n, 0, sizeof *n);
+	return n;
+}
+
+const struct vm_node *vm_node_by_channel(const struct vm *vm, uint64_t channel)
+{
+	for (size_t i = 0; i < vm->nnodes; i++)  /* a handful of nodes: no index */
+		if (vm->nodes[i].channel == channel)
+			return &vm->nodes[i];
+	return NULL;
 }
 
 static size_t mfa_hash(const struct vm_mfa *m, size_t mask)

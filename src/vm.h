@@ -139,6 +139,29 @@ struct vm_death {
 	size_t nrunning;
 };
 
+/* Another node this one is connected to or connecting to (erlang:nodes/1,
+ * erlang:system_info(dist_ctrl)). */
+enum vm_node_field {
+	VNF_STATE = 1 << 0,
+	VNF_CREATION = 1 << 1,
+	VNF_CONNECTION_ID = 1 << 2,
+	VNF_OUTPUT_QUEUE = 1 << 3,
+	VNF_COUNTS = 1 << 4,           /* links, monitors, monitored_by */
+};
+struct vm_node {
+	const char *name;              /* interned: peer@host */
+	uint64_t channel;              /* the first number of its pids: <CHANNEL.N.S> */
+	const char *type;              /* static: "visible", "hidden" or "pending" */
+	const char *controller;        /* interned: "#Port<0.10>", "<0.99.0>"; NULL: none */
+	const char *state;             /* static: "idle", "pending", "connected", "exiting" */
+	uint32_t creation, connection_id;
+	uint64_t output_queue;         /* bytes queued for it */
+	uint64_t links;                /* links between its processes and ours */
+	uint64_t monitors;             /* our processes' monitors of its processes */
+	uint64_t monitored_by;         /* its processes' monitors of ours */
+	uint32_t unknown;              /* enum vm_node_field bits */
+};
+
 /* One process in full, loaded on demand (beamcore proc): terms are trees of
  * src/term.h in `arena`, freed with vm_detail_free. */
 struct vt;
@@ -195,6 +218,8 @@ struct vm {
 	size_t nprocs, procs_cap;
 	struct vm_ets *ets;
 	size_t nets, ets_cap;
+	struct vm_node *nodes;
+	size_t nnodes, nodes_cap;
 	struct vm_binref *binrefs;
 	size_t nbinrefs, binrefs_cap;
 	uint32_t *frames;              /* stack frames as indices into mfas */
@@ -241,6 +266,9 @@ const char *vm_intern(struct vm *vm, const char *s, size_t len);
 
 struct vm_ets *vm_add_ets(struct vm *vm);
 struct vm_binref *vm_add_binref(struct vm *vm);
+struct vm_node *vm_add_node(struct vm *vm);
+/* The node whose pids print as <channel.N.S>, or NULL. */
+const struct vm_node *vm_node_by_channel(const struct vm *vm, uint64_t channel);
 /* The index of m in vm->mfas (added if new); -1 on OOM. */
 int64_t vm_mfa_id(struct vm *vm, const struct vm_mfa *m);
 /* Append a frame to vm->frames; -1 on OOM. */

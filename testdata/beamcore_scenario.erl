@@ -404,6 +404,7 @@ proc(Pid, Info) ->
                                  _ -> null
                              end},
            {monitored_by, length(G(monitored_by))},
+           {monitored_by_remote, length([M || M <- G(monitored_by), is_pid(M), node(M) =/= node()])},
            {dictionary_size, length(G(dictionary))},
            {current_stacktrace, [mfa({M, F, A}) || {M, F, A, _} <- G(current_stacktrace)]},
            {current_location, [loc(Loc) || {_, _, _, Loc} <- G(current_stacktrace)]},

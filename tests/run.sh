@@ -12,7 +12,7 @@ say() { printf '== %s\n' "$*"; }
 
 say "dependencies"
 bash testdata/deps.sh || { echo "deps.sh failed"; echo "0 passed, 1 failed"; exit 1; }
-for rel in 25 27; do
+for rel in 25 27 29; do
   say "OTP $rel debug build (cached)"
   testdata/build-otp.sh "$rel" || { echo "0 passed, 1 failed"; exit 1; }
 done
@@ -30,18 +30,30 @@ fixtures=${BEAMCORE_FIXTURES:-$(mktemp -d "${TMPDIR:-/var/tmp}/beamcore-fixtures
 export BEAMCORE_FIXTURES=$fixtures
 cleanup() { [ -n "$keep" ] || rm -rf "$fixtures"; }
 trap cleanup EXIT
-for rel in 25 27; do
-  d=$fixtures/otp$rel
+# Core fixtures: DIR, release, capture.sh options. Single nodes of each release and
+# flavor, then distributed ones (kernel cores only: the gcore path is the same).
+while read -r name rel opts; do
+  d=$fixtures/$name
   if [ -f "$d/ground_truth.json" ] && [ -f "$d/memory.json" ] && [ -f "$d/core.kernel" ] &&
-     [ -f "$d/core.gcore" ]; then
+     { [ -f "$d/core.gcore" ] || [[ $opts == *--no-gcore* ]]; }; then
     say "fixture $d (reused)"
     continue
   fi
   say "fixture $d"
-  testdata/capture.sh "$rel" "$d"
+  # shellcheck disable=SC2086  # opts: several words
+  testdata/capture.sh "$rel" "$d" $opts
   rc=$?
-  [ $rc -eq 0 ] || echo "capture.sh $rel exited $rc: its tests will skip"
-done
+  [ $rc -eq 0 ] || echo "capture.sh $rel $opts exited $rc: its tests will skip"
+done <<'EOF'
+otp25 25
+otp27 27
+otp29 29
+otp29-emu 29 --emu --no-gcore
+otp25-dist 25 --dist --no-gcore
+otp27-dist 27 --dist --no-gcore
+otp29-dist 29 --dist --no-gcore
+otp29-emu-dist 29 --emu --dist --no-gcore
+EOF
 
 # Frame-pointer frames (+JPperf true: erts_frame_layout FP_RA), kernel core only.
 d=$fixtures/otp25-fp
@@ -60,14 +72,16 @@ for rel in 25 27; do
   done
 done
 
-for rel in 25 27; do
+for rel in 25 27 25-dist 29-dist; do
   d=$fixtures/otp$rel-dump   # erl_crash.dump (SIGUSR1) + its ground truth, oom, kernel_pid
   if [ -f "$d/erl_crash.dump" ] && [ -f "$d/memory.json" ] && [ -f "$d/kernel_pid_cut.dump" ]; then
     say "dump fixture $d (reused)"
     continue
   fi
   say "dump fixture $d"
-  testdata/capture.sh "$rel" "$d" --dump || echo "capture.sh $rel --dump failed: its tests will skip"
+  case $rel in *-dist) dist=--dist ;; *) dist= ;; esac
+  # shellcheck disable=SC2086  # dist: empty or one word
+  testdata/capture.sh "${rel%-dist}" "$d" --dump $dist || echo "capture.sh $rel --dump failed: its tests will skip"
 done
 
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

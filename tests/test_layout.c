@@ -43,9 +43,12 @@ int main(int argc, char **argv)
 		HEAPBITS_DATA, SUBBITS_BASE, SUBBITS_START, SUBBITS_END };
 	static const enum layout_id old_trace[] = { G_RETURN_TIME_TRACE };
 	static const enum layout_id new_trace[] = { G_CALL_TRACE_RETURN };
+	/* ErtsMonLnkNode: a 'type' beside 16-bit flags (to OTP 27), or none (28+) */
+	static const enum layout_id old_ml[] = { ML_TYPE };
 	static const struct { const enum layout_id *a, *b; size_t na, nb; } alts[] = {
 		{ old_bits, new_bits, sizeof old_bits / sizeof old_bits[0], sizeof new_bits / sizeof new_bits[0] },
 		{ old_trace, new_trace, 1, 1 },
+		{ old_ml, NULL, 1, 0 },
 	};
 	char skip[L_COUNT] = { 0 };
 	int binref = 0;

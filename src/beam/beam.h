@@ -85,5 +85,6 @@ bc_err *beam_load_binaries(struct beam *b);
 bc_err *beam_load_memory(struct beam *b);
 bc_err *beam_load_stacks(struct beam *b);
 bc_err *beam_load_threads(struct beam *b);
+bc_err *beam_load_nodes(struct beam *b);
 
 #endif

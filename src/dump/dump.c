@@ -129,7 +129,8 @@ static bc_err *reset(struct dump *d)
 	free(d->ets.v);
 	free(d->allocs.v);
 	free(d->scheds.v);
-	d->ets = d->allocs = d->scheds = (struct offs){ 0 };
+	free(d->nodes.v);
+	d->ets = d->allocs = d->scheds = d->nodes = (struct offs){ 0 };
 	d->memory = d->atom_table = d->node = d->header_end = d->last_off = 0;
 	d->seen = 0;
 	d->indexed = false;
@@ -168,6 +169,11 @@ bc_err *dump_load(struct dump *d, unsigned needs)
 			return err;
 		d->loaded |= NEED_ETS;
 	}
+	if ((needs & NEED_NODES) && !(d->loaded & NEED_NODES)) {
+		if ((err = dump_load_nodes(d)))
+			return err;
+		d->loaded |= NEED_NODES;
+	}
 	if ((needs & NEED_MEMORY) && !(d->loaded & NEED_MEMORY)) {
 		if ((err = dump_load_memory(d)))
 			return err;
@@ -192,6 +198,7 @@ void dump_close(struct dump *d)
 	free(d->ets.v);
 	free(d->allocs.v);
 	free(d->scheds.v);
+	free(d->nodes.v);
 	vm_free(d->vm);
 	free(d);
 }

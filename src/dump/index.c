@@ -84,7 +84,7 @@ static int section(struct dump *d, size_t off, const char *lim)
 		if (PREFIX("hash_table:"))
 			k = DK_TABLES;
 		else if (PREFIX("hidden_node:"))
-			k = DK_DIST;
+			k = DK_DIST, rc = push(&d->nodes, off);
 		break;
 	case 'i':
 		if (PREFIX("index_table:")) {
@@ -119,7 +119,7 @@ static int section(struct dump *d, size_t off, const char *lim)
 			k = DK_DIST;
 		}
 		break;
-	case 'v': if (PREFIX("visible_node:")) k = DK_DIST; break;
+	case 'v': if (PREFIX("visible_node:")) k = DK_DIST, rc = push(&d->nodes, off); break;
 	case 'l':
 		if (EXACT("loaded_modules"))
 			k = DK_MODULES;

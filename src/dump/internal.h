@@ -51,6 +51,7 @@ struct dump {
 	/* the index: offsets of the '=' of section lines */
 	size_t header_end;         /* the first section */
 	struct offs ets, allocs, scheds;
+	struct offs nodes;         /* =visible_node: and =hidden_node: */
 	size_t memory, atom_table, node;   /* 0: absent */
 	unsigned seen;             /* bit per enum dump_kind */
 	enum dump_kind last_kind;  /* the last section before the end */
@@ -114,6 +115,7 @@ void dump_header(struct dump *d);
 void dump_slogan(struct vm *vm, const char *s, size_t n);
 bc_err *dump_load_ets(struct dump *d);
 bc_err *dump_load_memory(struct dump *d);
+bc_err *dump_load_nodes(struct dump *d);
 
 /* One process in full: its dictionary and messages from the deep sections. */
 int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_limits *lim,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dump/internal.h"
+#include "target.h"
 #include "term.h"
 
 struct heap_line { uint64_t addr; const char *body, *end; };
@@ -507,19 +508,60 @@ static struct vt *element(struct heap *h, const char **pp, const char *end, int 
 	return other(h, "#Term<>");
 }
 
-/* A pid "<0.N.S>" or port "#Port<0.N>" at *p as a tree; advances *p. */
+/* "A.B.C>" numbers of a pid (or "A.B>" of a port) within [*p, end); advances *p. */
+static bool numbers(const char **p, const char *end, uint64_t *x, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (!parse_u64_prefix(p, end, &x[i]) || *p >= end || *(*p)++ != (i < n - 1 ? '.' : '>'))
+			return false;
+	}
+	return true;
+}
+
+/* A pid "<C.N.S>" or port "#Port<C.N>" at *p as a tree; advances *p. C is 0
+ * for ours, else the channel of the node (=visible_node:C) it belongs to. */
 static struct vt *link_target(struct heap *h, const char **p, const char *end)
 {
-	unsigned a, b, c;
-	int n = 0;
+	uint64_t x[3];
+	const char *q = *p;
 	struct vt *t = NULL;
-	if (sscanf(*p, "<%u.%u.%u>%n", &a, &b, &c, &n) == 3 && n > 0 && (t = vt_new(h->a, VT_PID))) {
-		t->i = b;
-		t->u = c;
-	} else if (sscanf(*p, "#Port<%u.%u>%n", &a, &b, &n) == 2 && n > 0 && (t = vt_new(h->a, VT_PORT))) {
-		t->i = b;
+	if (q < end && *q == '<' && (q++, numbers(&q, end, x, 3)) && (t = vt_new(h->a, VT_PID))) {
+		t->i = (int64_t)x[1];
+		t->u = x[2];
+	} else if ((size_t)(end - (q = *p)) > 6 && memcmp(q, "#Port<", 6) == 0 &&
+		   (q += 6, numbers(&q, end, x, 2)) && (t = vt_new(h->a, VT_PORT))) {
+		t->i = (int64_t)x[1];
+	} else {
+		return NULL;
 	}
-	*p += n > 0 && *p + n <= end ? n : 0;
+	if ((t->chan = x[0])) {
+		const struct vm_node *n = vm_node_by_channel(h->d->vm, x[0]);
+		t->node = n && n->name ? n->name : "?";
+	}
+	*p = q;
+	return t;
+}
+
+/* The target of a monitor: a pid, a port, or {Name, Node} (by name). */
+static struct vt *monitor_target(struct heap *h, const char **p, const char *end)
+{
+	if (*p >= end || **p != '{')
+		return link_target(h, p, end);
+	const char *q = *p + 1;
+	struct vt *t = vt_new(h->a, VT_TUPLE), *name = vt_new(h->a, VT_ATOM),
+		  *node = vt_new(h->a, VT_ATOM);
+	if (!t || !name || !node || !(t->elems = vt_alloc(h->a, 2 * sizeof *t->elems)))
+		return NULL;
+	if (!(name->text = parse_atom(h->d->vm, &q, end, ",}")) || q >= end || *q++ != ',')
+		return NULL;
+	while (q < end && *q == ' ')
+		q++;
+	if (!(node->text = parse_atom(h->d->vm, &q, end, ",}")) || q >= end || *q++ != '}')
+		return NULL;
+	t->elems[0] = name;
+	t->elems[1] = node;
+	t->n = 2;
+	*p = q;
 	return t;
 }
 
@@ -547,7 +589,7 @@ static void links(struct heap *h, const char *pid, struct vm_proc_detail *out)
 			monitor = strncmp(p, "{to,", 4) == 0;
 			const char *q = p + (monitor ? 4 : 0);
 			if (monitor)
-				t = link_target(h, &q, le);
+				t = monitor_target(h, &q, le);
 			int depth = 0;  /* skip to the end of the tuple */
 			for (; p < le; p++) {
 				depth += *p == '{';
@@ -590,6 +632,8 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 	const char *hs, *he;
 	if (section(d, "=proc_heap:", pid, &hs, &he) == 0 && !(h.lines = index_lines(hs, he, &h.size)))
 		return -1;
+	if (!(d->loaded & NEED_NODES) && !dump_load_nodes(d))  /* names of the nodes' pids */
+		d->loaded |= NEED_NODES;
 	links(&h, pid, out);
 	const char *s, *e;
 	if (section(d, "=proc_dictionary:", pid, &s, &e) == 0) {

@@ -4,7 +4,7 @@
 set -euo pipefail
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 pkgs=(meson ninja-build pkg-config gcc g++ make perl python3
-      libdw-dev libelf-dev libunwind-dev libncurses-dev
+      libdw-dev libelf-dev libncurses-dev
       erlang-base gdb tmux xz-utils zstd dpkg-dev)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -75,6 +75,11 @@ struct vt_arena;
 struct vt *beam_decode_term(struct beam *b, struct vt_arena *a, uint64_t term, size_t items,
 			    size_t bytes);
 
+/* A native code address as a frame: symbol and module from the session's Dwfl,
+ * else the Erlang function whose JIT code holds it. activation: pc is exact
+ * (the innermost frame), not a return address. */
+void beam_describe_pc(struct beam *b, uint64_t pc, int activation, struct vm_nframe *f);
+
 /* Lets analyzers ask for one process in full (vm->detail). */
 void beam_enable_detail(struct beam *b);
 

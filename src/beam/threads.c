@@ -32,7 +32,6 @@ static const struct {
 
 struct unwind {
 	struct beam *b;
-	Dwfl *dwfl;
 	struct vm_thread *t;
 };
 
@@ -82,13 +81,13 @@ static int in_jit(struct beam *b, uint64_t addr)
 	return 0;
 }
 
-static void describe(struct unwind *u, uint64_t pc, int activation, struct vm_nframe *f)
+void beam_describe_pc(struct beam *b, uint64_t pc, int activation, struct vm_nframe *f)
 {
-	struct vm *vm = u->b->vm;
+	struct vm *vm = b->vm;
 	uint64_t at = activation ? pc : pc - 1;  /* a return address: look inside the call */
 	memset(f, 0, sizeof *f);
 	f->pc = pc;
-	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, at);
+	Dwfl_Module *m = dwfl_addrmodule(b->session->dwfl, at);
 	if (m) {
 		const char *base = session_module_name(m);  /* as the core recorded it */
 		if (base)
@@ -106,10 +105,10 @@ static void describe(struct unwind *u, uint64_t pc, int activation, struct vm_nf
 	}
 	struct vm_mfa mfa;
 	char buf[512];
-	if (beam_lookup_code(u->b, at, &mfa) == 0 && vm_mfa_str(&mfa, buf, sizeof buf)) {
+	if (beam_lookup_code(b, at, &mfa) == 0 && vm_mfa_str(&mfa, buf, sizeof buf)) {
 		f->function = vm_intern(vm, buf, strlen(buf));
 		f->erlang = true;
-	} else if (in_jit(u->b, at)) {
+	} else if (in_jit(b, at)) {
 		f->function = "(JIT runtime code)";
 	}
 }
@@ -122,7 +121,7 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 	if (!dwfl_frame_pc(frame, &pc, &activation) || u->t->nframes >= MAX_FRAMES)
 		return DWARF_CB_ABORT;
 	struct vm_nframe f;
-	describe(u, pc, activation, &f);
+	beam_describe_pc(u->b, pc, activation, &f);
 	if (add_frame(u->b->vm, &f) < 0)
 		return DWARF_CB_ABORT;
 	u->t->nframes++;
@@ -131,7 +130,6 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 
 struct walk_all {
 	struct beam *b;
-	Dwfl *dwfl;
 	int any;
 };
 
@@ -150,7 +148,7 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	w->any = 1;
 	t->frame_first = (uint32_t)vm->nnframes;
 	t->nframes = 0;
-	struct unwind u = { w->b, w->dwfl, t };
+	struct unwind u = { w->b, t };
 	int r = dwfl_thread_getframes(thread, frame_cb, &u);
 	if (r != 0 && r != DWARF_CB_ABORT) {
 		const char *why = dwfl_errmsg(-1);
@@ -272,7 +270,6 @@ bc_err *beam_load_threads(struct beam *b)
 	if (!vm->threads)
 		return bc_error(BC_ENOMEM, "out of memory");
 	vm->nthreads = c->nthreads;
-	Dwfl *dwfl = b->session->dwfl;
 	int attached = session_attach(b->session);
 	if (attached < 0)
 		vm_gap(vm, "native backtraces unavailable: %s", dwfl_errmsg(-1));
@@ -282,8 +279,8 @@ bc_err *beam_load_threads(struct beam *b)
 		t->signo = c->threads[i].cursig;
 	}
 	if (attached >= 0) {
-		struct walk_all w = { b, dwfl, 0 };
-		if (dwfl_getthreads(dwfl, thread_cb, &w) != 0 && !w.any)
+		struct walk_all w = { b, 0 };
+		if (dwfl_getthreads(b->session->dwfl, thread_cb, &w) != 0 && !w.any)
 			vm_gap(vm, "native backtraces unavailable: %s", dwfl_errmsg(-1));
 	}
 	for (size_t i = 0; i < vm->nthreads; i++)

@@ -6,7 +6,9 @@
 #include "beam/beam.h"
 #include "beam/monlnk.h"
 
-/* Process state bits (erl_process.h ERTS_PSFLG_*): stable from OTP 24 to 27. */
+/* Process state bits (erl_process.h ERTS_PSFLG_*, not in the DWARF): the bits
+ * used here are the same in 25.2.3, 27.3.4.1 and 29.1.1 (29 renamed bits 6 and
+ * 13, unused here). */
 #define PSFLG(n) (1u << (6 + (n)))
 #define PS_FREE PSFLG(4)
 #define PS_EXITING PSFLG(5)
@@ -436,7 +438,7 @@ bc_err *beam_load_procs(struct beam *b)
 			slots[ix] = 0;
 	decide_pid_layout(b, slots, max);
 
-	size_t unreadable = 0, corrupt = 0;
+	size_t unreadable = 0, corrupt = 0, partial = 0;
 	uint64_t first_bad = 0;
 	for (uint32_t ix = 0; ix < max; ix++) {
 		if (!slots[ix])
@@ -464,7 +466,7 @@ bc_err *beam_load_procs(struct beam *b)
 			return bc_error(BC_ENOMEM, "out of memory after %zu processes", b->vm->nprocs);
 		}
 		fill_proc(&w, vp);
-		if (vp->unknown) {
+		if (vp->unknown && !partial++) {  /* the first by name, then a count */
 			char pid[32];
 			vm_gap(b->vm, "process %s at 0x%llx: some fields unreadable (shown as null)",
 			       vm_pid_str(vp, pid, sizeof pid), (unsigned long long)w.addr);
@@ -472,6 +474,8 @@ bc_err *beam_load_procs(struct beam *b)
 	}
 	if (corrupt > 1)
 		vm_gap(b->vm, "%zu processes in all look corrupt and are left out", corrupt);
+	if (partial > 1)
+		vm_gap(b->vm, "%zu processes in all have fields unreadable (shown as null)", partial);
 	scheduler_held(b, slots, max, pbuf);
 	if (unreadable)
 		vm_gap(b->vm, "%zu processes unreadable (struct process not in the core, first at 0x%llx)",

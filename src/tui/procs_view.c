@@ -276,7 +276,7 @@ struct view *procs_view_new(struct ui *u)
 		return NULL;
 	p->v = (struct view){
 		.footer = "Enter open /filter s sort u summary e ets b bins a mem g stacks "
-			  "n threads q quit",
+			  "n threads d nodes q quit",
 		.draw = draw, .key = key, .free = pv_free,
 	};
 	if (resort(p, u, 0) < 0) {

@@ -23,6 +23,7 @@ static const struct {
 	{ 'a', "memory", "Memory and allocators" },
 	{ 'g', "stacks", "Stack groups" },
 	{ 'n', "threads", "Native threads" },
+	{ 'd', "nodes", "Connected nodes (distribution)" },
 };
 #define NVIEWS (sizeof views / sizeof views[0])
 

@@ -124,7 +124,9 @@ def main():
                  ("b", "Binary holders", "bin_router"),
                  ("a", "Memory and allocators", "eheap_alloc"),
                  ("g", "Stack groups", "beamcore_scenario:idle/1"),
-                 ("n", "Native threads", "scheduler")]
+                 ("n", "Native threads", "scheduler"),
+                 # the peer of a distributed node, else "not distributed"
+                 ("d", "Connected nodes", gt["nodes"][0] if gt.get("nodes") else "not distributed")]
         if DUMP:  # a crash dump records neither binary holders nor native threads
             views = [v for v in views if v[0] not in "bn"]
         for key, title, want in views:

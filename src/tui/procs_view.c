@@ -275,8 +275,8 @@ struct view *procs_view_new(struct ui *u)
 	if (!p)
 		return NULL;
 	p->v = (struct view){
-		.footer = "Enter open /filter s sort u summary e ets b bins a mem g stacks "
-			  "n threads d nodes q quit",
+		.footer = "Enter open /filter s sort u sum e ets b bins a mem g stacks "
+			  "n thr d dist q quit",
 		.draw = draw, .key = key, .free = pv_free,
 	};
 	if (resort(p, u, 0) < 0) {

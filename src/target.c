@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "beam/beam.h"
+#include "decompress.h"
 #include "dump/dump.h"
 
 /* Either a core (beam) or a crash dump (dump). */
@@ -14,7 +15,46 @@ struct target {
 	struct beam *beam;
 	struct dump *dump;
 	unsigned loaded;
+	int zfd;             /* a compressed input's decompressed copy (unlinked), or -1 */
+	char zpath[32];      /* it as /proc/self/fd/N, the path the loaders open */
+	const char *name;    /* the path the user gave */
 };
+
+/* Messages of the loaders name the copy: name the user's file instead. */
+static bc_err *own_name(const struct target *t, bc_err *err)
+{
+	size_t k = strlen(t->zpath);
+	char *at = err && t->zfd >= 0 ? strstr(err->msg, t->zpath) : NULL;
+	if (at) {
+		char rest[sizeof err->msg];
+		snprintf(rest, sizeof rest, "%s", at + k);
+		snprintf(at, sizeof err->msg - (size_t)(at - err->msg), "%s%s", t->name, rest);
+	}
+	return err;
+}
+
+static void target_free(struct target *t)
+{
+	if (t->zfd >= 0)
+		close(t->zfd);
+	free(t);
+}
+
+/* A zstd/xz/lz4 input: decompressed once into an unlinked file in $TMPDIR; the
+ * loaders open it by its /proc/self/fd path. head is refilled from the copy. */
+static bc_err *open_compressed(struct target *t, const char *fmt, char *head, size_t len,
+			       ssize_t *n)
+{
+	bc_err *err = decompress_to_temp(t->name, fmt, &t->zfd);
+	if (err)
+		return err;
+	snprintf(t->zpath, sizeof t->zpath, "/proc/self/fd/%d", t->zfd);
+	memset(head, 0, len);
+	*n = pread(t->zfd, head, len, 0);
+	if (*n < 0)
+		return bc_error(BC_EIO, "%s: %s", t->name, strerror(errno));
+	return NULL;
+}
 
 bc_err *target_open(const struct target_opts *o, struct target **out)
 {
@@ -27,36 +67,51 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 	close(fd);
 	if (n < 0)
 		return bc_error(BC_EIO, "%s: %s", o->path, strerror(errno));
-	if (n > 0 && dump_detect(head, (size_t)n)) {
-		/* a dump needs no beam.smp: BEAM and --debug-file are not used */
-		struct target *t = calloc(1, sizeof *t);
-		if (!t)
-			return bc_error(BC_ENOMEM, "out of memory");
-		bc_err *err = dump_open(o->path, &t->dump);
-		if (err) {
-			free(t);
-			return err;
-		}
-		*out = t;
-		return NULL;
-	}
-	if (n < 4 || memcmp(head, "\177ELF", 4) != 0)
-		return bc_error(BC_EFORMAT, "%s: neither an ELF core file nor an erl_crash.dump",
-				o->path);
 	struct target *t = calloc(1, sizeof *t);
 	if (!t)
 		return bc_error(BC_ENOMEM, "out of memory");
-	struct beam_open_opts bo = { o->path, o->beam, o->debug_file, o->sysroot };
-	bc_err *err = beam_open(&bo, &t->beam);
+	t->zfd = -1;
+	t->name = o->path;
+	const char *path = o->path;
+	const char *fmt = n > 0 ? compression_of(head, (size_t)n) : NULL;
+	bc_err *err = NULL;
+	if (fmt) {
+		if ((err = open_compressed(t, fmt, head, sizeof head, &n))) {
+			target_free(t);
+			return err;
+		}
+		path = t->zpath;
+	}
+	if (n > 0 && dump_detect(head, (size_t)n)) {
+		/* a dump needs no beam.smp: BEAM and --debug-file are not used */
+		err = dump_open(path, &t->dump);
+	} else if (n < 4 || memcmp(head, "\177ELF", 4) != 0) {
+		err = bc_error(BC_EFORMAT, "%s: neither an ELF core file nor an erl_crash.dump%s",
+			       o->path, fmt ? " (once decompressed)" : "");
+	} else {
+		struct beam_open_opts bo = { path, o->beam, o->debug_file, o->sysroot };
+		err = beam_open(&bo, &t->beam);
+	}
 	if (err) {
-		free(t);
+		own_name(t, err);
+		target_free(t);
 		return err;
 	}
+	target_vm(t)->source = o->path;
 	*out = t;
 	return NULL;
 }
 
+static bc_err *load(struct target *t, unsigned needs);
+
 bc_err *target_load(struct target *t, unsigned needs)
+{
+	bc_err *err = own_name(t, load(t, needs));
+	target_vm(t)->source = t->name;  /* (a dump's reload makes a new model) */
+	return err;
+}
+
+static bc_err *load(struct target *t, unsigned needs)
 {
 	bc_err *err = NULL;
 	if (t->dump)
@@ -116,5 +171,5 @@ void target_close(struct target *t)
 		dump_close(t->dump);
 	else
 		beam_close(t->beam);
-	free(t);
+	target_free(t);
 }

@@ -76,6 +76,16 @@ int main(int argc, char **argv)
 			missing++;
 		}
 	}
+	/* A release without one of them (OTP 28+ has no ErtsMonLnkNode 'type'):
+	 * the error names what is missing and points at the crash dump. */
+	if (!L.e[ML_TYPE].found) {
+		static const enum layout_id t[] = { ML_TYPE };
+		bc_err *me = layout_need(&L, t, 1);
+		if (!me || !strstr(me->msg, "member 'type' of ErtsMonLnkNode") ||
+		    !strstr(me->msg, "erl_crash.dump still reads"))
+			fprintf(stderr, "layout_need message: %s\n", me ? me->msg : "(none)"), missing++;
+		bc_err_free(me);
+	}
 	/* The walks read these as 8-byte words. */
 	static const enum layout_id words[] = { P_ID, P_HEAP_SZ, P_STOP, P_HEND, P_REDS, P_I,
 						P_CURRENT, P_PSD, MSG_NEXT, HF_USED, PTAB_TAB };

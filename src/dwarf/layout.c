@@ -38,7 +38,9 @@ bc_err *layout_need(const struct layout *L, const enum layout_id *ids, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (!L->e[ids[i]].found) {
 			char d[200];
-			return bc_error(BC_EMISSING, "this beam.smp's DWARF has no %s",
+			return bc_error(BC_EMISSING, "this beam.smp's DWARF has no %s: a layout "
+					"beamcore does not know (a newer OTP?); this node's "
+					"erl_crash.dump still reads",
 					layout_describe(ids[i], d, sizeof d));
 		}
 	}

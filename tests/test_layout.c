@@ -45,10 +45,21 @@ int main(int argc, char **argv)
 	static const enum layout_id new_trace[] = { G_CALL_TRACE_RETURN };
 	/* ErtsMonLnkNode: a 'type' beside 16-bit flags (to OTP 27), or none (28+) */
 	static const enum layout_id old_ml[] = { ML_TYPE };
+	/* OTP 29: atom names in binaries, no reserved atom space, staged fun tables */
+	static const enum layout_id new_atom[] = { ATOM_BIN };
+	static const enum layout_id old_atom[] = { G_RESERVED_ATOM_SPACE };
+	static const enum layout_id old_code[] = { G_TOTAL_ENTRIES_BYTES, TOTAL_ENTRIES_BYTES_VAL,
+		G_FUN_TABLE };
+	static const enum layout_id new_code[] = { G_EXPORT_ENTRIES_BYTES, EXPORT_ENTRIES_BYTES_VAL,
+		G_FUN_TABLES, S_FUN_TABLES, G_FUN_ENTRIES_BYTES, FUN_ENTRIES_BYTES_VAL };
+#define N(a) (sizeof a / sizeof a[0])
 	static const struct { const enum layout_id *a, *b; size_t na, nb; } alts[] = {
-		{ old_bits, new_bits, sizeof old_bits / sizeof old_bits[0], sizeof new_bits / sizeof new_bits[0] },
+		{ old_bits, new_bits, N(old_bits), N(new_bits) },
 		{ old_trace, new_trace, 1, 1 },
 		{ old_ml, NULL, 1, 0 },
+		{ NULL, new_atom, 0, 1 },
+		{ old_atom, NULL, 1, 0 },
+		{ old_code, new_code, N(old_code), N(new_code) },
 	};
 	char skip[L_COUNT] = { 0 };
 	int binref = 0;

@@ -1,4 +1,5 @@
 #include "beam/beam.h"
+#include "beam/monlnk.h"
 
 #include <elf.h>
 #include <gelf.h>
@@ -86,6 +87,7 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	snprintf(b->vm->debug_file, sizeof b->vm->debug_file, "%s", b->exe->debug_path);
 	if ((err = layout_resolve(b->exe->dw, &b->L)))
 		goto fail;
+	b->ml_bad = ml_layout(b);  /* which release's link/monitor layout (monlnk.c) */
 
 	/* .rodata and .text are not in a default core: serve them from the file. */
 	for (int i = 0; i < b->exe->nloads; i++) {
@@ -169,12 +171,16 @@ const char *beam_atom(struct beam *b, uint64_t term)
 		return NULL;
 	if (b->atom_cache[ix])
 		return b->atom_cache[ix];
-	uint64_t seg, atom, name;
+	uint64_t seg, atom, name, blen;
 	int16_t len;
 	if (beam_read_u64(b, b->atom_seg_table + (ix >> 10) * 8, &seg) < 0 ||
 	    beam_read_u64(b, seg + (ix & 0x3ff) * 8, &atom) < 0 ||
 	    core_peek(b->core, atom + LV(&b->L, ATOM_LEN), &len, 2) < 0 ||
 	    beam_read_u64(b, atom + LV(&b->L, ATOM_NAME), &name) < 0 || len < 0)
+		return NULL;
+	/* OTP 29 keeps the name in a binary: the union's other reading */
+	if (LHAS(&b->L, ATOM_BIN) &&
+	    (beam_bits_bytes(b, name, &name, &blen) < 0 || blen != (uint64_t)len))
 		return NULL;
 	char buf[1024];
 	if (len >= (int16_t)sizeof buf || core_peek(b->core, name, buf, len) < 0)

@@ -72,6 +72,8 @@ void beam_decode_pid(const struct beam *b, uint64_t term, struct vm_pid *out);
 /* A term in core memory as a tree (src/term.h), at most `items` elements per
  * list/tuple/map and `bytes` bytes per binary. */
 struct vt_arena;
+/* Where the bytes of a byte-aligned bitstring term lie (OTP 27+ layouts). */
+int beam_bits_bytes(struct beam *b, uint64_t term, uint64_t *addr, uint64_t *len);
 struct vt *beam_decode_term(struct beam *b, struct vt_arena *a, uint64_t term, size_t items,
 			    size_t bytes);
 

@@ -96,8 +96,6 @@ bc_err *beam_load_nodes(struct beam *b)
 	bc_err *err = layout_need(&b->L, need, sizeof need / sizeof need[0]);
 	if (err)
 		return err;
-	if (!b->ml_bad)
-		b->ml_bad = ml_layout(b);
 	struct vt_arena *a = vt_arena_new();
 	if (!a)
 		return bc_error(BC_ENOMEM, "out of memory");

@@ -317,21 +317,34 @@ bc_err *beam_load_memory(struct beam *b)
 	known |= 1u << VM_MEM_TOTAL | 1u << VM_MEM_SYSTEM;
 
 	int f = m->failed;
-	if (LHAS(L, G_ATOM_TABLE) && LHAS(L, G_RESERVED_ATOM_SPACE) && LHAS(L, G_ATOM_SPACE)) {
+	if (LHAS(L, G_ATOM_TABLE) && LHAS(L, G_ATOM_SPACE)) {
 		uint64_t it = index_table_sz(m, beam_global(b, G_ATOM_TABLE));
-		v[VM_MEM_ATOM] = it + RD(m, beam_global(b, G_RESERVED_ATOM_SPACE), G_RESERVED_ATOM_SPACE);
-		v[VM_MEM_ATOM_USED] = it + RD(m, beam_global(b, G_ATOM_SPACE), G_ATOM_SPACE);
+		uint64_t used = RD(m, beam_global(b, G_ATOM_SPACE), G_ATOM_SPACE);
+		v[VM_MEM_ATOM] = it + (LHAS(L, G_RESERVED_ATOM_SPACE)
+			? RD(m, beam_global(b, G_RESERVED_ATOM_SPACE), G_RESERVED_ATOM_SPACE) : used);
+		v[VM_MEM_ATOM_USED] = it + used;
 		known |= 1u << VM_MEM_ATOM | 1u << VM_MEM_ATOM_USED;
 	}
+	/* erts_memory's code: modules, exports, funs, code ranges and the code */
+	int old_funs = LHAS(L, TOTAL_ENTRIES_BYTES_VAL) && LHAS(L, G_FUN_TABLE);
+	int staged_funs = LHAS(L, EXPORT_ENTRIES_BYTES_VAL) && LHAS(L, G_FUN_TABLES) &&
+			  LHAS(L, S_FUN_TABLES) && LHAS(L, FUN_ENTRIES_BYTES_VAL);
 	if (LHAS(L, TOT_MODULE_BYTES_VAL) && LHAS(L, G_EXPORT_TABLES) && LHAS(L, S_EXPORT_TABLES) &&
-	    LHAS(L, TOTAL_ENTRIES_BYTES_VAL) && LHAS(L, G_FUN_TABLE) && LHAS(L, RANGES_MEM_USED_VAL) &&
-	    LHAS(L, S_RANGE)) {
+	    (old_funs || staged_funs) && LHAS(L, RANGES_MEM_USED_VAL) && LHAS(L, S_RANGE)) {
 		uint64_t c = rd(m, beam_global(b, G_TOT_MODULE_BYTES) + LV(L, TOT_MODULE_BYTES_VAL), 8);
 		uint64_t n = L->e[G_EXPORT_TABLES].size / LV(L, S_EXPORT_TABLES);
 		for (uint64_t i = 0; i < n && i < 8; i++)
 			c += index_table_sz(m, beam_global(b, G_EXPORT_TABLES) + i * LV(L, S_EXPORT_TABLES));
-		c += rd(m, beam_global(b, G_TOTAL_ENTRIES_BYTES) + LV(L, TOTAL_ENTRIES_BYTES_VAL), 8);
-		c += hash_table_sz(m, beam_global(b, G_FUN_TABLE));
+		if (old_funs) {
+			c += rd(m, beam_global(b, G_TOTAL_ENTRIES_BYTES) + LV(L, TOTAL_ENTRIES_BYTES_VAL), 8);
+			c += hash_table_sz(m, beam_global(b, G_FUN_TABLE));
+		} else {
+			c += rd(m, beam_global(b, G_EXPORT_ENTRIES_BYTES) + LV(L, EXPORT_ENTRIES_BYTES_VAL), 8);
+			n = L->e[G_FUN_TABLES].size / LV(L, S_FUN_TABLES);
+			for (uint64_t i = 0; i < n && i < 8; i++)
+				c += index_table_sz(m, beam_global(b, G_FUN_TABLES) + i * LV(L, S_FUN_TABLES));
+			c += rd(m, beam_global(b, G_FUN_ENTRIES_BYTES) + LV(L, FUN_ENTRIES_BYTES_VAL), 8);
+		}
 		c += rd(m, beam_global(b, G_RANGES_MEM_USED) + LV(L, RANGES_MEM_USED_VAL), 8) *
 		     LV(L, S_RANGE);
 		c += code_size;

@@ -387,7 +387,7 @@ bc_err *beam_load_procs(struct beam *b)
 	bc_err *err = layout_need(L, need, sizeof need / sizeof need[0]);
 	if (err)
 		return err;
-	if ((b->ml_bad = ml_layout(b)))
+	if (b->ml_bad)
 		vm_gap(b->vm, "%s", b->ml_bad);
 	uint64_t ptab = beam_global(b, G_ERTS_PROC);
 	uint64_t tab, invalid, count = 0;

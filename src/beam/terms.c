@@ -166,8 +166,13 @@ static struct vt *fun(struct dec *d, uint64_t p, uint64_t hdr)
 			return unreadable(d, p);
 		external = (creator & 0x3f) == 0x0b && (a = beam_atom(d->b, creator)) &&
 			   strcmp(a, "external") == 0;
+	} else if (d->b->ml_packed) {
+		/* OTP 28+ (known by its packed link/monitor flags, the same release's
+		 * change): a kind bit above the env size (FUN_HEADER_KIND_OFFS); local
+		 * funs without free variables exist */
+		external = (hdr >> 24) != 0;
 	} else {
-		external = (hdr >> 16) == 0;
+		external = (hdr >> 16) == 0;  /* OTP 27: an empty environment */
 	}
 	char buf[600];
 	struct vm_mfa mfa;
@@ -461,6 +466,36 @@ static struct vt *decode(struct dec *d, uint64_t term, int depth)
 	case 0x1b: return text(d, VT_OTHER, "#Catch<>");
 	}
 	return text(d, VT_OTHER, "#Term<>");
+}
+
+int beam_bits_bytes(struct beam *b, uint64_t term, uint64_t *addr, uint64_t *len)
+{
+	const struct layout *L = &b->L;
+	uint64_t mask = ~(uint64_t)3, p, hdr, size, base, start, end;
+	if ((term & 3) != 2 || !LHAS(L, S_BINREF))
+		return -1;
+	if (LHAS(L, G_PTR_MASK))
+		beam_read_u64(b, beam_global(b, G_PTR_MASK), &mask);
+	if (beam_read_u64(b, (p = term & mask), &hdr) < 0)
+		return -1;
+	switch (hdr & 0x3c) {
+	case 0x20:  /* ErlHeapBits */
+		if (beam_read_u64(b, p + LV(L, HEAPBITS_SIZE), &size) < 0 || size % 8)
+			return -1;
+		*addr = p + LV(L, HEAPBITS_DATA);
+		*len = size / 8;
+		return 0;
+	case 0x24:  /* ErlSubBits */
+		if (beam_read_u64(b, p + LV(L, SUBBITS_BASE), &base) < 0 ||
+		    beam_read_u64(b, p + LV(L, SUBBITS_START), &start) < 0 ||
+		    beam_read_u64(b, p + LV(L, SUBBITS_END), &end) < 0 || end < start ||
+		    start % 8 || (end - start) % 8)
+			return -1;
+		*addr = (base & ~(uint64_t)3) + start / 8;
+		*len = (end - start) / 8;
+		return 0;
+	}
+	return -1;
 }
 
 struct vt *beam_decode_term(struct beam *b, struct vt_arena *a, uint64_t term, size_t items,

@@ -29,7 +29,18 @@ static int is_root(const char *f)
 
 static int verbose;
 
-static void name_all(struct beam *b, struct walk *w, const char *who)
+static void print_frames(struct beam *b, const struct walk *w, const char *who)
+{
+	for (int k = 0; verbose && k < w->n; k++) {
+		struct vm_nframe f;
+		beam_describe_pc(b, w->pc[k], k == 0, &f);
+		printf("    %-9s #%-2d %#llx %s+%#llx (%s)\n", who, k, (unsigned long long)w->pc[k],
+		       f.function ? f.function : "?", (unsigned long long)f.offset,
+		       f.module ? f.module : "-");
+	}
+}
+
+static void name_all(struct beam *b, struct walk *w)
 {
 	w->named = w->root = 0;
 	for (int k = 0; k < w->n; k++) {
@@ -37,10 +48,6 @@ static void name_all(struct beam *b, struct walk *w, const char *who)
 		beam_describe_pc(b, w->pc[k], k == 0, &f);
 		if (f.function)
 			w->named++;
-		if (verbose)
-			printf("    %-9s #%-2d %#llx %s+%#llx (%s)\n", who, k, (unsigned long long)w->pc[k],
-			       f.function ? f.function : "?", (unsigned long long)f.offset,
-			       f.module ? f.module : "-");
 		if (k == w->n - 1)
 			w->root = is_root(f.function);
 	}
@@ -134,18 +141,20 @@ int main(int argc, char **argv)
 		d.n = (int)(t->nframes < MAX_FRAMES ? t->nframes : MAX_FRAMES);
 		for (int k = 0; k < d.n; k++)
 			d.pc[k] = vm->nframes_native[t->frame_first + k].pc;
-		name_all(b, &d, "libdwfl");
+		name_all(b, &d);
 		if (lu_walk(ui, as, (int)i, &u) != t->tid) {
 			fprintf(stderr, "unwinders: thread %zu is %d to libdwfl, not to libunwind\n", i,
 				t->tid);
 			return 2;
 		}
-		name_all(b, &u, "libunwind");
+		name_all(b, &u);
 		int agree = 0;
 		while (agree < d.n && agree < u.n && d.pc[agree] == u.pc[agree])
 			agree++;
 		printf("%-7d %-22s %8d %4d %4s %8d %4d %4s %6d\n", t->tid, t->role ? t->role : "-",
 		       d.n, d.named, d.root ? "yes" : "no", u.n, u.named, u.root ? "yes" : "no", agree);
+		print_frames(b, &d, "libdwfl");
+		print_frames(b, &u, "libunwind");
 		t_d += d.n, t_u += u.n, n_d += d.named, n_u += u.named, r_d += d.root, r_u += u.root;
 		more_d += d.named > u.named, more_u += u.named > d.named;
 	}

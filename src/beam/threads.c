@@ -33,6 +33,7 @@ static const struct {
 struct unwind {
 	struct beam *b;
 	struct vm_thread *t;
+	int left_code;             /* the walk went to an address that is no code */
 };
 
 static int add_frame(struct vm *vm, const struct vm_nframe *f)
@@ -81,6 +82,16 @@ static int in_jit(struct beam *b, uint64_t addr)
 	return 0;
 }
 
+static int executable(struct beam *b, uint64_t addr)
+{
+	for (size_t i = 0; i < b->core->nsegs; i++) {
+		const struct core_seg *s = &b->core->segs[i];
+		if (addr >= s->vaddr && addr - s->vaddr < s->memsz)
+			return (s->flags & 1) != 0;  /* PF_X */
+	}
+	return 0;
+}
+
 void beam_describe_pc(struct beam *b, uint64_t pc, int activation, struct vm_nframe *f)
 {
 	struct vm *vm = b->vm;
@@ -122,6 +133,13 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 		return DWARF_CB_ABORT;
 	struct vm_nframe f;
 	beam_describe_pc(u->b, pc, activation, &f);
+	/* Past code without unwind tables libdwfl follows the frame pointer, which
+	 * JIT code need not keep: a return address outside executable memory is
+	 * not a frame. */
+	if (u->t->nframes && !f.module && !executable(u->b, pc)) {
+		u->left_code = 1;
+		return DWARF_CB_ABORT;
+	}
 	if (add_frame(u->b->vm, &f) < 0)
 		return DWARF_CB_ABORT;
 	u->t->nframes++;
@@ -148,10 +166,11 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	w->any = 1;
 	t->frame_first = (uint32_t)vm->nnframes;
 	t->nframes = 0;
-	struct unwind u = { w->b, t };
+	struct unwind u = { w->b, t, 0 };
 	int r = dwfl_thread_getframes(thread, frame_cb, &u);
-	if (r != 0 && r != DWARF_CB_ABORT) {
-		const char *why = dwfl_errmsg(-1);
+	if (u.left_code || (r != 0 && r != DWARF_CB_ABORT)) {
+		const char *why = u.left_code ? "no unwind tables, and the frame pointer leads "
+						"out of the code" : dwfl_errmsg(-1);
 		/* CFI ends in JIT code: the frames past it have no unwind tables */
 		if (t->nframes && !vm->nframes_native[vm->nnframes - 1].module)
 			why = "JIT code has no unwind tables";

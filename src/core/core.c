@@ -109,6 +109,8 @@ static void parse_notes(struct core *c, Elf *elf, const GElf_Phdr *ph)
 					c->at_phdr = v;
 				else if (k == AT_ENTRY)
 					c->at_entry = v;
+				else if (k == AT_SYSINFO_EHDR)
+					c->at_vdso = v;
 			}
 			break;
 		case NT_PRPSINFO:

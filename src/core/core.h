@@ -46,6 +46,7 @@ struct core {
 	int signo, sigcode;           /* from NT_SIGINFO (0 if none) */
 	uint64_t sigaddr;
 	uint64_t at_phdr, at_entry;   /* from NT_AUXV */
+	uint64_t at_vdso;             /* AT_SYSINFO_EHDR: the vDSO's ELF image, or 0 */
 	const char *psargs;           /* NT_PRPSINFO command line */
 	int truncated;                /* file shorter than its program headers say */
 	const struct core_seg *hint;  /* last segment a read hit (a lookup cache) */

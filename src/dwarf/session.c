@@ -19,6 +19,8 @@ struct session_mod {
 	uint8_t build_id[64];
 	int build_id_len;
 	int is_exe;
+	const uint8_t *image;  /* the vDSO: its ELF image in the core */
+	size_t image_len;
 };
 
 /* A recorded path as a file name here: without the kernel's " (deleted)" (a
@@ -73,6 +75,10 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 		struct exe *x = m->s->exe;
 		*elfp = elf_memory((char *)x->map, x->size);
 		*file_name = strdup(x->path);
+		return -1;
+	}
+	if (m && m->image) {
+		*elfp = elf_memory((char *)m->image, m->image_len);
 		return -1;
 	}
 	if (m) {
@@ -267,6 +273,35 @@ static void report_libraries(struct session *s)
 	}
 }
 
+/* The vDSO (clock_gettime & co): no file, but its whole ELF image is in the
+ * core at AT_SYSINFO_EHDR (kernel cores and gcore always dump it). */
+static void report_vdso(struct session *s)
+{
+	const struct core *c = s->core;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[16];
+	if (!c->at_vdso || core_peek(c, c->at_vdso, &eh, sizeof eh) < 0 ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_phnum > 16 ||
+	    eh.e_phentsize != sizeof ph[0] ||
+	    core_peek(c, c->at_vdso + eh.e_phoff, ph, eh.e_phnum * sizeof ph[0]) < 0)
+		return;
+	uint64_t len = 0;
+	for (int i = 0; i < eh.e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > len)
+			len = ph[i].p_offset + ph[i].p_filesz;
+	if (eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > len)
+		len = eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize;
+	len = (len + 0xfff) & ~(uint64_t)0xfff;
+	const uint8_t *image = len && len <= (1u << 20) ? core_ptr(c, c->at_vdso, len) : NULL;
+	if (!image)
+		return;
+	struct session_mod *m = &s->mods[s->nmods++];
+	*m = (struct session_mod){ .s = s, .recorded = "[vdso]", .image = image, .image_len = len };
+	m->build_id_len = core_image_build_id(c, c->at_vdso, m->build_id);
+	if (!report(s, m, "[vdso]", c->at_vdso, c->at_vdso + len))
+		s->nmods--;
+}
+
 static bc_err *find_dwarf(struct session *s)
 {
 	struct exe *x = s->exe;
@@ -320,7 +355,7 @@ bc_err *session_open(const struct core *core, const struct session_opts *o, stru
 	s->o.debug_file = o->debug_file ? strdup(o->debug_file) : NULL;
 	s->o.sysroot = o->sysroot ? strdup(o->sysroot) : NULL;
 	bc_err *err = NULL;
-	s->mods = calloc((core ? core->nfiles : 0) + 1, sizeof *s->mods);
+	s->mods = calloc((core ? core->nfiles : 0) + 2, sizeof *s->mods);  /* + exe, vDSO */
 	/* .build-id and .debug directories: the sysroot's before this machine's */
 	const char *root = o->sysroot ? o->sysroot : "";
 	size_t plen = strlen(root) + 64;
@@ -356,8 +391,10 @@ bc_err *session_open(const struct core *core, const struct session_opts *o, stru
 	dwfl_report_begin(s->dwfl);
 	if ((err = report_exe(s)))
 		goto fail;
-	if (core)
+	if (core) {
 		report_libraries(s);
+		report_vdso(s);
+	}
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	if ((err = find_dwarf(s)))
 		goto fail;

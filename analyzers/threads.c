@@ -35,7 +35,7 @@ static const char *thread_role(const struct vm_thread *t, char *buf, size_t len)
 }
 
 /* JSON: one object per thread, frames as strings. */
-enum { J_TID, J_CRASH, J_ROLE, J_RUNNING, J_SIGNAL, J_FRAMES, J_STOP };
+enum { J_TID, J_CRASH, J_ROLE, J_RUNNING, J_SIGNAL, J_FRAMES, J_CUT, J_STOP };
 static const struct rcol json_cols[] = {
 	[J_TID] = { "tid", NULL, RC_U64, 0 },
 	[J_CRASH] = { "crash_site", NULL, RC_BOOL, 0 },
@@ -43,6 +43,7 @@ static const struct rcol json_cols[] = {
 	[J_RUNNING] = { "running", NULL, RC_STR, 0 },
 	[J_SIGNAL] = { "signal", NULL, RC_STR, 0 },
 	[J_FRAMES] = { "frames", NULL, RC_LIST, 0 },
+	[J_CUT] = { "frames_cut", NULL, RC_BOOL, 0 },
 	[J_STOP] = { "unwind_stopped", NULL, RC_STR, 0 },
 };
 
@@ -62,6 +63,7 @@ static void json_cell(void *ctx, size_t row, size_t col, struct rcell *out, char
 		}
 		break;
 	case J_FRAMES: out->u = t->nframes; break;
+	case J_CUT: out->u = t->frames_cut; break;
 	case J_STOP: out->s = t->unwind_stop; break;
 	}
 }

@@ -113,6 +113,7 @@ struct vm_thread {
 	struct vm_pid running;         /* the process a scheduler was running */
 	uint32_t frame_first, nframes; /* vm->nframes_native[...] */
 	const char *unwind_stop;       /* why the backtrace ends early, or NULL */
+	bool frames_cut;               /* ends at beamcore's frame limit, not the stack's end */
 };
 
 /* A scheduler busy with a process when the dump was written. */

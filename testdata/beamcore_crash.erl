@@ -1,8 +1,8 @@
-%% Deaths that leave a core, for the crash-site tests: a NIF that segfaults and
-%% erlang:halt(abort). Writes crash.json (what beamcore must name) first.
-%% Run: erl -noshell -pa DIR -run beamcore_crash start nif|abort   (cwd = DIR)
+%% Deaths that leave a core, for the crash-site tests: a NIF that segfaults (also
+%% 5,000 native frames deep), erlang:halt(abort) and an allocation failure. Writes crash.json (what beamcore must name) first.
+%% Run: erl -noshell -pa DIR -run beamcore_crash start nif|deep|abort|alloc   (cwd = DIR)
 -module(beamcore_crash).
--export([start/1, boom/0, halt_abort/0, grow/1]).
+-export([start/1, boom/0, deep_boom/0, halt_abort/0, grow/1]).
 
 start([Kind]) ->
     {ok, Dir} = file:get_cwd(),
@@ -14,6 +14,12 @@ run(nif, Dir) ->
     register(crasher, self()),
     truth(Dir, "beamcore_crash:boom/0", "crash_nif_segv", "SIGSEGV"),
     boom();
+run(deep, Dir) ->
+    beamcore_crash_nif:load(Dir),
+    register(crasher, self()),
+    truth(Dir, "beamcore_crash:deep_boom/0", "crash_nif_recurse", "SIGSEGV",
+          ",\"native_depth\": 5000"),
+    deep_boom();
 run(alloc, Dir) ->
     register(crasher, self()),
     truth(Dir, "beamcore_crash:grow/1", "erts_alc_fatal_error", "none",
@@ -28,6 +34,11 @@ run(abort, Dir) ->
 %% Not tail calls: the callers stay on the stack.
 boom() ->
     _ = beamcore_crash_nif:segv(),
+    ok.
+
+%% 5,000 native frames of the NIF, then SIGSEGV.
+deep_boom() ->
+    _ = beamcore_crash_nif:deep(5000),
     ok.
 
 %% Builds a list until the heap cannot grow: eheap_alloc fails under ulimit -v.

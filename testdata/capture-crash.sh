@@ -3,16 +3,17 @@
 # crash.json saying which process, Erlang function, C function and signal
 # beamcore must name:
 #   nif    a NIF segfaults (kernel core)
+#   deep   a NIF segfaults 5,000 native frames deep (kernel core)
 #   abort  erlang:halt(abort) (kernel core)
 #   alloc  a process outgrows `ulimit -v`: gdb, attached with a breakpoint on
 #          erts_alc_fatal_error, takes a gcore there (modern OTP would otherwise
 #          write a crash dump and _exit without a core)
-#   testdata/capture-crash.sh 25|27 nif|abort|alloc OUTDIR
+#   testdata/capture-crash.sh 25|27 nif|deep|abort|alloc OUTDIR
 # OUTDIR gets core, crash.json, beam.smp.path. Exit 77: no room or no core.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-rel=${1:?usage: capture-crash.sh 25|27 nif|abort OUTDIR}; kind=${2:?}; out=$(realpath -m "${3:?}")
-case $kind in nif|abort|alloc) ;; *) echo "capture-crash.sh: kind nif|abort|alloc" >&2; exit 64 ;; esac
+rel=${1:?usage: capture-crash.sh 25|27 nif|deep|abort|alloc OUTDIR}; kind=${2:?}; out=$(realpath -m "${3:?}")
+case $kind in nif|deep|abort|alloc) ;; *) echo "capture-crash.sh: kind nif|deep|abort|alloc" >&2; exit 64 ;; esac
 mkdir -p "$out"
 rm -f "$out"/core "$out"/core.[0-9]* "$out"/crash.json "$out"/beam.smp.path
 free_kb=$(df -Pk "$out" | awk 'NR==2{print $4}')

@@ -11,7 +11,9 @@
 
 #include "beam/beam.h"
 
-#define MAX_FRAMES 256
+/* A backtrace longer than this (deep recursion, or a corrupt stack that loops)
+ * is cut, and the cut said (frames_cut, unwind_stop). */
+#define MAX_FRAMES 4096
 
 /* Entry functions of ERTS threads (erl_process.c, erl_sys_driver.c, sys_signal_stack, ...) */
 static const struct {
@@ -129,8 +131,12 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 	struct unwind *u = arg;
 	Dwarf_Addr pc;
 	bool activation;
-	if (!dwfl_frame_pc(frame, &pc, &activation) || u->t->nframes >= MAX_FRAMES)
+	if (!dwfl_frame_pc(frame, &pc, &activation))
 		return DWARF_CB_ABORT;
+	if (u->t->nframes >= MAX_FRAMES) {  /* there is a frame beyond the last shown */
+		u->t->frames_cut = true;
+		return DWARF_CB_ABORT;
+	}
 	struct vm_nframe f;
 	beam_describe_pc(u->b, pc, activation, &f);
 	/* Past code without unwind tables libdwfl follows the frame pointer, which
@@ -168,7 +174,11 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	t->nframes = 0;
 	struct unwind u = { w->b, t, 0 };
 	int r = dwfl_thread_getframes(thread, frame_cb, &u);
-	if (u.left_code || (r != 0 && r != DWARF_CB_ABORT)) {
+	if (t->frames_cut) {
+		char why[64];
+		snprintf(why, sizeof why, "cut at %d frames: the stack goes deeper", MAX_FRAMES);
+		t->unwind_stop = vm_intern(vm, why, strlen(why));
+	} else if (u.left_code || (r != 0 && r != DWARF_CB_ABORT)) {
 		const char *why = u.left_code ? "no unwind tables, and the frame pointer leads "
 						"out of the code" : dwfl_errmsg(-1);
 		/* CFI ends in JIT code: the frames past it have no unwind tables */

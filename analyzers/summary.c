@@ -243,7 +243,10 @@ static void crash_finding(const struct vm *vm, struct an_out *out)
 	char line[2048], buf[512];
 	size_t o = 0;
 	const char *sig = vm->signo > 0 ? sigabbrev_np(vm->signo) : NULL;
-	if (vm->signo)
+	if (vm->signo && vm->sigsender)  /* kill -ABRT PID is not the VM aborting */
+		o += snprintf(line + o, sizeof line - o, "killed by SIG%s sent by pid %d (another "
+			      "process: not raised by the VM)", sig ? sig : "?", vm->sigsender);
+	else if (vm->signo)
 		o += snprintf(line + o, sizeof line - o, "died of SIG%s", sig ? sig : "?");
 	else
 		o += snprintf(line + o, sizeof line - o, "caught dying in %s", vm->fatal_function);

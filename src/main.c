@@ -72,8 +72,11 @@ static void text_header(FILE *f, const struct vm *vm)
 		fprintf(f, "\n");
 		return;
 	}
-	fprintf(f, "; %s\n\n", vm->signo ? fmt_signal(vm->signo, s, sizeof s)
-				       : "no fatal signal: a live snapshot (gcore)");
+	fprintf(f, "; %s", vm->signo ? fmt_signal(vm->signo, s, sizeof s)
+				  : "no fatal signal: a live snapshot (gcore)");
+	if (vm->signo && vm->sigsender)
+		fprintf(f, " sent by pid %d", vm->sigsender);
+	fprintf(f, "\n\n");
 }
 
 static void json_target(struct jw *w, const struct vm *vm)
@@ -92,6 +95,7 @@ static void json_target(struct jw *w, const struct vm *vm)
 	else
 		jw_null(w, "jit");
 	jw_str(w, "signal", vm->signo ? fmt_signal(vm->signo, s, sizeof s) : NULL);
+	jw_u64_or_null(w, "signal_sender", vm->signo && vm->sigsender, (uint64_t)vm->sigsender);
 	death_json(w, vm);  /* crash dumps: the slogan; null for cores */
 	jw_str(w, "node", vm->node);
 	jw_u64(w, "process_count", vm->nprocs);

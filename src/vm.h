@@ -208,6 +208,7 @@ struct vm {
 	char debug_file[4096];
 	int signo;                     /* signal that killed it, 0 for a live snapshot (gcore) */
 	int sigcode;
+	int sigsender;                 /* pid of another process that sent the signal (kill), or 0 */
 	uint64_t sigaddr;              /* faulting address of SIGSEGV/SIGBUS */
 	uint64_t process_count;        /* as the VM counted them */
 	uint64_t process_limit;        /* 0: unknown */

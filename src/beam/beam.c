@@ -112,10 +112,13 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	b->vm->signo = b->core->signo ? b->core->signo
 		       : b->core->nthreads ? b->core->threads[0].cursig : 0;
 	b->vm->sigcode = b->core->sigcode;
+	/* abort() signals its own process: only another sender is news */
+	if (b->core->sigpid > 0 && b->core->sigpid != b->core->pid)
+		b->vm->sigsender = b->core->sigpid;
 	b->vm->sigaddr = b->core->sigaddr;
 	/* gcore stops the process with ptrace: SIGSTOP is a snapshot, not a death */
 	if (b->vm->signo == SIGSTOP)
-		b->vm->signo = 0;
+		b->vm->signo = b->vm->sigsender = 0;
 	read_vm_facts(b);
 	beam_enable_detail(b);
 	if (!LHAS(&b->L, G_ERTS_PROC)) {

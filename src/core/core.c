@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/procfs.h>
@@ -98,6 +99,9 @@ static void parse_notes(struct core *c, Elf *elf, const GElf_Phdr *ph)
 				c->signo = v[0];
 				c->sigcode = v[2];
 				memcpy(&c->sigaddr, desc + 16, 8);
+				/* SI_USER, SI_QUEUE, SI_TKILL: sent by a process, si_pid first */
+				if (v[2] == SI_USER || v[2] == SI_QUEUE || v[2] == SI_TKILL)
+					memcpy(&c->sigpid, desc + 16, 4);
 			}
 			break;
 		case NT_AUXV:
@@ -114,8 +118,10 @@ static void parse_notes(struct core *c, Elf *elf, const GElf_Phdr *ph)
 			}
 			break;
 		case NT_PRPSINFO:
-			if (nh.n_descsz >= sizeof(struct elf_prpsinfo))
+			if (nh.n_descsz >= sizeof(struct elf_prpsinfo)) {
 				c->psargs = (const char *)desc + offsetof(struct elf_prpsinfo, pr_psargs);
+				memcpy(&c->pid, desc + offsetof(struct elf_prpsinfo, pr_pid), sizeof c->pid);
+			}
 			break;
 		}
 	}

@@ -44,6 +44,8 @@ struct core {
 	struct core_backing *backing;
 	size_t nbacking;
 	int signo, sigcode;           /* from NT_SIGINFO (0 if none) */
+	int sigpid;                   /* who sent it with kill/tgkill/sigqueue (si_code <= 0), or 0 */
+	int pid;                      /* the process (NT_PRPSINFO), or 0 */
 	uint64_t sigaddr;
 	uint64_t at_phdr, at_entry;   /* from NT_AUXV */
 	uint64_t at_vdso;             /* AT_SYSINFO_EHDR: the vDSO's ELF image, or 0 */

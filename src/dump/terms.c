@@ -157,6 +157,51 @@ static struct vt *binary(struct heap *h, const char *p, const char *end, size_t 
 	return t;
 }
 
+/* "A.B.C>" numbers of a pid (or "A.B>" of a port) within [*p, end); advances *p. */
+static bool numbers(const char **p, const char *end, uint64_t *x, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (!parse_u64_prefix(p, end, &x[i]) || *p >= end || *(*p)++ != (i < n - 1 ? '.' : '>'))
+			return false;
+	}
+	return true;
+}
+
+/* The numbers of a pid "C.N.S>" (or a port "C.N>") at *p as a tree;
+ * advances *p. C is 0 for ours, else the channel of the node
+ * (=visible_node:C) it belongs to. */
+static struct vt *link_numbers(struct heap *h, const char **p, const char *end, int pid)
+{
+	uint64_t x[3];
+	const char *q = *p;
+	struct vt *t;
+	if (!numbers(&q, end, x, pid ? 3 : 2) || !(t = vt_new(h->a, pid ? VT_PID : VT_PORT)))
+		return NULL;
+	t->i = (int64_t)x[1];
+	t->u = pid ? x[2] : 0;
+	if ((t->chan = x[0])) {
+		const struct vm_node *n = vm_node_by_channel(h->d->vm, x[0]);
+		t->node = n && n->name ? n->name : "?";
+	}
+	*p = q;
+	return t;
+}
+
+/* A pid "<C.N.S>" or port "#Port<C.N>" at *p as a tree; advances *p. */
+static struct vt *link_target(struct heap *h, const char **p, const char *end)
+{
+	const char *q = *p;
+	struct vt *t = NULL;
+	if (q < end && *q == '<')
+		q++, t = link_numbers(h, &q, end, 1);
+	else if ((size_t)(end - q) > 6 && memcmp(q, "#Port<", 6) == 0)
+		q += 6, t = link_numbers(h, &q, end, 0);
+	if (t)
+		*p = q;
+	return t;
+}
+
+
 static struct vt *element(struct heap *h, const char **p, const char *end, int depth);
 
 /* External term format, for what the dump writes that way: references, funs
@@ -256,7 +301,8 @@ static void hamt(struct heap *h, struct vt *t, size_t cap, const char *p, const 
 		 int depth)
 {
 	p += p < end && *p == ':';
-	while (p < end && *p == 'H' && t->n + 2 <= cap && depth < 32) {
+	while (p < end && *p == 'H' && t->n + 2 <= cap && depth < 32 && h->budget > 0) {
+		h->budget--;  /* a node that names itself must not recurse without end */
 		p++;
 		const struct heap_line *l = line_at(h, hex(&p, end));
 		p += p < end && *p == ',';
@@ -292,7 +338,8 @@ static struct vt *body(struct heap *h, uint64_t addr, int depth)
 	case 'l': {  /* a list: follow the tail while it is another heap cons */
 		t = vt_new(h->a, VT_LIST);
 		size_t cap = 16;
-		t->elems = vt_alloc(h->a, cap * sizeof *t->elems);
+		if (!t || !(t->elems = vt_alloc(h->a, cap * sizeof *t->elems)))
+			return t;
 		for (;;) {
 			if (t->n > h->items) {
 				t->tail = vt_new(h->a, VT_CUT);
@@ -349,6 +396,8 @@ static struct vt *body(struct heap *h, uint64_t addr, int depth)
 			p++;
 		char f[64];
 		size_t k = n < sizeof f - 1 ? n : sizeof f - 1;
+		if (k > (size_t)(end - p))
+			k = (size_t)(end - p);  /* within the line */
 		memcpy(f, p, k);
 		f[k] = '\0';
 		t = vt_new(h->a, VT_FLOAT);
@@ -467,12 +516,17 @@ static struct vt *element(struct heap *h, const char **pp, const char *end, int 
 	case 'N':
 		*pp = p;
 		return vt_new(h->a, VT_NIL);
-	case 'I': {
-		char *e;
-		long long v = strtoll(p, &e, 10);
-		*pp = e > end ? end : e;
+	case 'I': {  /* a small integer, decimal, within the line */
+		int neg = p < end && *p == '-';
+		uint64_t v = 0;
+		p += neg;
+		if (!parse_u64_prefix(&p, end, &v) || v > (uint64_t)INT64_MAX) {
+			*pp = p;
+			return other(h, "#Term<>");
+		}
+		*pp = p;
 		if ((t = vt_new(h->a, VT_INT)))
-			t->i = v;
+			t->i = neg ? -(int64_t)v : (int64_t)v;
 		return t;
 	}
 	case 'A': {
@@ -485,61 +539,16 @@ static struct vt *element(struct heap *h, const char **pp, const char *end, int 
 		*pp = p + n;
 		return t;
 	}
-	case 'P': case 'p': {
-		unsigned a = 0, b = 0, c = 0;
-		const char *gt = memchr(p, '>', (size_t)(end - p));
-		int kind = p[-1];
-		if (kind == 'P' && sscanf(p, "<%u.%u.%u>", &a, &b, &c) == 3) {
-			if ((t = vt_new(h->a, VT_PID))) {
-				t->i = b;
-				t->u = c;
-			}
-		} else if (kind == 'p' && sscanf(p, "<%u.%u>", &a, &b) == 2) {
-			if ((t = vt_new(h->a, VT_PORT)))
-				t->i = b;
-		} else {
-			t = other(h, "#Term<>");
-		}
-		*pp = gt ? gt + 1 : end;
-		return t;
+	case 'P': case 'p': {  /* "<C.N.S>" / "<C.N>" within the line */
+		const char *q = p;
+		t = q < end && *q == '<' ? (q++, link_numbers(h, &q, end, p[-1] == 'P')) : NULL;
+		const char *gt = p < end ? memchr(p, '>', (size_t)(end - p)) : NULL;
+		*pp = t ? q : gt ? gt + 1 : end;
+		return t ? t : other(h, "#Term<>");
 	}
 	}
 	*pp = p;
 	return other(h, "#Term<>");
-}
-
-/* "A.B.C>" numbers of a pid (or "A.B>" of a port) within [*p, end); advances *p. */
-static bool numbers(const char **p, const char *end, uint64_t *x, int n)
-{
-	for (int i = 0; i < n; i++) {
-		if (!parse_u64_prefix(p, end, &x[i]) || *p >= end || *(*p)++ != (i < n - 1 ? '.' : '>'))
-			return false;
-	}
-	return true;
-}
-
-/* A pid "<C.N.S>" or port "#Port<C.N>" at *p as a tree; advances *p. C is 0
- * for ours, else the channel of the node (=visible_node:C) it belongs to. */
-static struct vt *link_target(struct heap *h, const char **p, const char *end)
-{
-	uint64_t x[3];
-	const char *q = *p;
-	struct vt *t = NULL;
-	if (q < end && *q == '<' && (q++, numbers(&q, end, x, 3)) && (t = vt_new(h->a, VT_PID))) {
-		t->i = (int64_t)x[1];
-		t->u = x[2];
-	} else if ((size_t)(end - (q = *p)) > 6 && memcmp(q, "#Port<", 6) == 0 &&
-		   (q += 6, numbers(&q, end, x, 2)) && (t = vt_new(h->a, VT_PORT))) {
-		t->i = (int64_t)x[1];
-	} else {
-		return NULL;
-	}
-	if ((t->chan = x[0])) {
-		const struct vm_node *n = vm_node_by_channel(h->d->vm, x[0]);
-		t->node = n && n->name ? n->name : "?";
-	}
-	*p = q;
-	return t;
 }
 
 /* The target of a monitor: a pid, a port, or {Name, Node} (by name). */

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "beam/beam.h"
@@ -56,11 +57,32 @@ static bc_err *open_compressed(struct target *t, const char *fmt, char *head, si
 	return NULL;
 }
 
+/* A path argument must name a regular file (or, for --sysroot, a directory):
+ * opening a FIFO would block for ever, a device or socket is not an input. */
+static bc_err *must_be(const char *what, const char *path, mode_t type)
+{
+	struct stat st;
+	if (!path)
+		return NULL;
+	if (stat(path, &st) < 0 || (st.st_mode & S_IFMT) == type)  /* absent: said where opened */
+		return NULL;
+	const char *is = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket"
+		: S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+		: S_ISDIR(st.st_mode) ? "a directory" : "not a regular file";
+	return bc_error(BC_EIO, "%s%s: is %s, not a %s", what, path, is,
+			type == S_IFDIR ? "directory" : "regular file");
+}
+
 bc_err *target_open(const struct target_opts *o, struct target **out)
 {
 	*out = NULL;
 	char head[32] = { 0 };
-	int fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	bc_err *bad;
+	if ((bad = must_be("", o->path, S_IFREG)) || (bad = must_be("", o->beam, S_IFREG)) ||
+	    (bad = must_be("--debug-file ", o->debug_file, S_IFREG)) ||
+	    (bad = must_be("--sysroot ", o->sysroot, S_IFDIR)))
+		return bad;
+	int fd = open(o->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return bc_error(BC_EIO, "%s: %s", o->path, strerror(errno));
 	ssize_t n = read(fd, head, sizeof head);

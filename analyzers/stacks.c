@@ -36,7 +36,9 @@ static int same(const struct vm_proc *a, const struct vm_proc *b, const uint32_t
 {
 	if (a->stack_n != b->stack_n || (by_status && strcmp(a->status, b->status) != 0))
 		return 0;
-	return memcmp(frames + a->stack_first, frames + b->stack_first, a->stack_n * 4) == 0;
+	/* no frames: frames may be NULL, and memcmp(NULL, NULL, 0) is undefined */
+	return a->stack_n == 0 ||
+	       memcmp(frames + a->stack_first, frames + b->stack_first, a->stack_n * 4) == 0;
 }
 
 static uint64_t stack_hash(const struct vm_proc *p, const uint32_t *frames)

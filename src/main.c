@@ -13,6 +13,7 @@
 #include "render/death.h"
 #include "render/render.h"
 #include "target.h"
+#include "utf8.h"
 #ifdef BEAMCORE_TUI
 #include "tui/tui.h"
 #endif
@@ -109,7 +110,8 @@ static void json_target(struct jw *w, const struct vm *vm)
 static int fail(bc_err *e)
 {
 	int code = e->code == BC_EUSAGE ? EXIT_USAGE : EXIT_FAILED;
-	fprintf(stderr, "beamcore: %s\n", e->msg);
+	char vis[1200];
+	fprintf(stderr, "beamcore: %s\n", utf8_visible(e->msg, vis, sizeof vis));
 	bc_err_free(e);
 	return code;
 }
@@ -270,8 +272,9 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < out.nfields; i++) {
 			const struct an_field *f = &out.fields[i];
 			char b[32];
+			char vis[4096];
 			if (f->kind == AF_STR)
-				printf("  %-18s %s\n", f->key, f->s ? f->s : "");
+				printf("  %-18s %s\n", f->key, utf8_visible(f->s ? f->s : "", vis, sizeof vis));
 			else if (f->kind == AF_U64)
 				printf("  %-18s %s\n", f->key, fmt_count(f->u, b, sizeof b));
 			else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
@@ -299,8 +302,9 @@ int main(int argc, char **argv)
 			render_table_text(stdout, &out.tables[i]);
 		}
 	}
+	char vis[4096];
 	for (size_t i = 0; i < vm->ngaps && i < 10; i++)
-		fprintf(stderr, "beamcore: partial: %s\n", vm->gaps[i].what);
+		fprintf(stderr, "beamcore: partial: %s\n", utf8_visible(vm->gaps[i].what, vis, sizeof vis));
 	if (vm->ngaps + vm->gaps_dropped > 10)
 		fprintf(stderr, "beamcore: partial: ... and %zu more\n",
 			vm->ngaps + vm->gaps_dropped - 10);

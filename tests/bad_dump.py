@@ -8,7 +8,7 @@ table or erlang:memory() is the live value or null.
 
 Usage: bad_dump.py BEAMCORE FIXTURE   (FIXTURE under $BEAMCORE_FIXTURES: erl_crash.dump
 and ground_truth.json from testdata/capture.sh --dump)"""
-import json, os, random, shutil, subprocess, sys, tempfile
+import json, re, os, random, shutil, subprocess, sys, tempfile
 
 failures = []
 CMDS = ("procs", "ets", "memory", "summary")
@@ -188,6 +188,45 @@ def mutations(bc, small, tmp):
                 failures.append(f"mutation {i} {cmd}: exit {rc}: {err[-500:]}")
     result("150 mutated small dumps", crashes == 0, f"{crashes} crashes")
 
+def hostile(bc, dump, tmp):
+    """Issue 10's reproducers on the real dump: padded to a page multiple (no
+    NUL after the mapping), `proc` of every process with links must not read
+    past it; bytes that are not UTF-8 come out escaped, the JSON valid."""
+    data = open(dump, "rb").read()
+    at = data.index(b"\nSystem version")
+    pad = (4096 - len(data) % 4096) % 4096
+    padded = os.path.join(tmp, "padded.dump")
+    with open(padded, "wb") as f:
+        f.write(data[:at] + b" " * pad + data[at:])
+    assert os.path.getsize(padded) % 4096 == 0
+    pids = re.findall(rb"=proc:(<[0-9.]+>)\n(?:(?!=proc:).)*?\nLink list: \[", data[:30_000_000], re.S)
+    bad = 0
+    for pid in pids[:40]:
+        rc, out, err = run([bc, "proc", pid.decode(), padded, "--json"])
+        if rc not in (0, 1):
+            bad += 1
+            failures.append(f"padded dump: proc {pid.decode()}: exit {rc}: {err[-300:]}")
+    result(f"page-multiple dump, proc of {min(len(pids), 40)} linked processes", bad == 0, f"{bad} bad")
+    # an owner pid and an atom that are not UTF-8
+    i = data.index(b"=ets:<0.")
+    mangled = os.path.join(tmp, "latin1.dump")
+    with open(mangled, "wb") as f:
+        f.write(data[:i] + b"=ets:<\xff." + data[i + len(b"=ets:<0."):])
+    ok = True
+    for cmd in ("ets", "summary"):
+        rc, out, err = run([bc, cmd, mangled, "--json"])
+        try:
+            json.loads(out)
+        except ValueError as e:
+            ok = False
+            failures.append(f"latin-1 dump {cmd}: invalid JSON: {e}")
+        if cmd == "ets" and "\\u00ff" not in out:
+            ok = False
+            failures.append("latin-1 dump: the byte 0xff is not escaped as \\u00ff in the JSON")
+    rc, out, err = run([bc, "ets", mangled])
+    ok = ok and "\\xff" in out + err
+    result("bytes that are not UTF-8: escaped in JSON and text", ok, f"exit {rc}")
+
 def main():
     bc = sys.argv[1]
     fx = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), sys.argv[2])
@@ -209,6 +248,7 @@ def main():
         aborted(bc, truth, dump, tmp)
         garbage(bc, tmp)
         mutations(bc, small, tmp)
+        hostile(bc, dump, tmp)
     finally:
         if not failures:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -1,5 +1,7 @@
 #include <inttypes.h>
+#include <string.h>
 #include "render/render.h"
+#include "utf8.h"
 
 void jw_init(struct jw *w, FILE *f)
 {
@@ -8,10 +10,21 @@ void jw_init(struct jw *w, FILE *f)
 	w->need_comma[0] = false;
 }
 
+/* Any bytes in, valid UTF-8 JSON out: a byte that is not part of a valid
+ * UTF-8 sequence is written as \u00XX (docs/json.md). */
 static void put_string(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	size_t n = strlen(s);
+	for (const unsigned char *p = (const unsigned char *)s, *e = p + n; *p; p++) {
+		if (*p >= 0x80) {
+			size_t k = utf8_seq(p, (size_t)(e - p));
+			if (k)
+				fwrite(p, 1, k, f), p += k - 1;
+			else
+				fprintf(f, "\\u%04x", *p);
+			continue;
+		}
 		switch (*p) {
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "render/render.h"
+#include "utf8.h"
 
 #define WIDE_MAX 44
 
@@ -22,7 +23,10 @@ const char *render_cell(const struct rtable *t, size_t r, size_t c, size_t max_i
 	if (cell.null)
 		return "?";
 	switch (t->cols[c].kind) {
-	case RC_STR: snprintf(buf, len, "%s", cell.s ? cell.s : ""); break;
+	case RC_STR:
+		if (utf8_visible(cell.s ? cell.s : "", buf, len) != buf)
+			snprintf(buf, len, "%s", cell.s ? cell.s : "");
+		break;
 	case RC_U64: fmt_count(cell.u, buf, len); break;
 	case RC_BYTES: fmt_bytes(cell.u, buf, len); break;
 	case RC_WORDS: fmt_words(cell.u, buf, len); break;

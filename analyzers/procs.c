@@ -158,8 +158,8 @@ static size_t top_n(uint32_t *order, size_t n, size_t top)
 		uint32_t v = (uint32_t)i;
 		if (k < top) {
 			order[k++] = v;
-			for (size_t j = k / 2 + 1; j-- > 0;)
-				if (k == top)
+			if (k == top)  /* full: make it a heap (once; not per row) */
+				for (size_t j = k / 2 + 1; j-- > 0;)
 					sift(order, k, j);
 			continue;
 		}

@@ -1,6 +1,10 @@
 /* The process list: the procs analyzer's table (procs_table), sorted by one of
  * its keys, filtered by a substring of pid, name or current function. Only the
- * visible rows are formatted. */
+ * visible rows are formatted. A big list is sorted lazily: first only its
+ * first TOP_ROWS rows (procs_table's bounded heap, O(n)), the whole order when
+ * the cursor goes past them, a filter needs every row or the screen is taller:
+ * a million processes show and re-sort in a fraction of a full sort's time
+ * (bench/procs-1m.sh). */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 #include <stdio.h>
@@ -14,6 +18,9 @@ static const char *const sorts[] = { "memory", "total_heap_size", "message_queue
 				     "reductions", "heap_size", "stack_size", "pid", "name",
 				     "status", "current_function" };
 #define NSORTS (sizeof sorts / sizeof sorts[0])
+
+#define TOP_ROWS 512        /* rows a lazy sort puts in order first */
+#define LAZY_FROM 10000     /* lists at least this long are sorted lazily */
 
 enum { D_PID, D_NAME, D_MEM, D_THS, D_MSGQ, D_REDS, D_STATUS, D_CUR, ND };
 static const struct {
@@ -38,6 +45,8 @@ struct pv {
 	void *priv;
 	size_t col[ND];       /* dcols -> t.cols */
 	int sort;
+	int full;             /* t holds every process, not only the first TOP_ROWS */
+	size_t total;         /* processes in the list */
 	uint32_t *rows;       /* the rows the filter kept; NULL: all */
 	size_t nrows;
 	char filter[128];
@@ -94,11 +103,13 @@ static void refilter(struct pv *p, int narrow)
 	p->nrows = k;
 }
 
-static int resort(struct pv *p, struct ui *u, int sort)
+/* full 0: only the first TOP_ROWS rows when the list is long and unfiltered */
+static int resort(struct pv *p, struct ui *u, int sort, int full)
 {
 	struct rtable t;
 	void *priv;
-	bc_err *e = procs_table(u->vm, sorts[sort], 0, NULL, &t, &priv);
+	size_t top = full || p->flen || u->vm->nprocs < LAZY_FROM ? 0 : TOP_ROWS;
+	bc_err *e = procs_table(u->vm, sorts[sort], top, NULL, &t, &priv);
 	if (e) {
 		snprintf(u->msg, sizeof u->msg, "sort: %s", e->msg);
 		bc_err_free(e);
@@ -108,6 +119,8 @@ static int resort(struct pv *p, struct ui *u, int sort)
 	p->t = t;
 	p->priv = priv;
 	p->sort = sort;
+	p->full = t.nrows == u->vm->nprocs;
+	p->total = u->vm->nprocs;
 	for (int d = 0; d < ND; d++)
 		for (size_t c = 0; c < t.ncols; c++)
 			if (t.cols[c].title && strcmp(t.cols[c].title, dcols[d].title) == 0)
@@ -116,6 +129,19 @@ static int resort(struct pv *p, struct ui *u, int sort)
 	p->rows = NULL;
 	refilter(p, 0);
 	return 0;
+}
+
+/* The whole order, the cursor kept on its row (the first TOP_ROWS rows are
+ * the same in both). */
+static void need_full(struct pv *p, struct ui *u)
+{
+	if (p->full)
+		return;
+	size_t cur = p->cur, top = p->top;
+	if (resort(p, u, p->sort, 1) == 0) {
+		p->cur = cur;
+		p->top = top;
+	}
 }
 
 /* Column widths for the terminal; -1: hidden (REDS, below 100 columns, so
@@ -163,12 +189,14 @@ static void draw(struct view *v, struct ui *u)
 	struct pv *p = (struct pv *)v;
 	char title[400], a[32], b[32];
 	int w[ND], vis = u->rows - 4;
+	if (vis > 0 && (size_t)vis >= nrows(p))
+		need_full(p, u);
 	size_t n = nrows(p);
 	if (p->editing)
 		snprintf(title, sizeof title, "Filter (pid, name, function): %s_", p->filter);
 	else
-		snprintf(title, sizeof title, "Processes: %s of %s, sorted by %s%s%s", fmt_count(n, a, sizeof a),
-			 fmt_count(p->t.nrows, b, sizeof b), sorts[p->sort], p->flen ? ", filter: " : "",
+		snprintf(title, sizeof title, "Processes: %s of %s, sorted by %s%s%s", fmt_count(p->full ? n : p->total, a, sizeof a),
+			 fmt_count(p->full ? p->t.nrows : p->total, b, sizeof b), sorts[p->sort], p->flen ? ", filter: " : "",
 			 p->filter);
 	ui_title(u, title);
 	widths(u, w);
@@ -235,6 +263,11 @@ static enum ui_act key(struct view *v, struct ui *u, int ch)
 	size_t n = nrows(p), page = u->rows > 5 ? (size_t)u->rows - 5 : 1;
 	if (p->editing)
 		return edit(p, ch);
+	if (!p->full && (ch == '/' || ch == KEY_END ||
+			 ((ch == KEY_DOWN || ch == 'j' || ch == KEY_NPAGE) && p->cur + page + 1 >= n))) {
+		need_full(p, u);
+		n = nrows(p);
+	}
 	switch (ch) {
 	case KEY_UP: case 'k': if (p->cur) p->cur--; break;
 	case KEY_DOWN: case 'j': if (p->cur + 1 < n) p->cur++; break;
@@ -243,11 +276,11 @@ static enum ui_act key(struct view *v, struct ui *u, int ch)
 	case KEY_HOME: p->cur = 0; break;
 	case KEY_END: p->cur = n ? n - 1 : 0; break;
 	case '/': p->editing = 1; break;
-	case 's': case KEY_F(6): resort(p, u, (p->sort + 1) % (int)NSORTS); break;
-	case 'M': resort(p, u, 0); break;
-	case 'T': resort(p, u, 1); break;
-	case 'Q': resort(p, u, 2); break;
-	case 'R': resort(p, u, 3); break;
+	case 's': case KEY_F(6): resort(p, u, (p->sort + 1) % (int)NSORTS, 0); break;
+	case 'M': resort(p, u, 0, 0); break;
+	case 'T': resort(p, u, 1, 0); break;
+	case 'Q': resort(p, u, 2, 0); break;
+	case 'R': resort(p, u, 3, 0); break;
 	case '\n': case '\r': case KEY_ENTER: {
 		char buf[64];
 		if (!n)
@@ -279,7 +312,7 @@ struct view *procs_view_new(struct ui *u)
 			  "n thr d dist q quit",
 		.draw = draw, .key = key, .free = pv_free,
 	};
-	if (resort(p, u, 0) < 0) {
+	if (resort(p, u, 0, 0) < 0) {
 		free(p);
 		return NULL;
 	}

@@ -16,7 +16,7 @@
 #   --runs N       timed runs of each command; default 3
 #   --keep         keep the work dir (core, dump, outputs, logs)
 #   --dir DIR      parent of the work dir; default ${TMPDIR:-/var/tmp}
-#                  (outside the repo; needs ~16 GB free at 1M processes)
+#                  (outside the repo; needs ~15 GB free at 1M processes)
 # Environment: BEAMCORE (default build/beamcore), WALK_PTAB (default
 # build/walk_ptab, built here with `ninja -C build walk_ptab` if missing).
 # Exit 0 all targets met, 1 a target missed or a check failed, 64 usage,

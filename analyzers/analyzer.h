@@ -58,6 +58,22 @@ struct an_out {
 	char *findings[AN_MAX_FINDINGS];     /* sentences for a human, JSON "findings" */
 	size_t nfindings;
 	void *priv[16];                      /* freed with free() */
+	struct an_chunk *strings;            /* an_keep's arena, freed with the output */
+};
+
+/* A stable copy of str that lives as long as out (a chain of chunks that grows
+ * as needed: no cap); NULL only when memory is exhausted. */
+const char *an_keep(struct an_out *out, const char *str);
+
+/* The options a command owns (struct analyzer's opts); any other is exit 64.
+ * --debug-file and --sysroot belong to every command (they open the target). */
+enum {
+	AO_JSON = 1 << 0,
+	AO_SORT = 1 << 1,
+	AO_TOP = 1 << 2,
+	AO_FOLDED = 1 << 3,
+	AO_WEIGHT = 1 << 4,
+	AO_BY_STATUS = 1 << 5,
 };
 
 struct analyzer {
@@ -66,6 +82,11 @@ struct analyzer {
 	unsigned needs;           /* NEED_* of target.h */
 	int header;               /* text output starts with the target header */
 	const char *arg_name;     /* takes one argument before TARGET, e.g. "PID" */
+	const char *arg_help;     /* what arg_name may be, for `beamcore help NAME` */
+	unsigned opts;            /* AO_*: the options it takes */
+	/* checks the option values before the target is read: an exit code
+	 * (64, said on stderr) or -1 when they are good; NULL: nothing to check */
+	int (*check)(const struct an_opts *o);
 	bc_err *(*run)(const struct vm *vm, const struct an_opts *o, struct an_out *out);
 };
 

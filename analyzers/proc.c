@@ -15,39 +15,82 @@
 
 static const struct vt_limits print_limits = { 12, 200, 256 };
 
-/* All strings of the record live in one arena kept in out->priv. */
+/* All strings of the record live in the output's arena (an_keep: it grows, so
+ * a process with 120,000 links prints every one); an exhausted memory is said. */
 struct strings {
 	struct vm_proc_detail d;
-	char *pool;
-	size_t used, cap;
+	struct an_out *out;
+	int oom;
 };
 
 static const char *keep(struct strings *s, const char *str)
 {
-	size_t n = strlen(str) + 1;
-	if (s->used + n > s->cap)
-		return "";
-	char *p = s->pool + s->used;
-	memcpy(p, str, n);
-	s->used += n;
-	return p;
+	const char *p = an_keep(s->out, str);
+	if (!p)
+		s->oom = 1;
+	return p ? p : "";
 }
 
+/* A decimal of at most 10 digits that fits 32 bits; *sp moves past it. */
+static int parse_u32(const char **sp, uint32_t *v)
+{
+	const char *p = *sp;
+	uint64_t x = 0;
+	int n = 0;
+	while (*p >= '0' && *p <= '9' && n < 11) {
+		x = x * 10 + (uint64_t)(*p++ - '0');
+		n++;
+	}
+	if (n == 0 || n > 10 || x > UINT32_MAX)
+		return -1;
+	*v = (uint32_t)x;
+	*sp = p;
+	return 0;
+}
+
+/* Exactly <0.N.S>, as the VM prints a local pid: nothing before or after. */
 static int parse_pid(const char *arg, struct vm_pid *pid)
 {
-	unsigned node, num, serial;
-	char end;
-	if (sscanf(arg, "<%u.%u.%u%c", &node, &num, &serial, &end) == 4 && end == '>' && node == 0) {
-		pid->num = num;
-		pid->serial = serial;
+	const char *p = arg;
+	uint32_t node, num, serial;
+	if (*p++ != '<' || parse_u32(&p, &node) < 0 || *p++ != '.' || parse_u32(&p, &num) < 0 ||
+	    *p++ != '.' || parse_u32(&p, &serial) < 0 || *p++ != '>' || *p || node != 0)
+		return -1;
+	pid->num = num;
+	pid->serial = serial;
+	return 0;
+}
+
+/* An atom as written in the shell: unquoted [a-z][A-Za-z0-9_@]*, or quoted. */
+static int is_atom(const char *a)
+{
+	size_t n = strlen(a);
+	if (n >= 3 && a[0] == '\'' && a[n - 1] == '\'')
+		return 1;
+	if (!(*a >= 'a' && *a <= 'z'))
 		return 0;
+	for (; *a; a++)
+		if (!((*a >= 'a' && *a <= 'z') || (*a >= 'A' && *a <= 'Z') || (*a >= '0' && *a <= '9') ||
+		      *a == '_' || *a == '@'))
+			return 0;
+	return 1;
+}
+
+/* A registered name: an atom as the VM prints it unquoted ([a-z][A-Za-z0-9_@]*),
+ * or any atom name in single quotes. */
+static const struct vm_proc *find_registered(const struct vm *vm, const char *arg)
+{
+	char name[256];
+	size_t n = strlen(arg);
+	if (n >= 2 && arg[0] == '\'' && arg[n - 1] == '\'' && n - 2 < sizeof name) {
+		memcpy(name, arg + 1, n - 2);
+		name[n - 2] = 0;
+		arg = name;
 	}
-	if (sscanf(arg, "%u.%u.%u", &node, &num, &serial) == 3 && node == 0) {
-		pid->num = num;
-		pid->serial = serial;
-		return 0;
-	}
-	return -1;
+	for (size_t i = 0; i < vm->nprocs; i++)
+		if (vm->procs[i].registered_name && strcmp(vm->procs[i].registered_name, arg) == 0)
+			return &vm->procs[i];
+	return NULL;
 }
 
 static void field_str(struct an_out *out, const char *key, const char *s)
@@ -106,16 +149,25 @@ static const char **terms(struct strings *s, struct vt **t, size_t n)
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	struct vm_pid pid;
-	if (!o->arg || parse_pid(o->arg, &pid) < 0)
-		return bc_error(BC_EUSAGE, "proc %s: not a local pid like <0.123.0>", o->arg ? o->arg : "");
-	const struct vm_proc *p = vm_find_proc(vm, pid);
-	if (!p)
-		return bc_error(BC_EFORMAT, "no process %s in this %s", o->arg, vm->kind);
+	const struct vm_proc *p;
+	if (!o->arg)
+		return bc_error(BC_EUSAGE, "proc: no PID");
+	if (o->arg[0] == '<') {
+		if (parse_pid(o->arg, &pid) < 0)
+			return bc_error(BC_EUSAGE, "proc %s: not a local pid like <0.123.0>", o->arg);
+		if (!(p = vm_find_proc(vm, pid)))
+			return bc_error(BC_EFORMAT, "no process %s in this %s", o->arg, vm->kind);
+	} else if (!is_atom(o->arg)) {
+		return bc_error(BC_EUSAGE, "proc %s: neither a local pid like <0.123.0> nor a "
+				"registered name", o->arg);
+	} else if (!(p = find_registered(vm, o->arg))) {
+		return bc_error(BC_EFORMAT, "no process registered as %s in this %s", o->arg, vm->kind);
+	}
 	struct strings *s = calloc(1, sizeof *s);
-	if (!s || !(s->pool = malloc(s->cap = 1 << 20)))
+	if (!s)
 		return bc_error(BC_ENOMEM, "out of memory");
+	s->out = out;
 	out->priv[0] = s;
-	out->priv[1] = s->pool;
 	char buf[512];
 	out->fields_key = "process";
 	field_str(out, "pid", keep(s, vm_pid_str(p, buf, sizeof buf)));
@@ -158,7 +210,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 	if (!vm->detail) {
 		field_binaries(out, p, bins, ib);
-		return NULL;
+		return s->oom ? bc_error(BC_ENOMEM, "out of memory") : NULL;
 	}
 	struct vm_detail_limits lim = { SHOW_MESSAGES, SHOW_DICT, SHOW_FRAMES, 200, 256 };
 	if (vm->detail(vm->loader, p, &lim, &s->d) < 0)
@@ -206,11 +258,13 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 			   bt, d->nframes);
 	vm_detail_free(d);
 	out->priv[8] = bt;
-	return NULL;
+	return s->oom ? bc_error(BC_ENOMEM, "out of memory") : NULL;
 }
 
 const struct analyzer analyzer_proc = {
 	.name = "proc",
+	.opts = AO_JSON,
+	.arg_help = "a local pid (<0.84.0>) or a registered name (code_server)",
 	.summary = "one process in full: fields, links, dictionary, messages, backtrace",
 	.needs = NEED_STACKS | NEED_BINARIES,
 	.arg_name = "PID",

@@ -1,4 +1,5 @@
 /* procs: every process with what process_info/2 would have said, sorted. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,19 +209,25 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 	}
 }
 
+/* --sort FIELD: the key, NULL when FIELD names none */
+static const struct sort_key *sort_key(const char *sort)
+{
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (strcmp(keys[i].name, sort) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+#define SORT_KEYS "one of total_heap_size, memory, heap_size, stack_size, message_queue_len, " \
+		  "reductions, pid, name, status, current_function"
+
 bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
 		    struct rtable *t, void **priv)
 {
 	const struct sort_key *key = &keys[0];
 	if (sort) {
-		key = NULL;
-		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-			if (strcmp(keys[i].name, sort) == 0)
-				key = &keys[i];
-		if (!key)
-			return bc_error(BC_EUSAGE, "--sort %s: one of total_heap_size, memory, "
-					"heap_size, stack_size, message_queue_len, reductions, pid, name, "
-					"status, current_function", sort);
+		if (!(key = sort_key(sort)))
+			return bc_error(BC_EUSAGE, "--sort %s: " SORT_KEYS, sort);
 	}
 	struct ctx *c = malloc(sizeof *c + vm->nprocs * sizeof c->order[0]);
 	if (!c)
@@ -251,8 +258,18 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	return err;
 }
 
+static int check(const struct an_opts *o)
+{
+	if (!o->sort || sort_key(o->sort))
+		return -1;
+	fprintf(stderr, "beamcore: --sort %s: " SORT_KEYS "\n", o->sort);
+	return 64;
+}
+
 const struct analyzer analyzer_procs = {
 	.name = "procs",
+	.opts = AO_JSON | AO_SORT | AO_TOP,
+	.check = check,
 	.summary = "every process as process_info/2 saw it, largest first",
 	.needs = NEED_PROCS,
 	.run = run,

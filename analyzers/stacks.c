@@ -325,8 +325,22 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	return NULL;
 }
 
+static int check(const struct an_opts *o)
+{
+	for (enum weight w = 0; o->weight && w < W_N; w++)
+		if (strcmp(o->weight, weights[w]) == 0)
+			return -1;
+	if (!o->weight)
+		return -1;
+	fprintf(stderr, "beamcore: --weight %s: one of count, memory, total_heap_size, "
+		"message_queue_len, binary\n", o->weight);
+	return 64;
+}
+
 const struct analyzer analyzer_stacks = {
 	.name = "stacks",
+	.opts = AO_JSON | AO_TOP | AO_FOLDED | AO_WEIGHT | AO_BY_STATUS,
+	.check = check,
 	.summary = "every process's Erlang stack, grouped by identical stack (--folded for flame graphs)",
 	.needs = NEED_STACKS | NEED_BINARIES,
 	.run = run,

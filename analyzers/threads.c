@@ -164,6 +164,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_threads = {
 	.name = "threads",
+	.opts = AO_JSON,
 	.summary = "every native thread's backtrace, named by role, JIT frames as Erlang functions",
 	.needs = NEED_PROCS | NEED_THREADS,
 	.run = run,

@@ -1,5 +1,7 @@
 /* beamcore: post-mortem analysis of beam.smp cores.
- *   beamcore [COMMAND] TARGET [BEAM] [--json] [--sort FIELD] [--top N] [--debug-file F]
+ *   beamcore [COMMAND] TARGET [BEAM] [options]; beamcore help COMMAND
+ * Each command owns its options (struct analyzer's opts): another command's
+ * option, an unknown option or command is exit 64 with one line saying so.
  * Exit codes (as eu-stack): 0 complete, 1 partial (something unreadable, said
  * on stderr and in JSON "missing"), 2 failed, 64 usage. */
 #include <errno.h>
@@ -8,25 +10,68 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analyzer.h"
 #include "render/death.h"
 #include "render/render.h"
 #include "target.h"
 #include "utf8.h"
-#ifdef BEAMCORE_TUI
 #include "tui/tui.h"
-#endif
 
 #define JSON_SCHEMA 1
 
 enum { EXIT_COMPLETE = 0, EXIT_PARTIAL = 1, EXIT_FAILED = 2, EXIT_USAGE = 64 };
 
+/* The options, each owned by the commands whose mask in analyzer.h names it
+ * (--debug-file and --sysroot are every command's: they open the target). */
+static const struct optdesc {
+	const char *name, *arg, *help;
+	unsigned bit;  /* AO_*; 0: every command's */
+} optdescs[] = {
+	{ "json", NULL, "machine-readable output (schema in docs/json.md)", AO_JSON },
+	{ "sort", "FIELD", "total_heap_size (default), memory, heap_size, stack_size,\n"
+			   "message_queue_len, reductions; pid, name, status,\n"
+			   "current_function (ascending)", AO_SORT },
+	{ "top", "N", "only the first N rows", AO_TOP },
+	{ "folded", NULL, "folded lines for flamegraph.pl / speedscope", AO_FOLDED },
+	{ "weight", "W", "what a group weighs: count (default), memory,\n"
+			 "total_heap_size, message_queue_len, binary", AO_WEIGHT },
+	{ "by-status", NULL, "group (and prefix folded lines) by status", AO_BY_STATUS },
+	{ "debug-file", "FILE", "DWARF for a stripped beam.smp", 0 },
+	{ "sysroot", "DIR", "look for the core's beam.smp and libraries under DIR\n"
+			    "first (a core from a container or another host)", 0 },
+};
+#define NOPTDESCS (sizeof optdescs / sizeof optdescs[0])
+
+static void option_lines(FILE *f, unsigned mask)
+{
+	for (size_t i = 0; i < NOPTDESCS; i++) {
+		const struct optdesc *d = &optdescs[i];
+		if (d->bit && !(mask & d->bit))
+			continue;
+		char head[40];
+		snprintf(head, sizeof head, "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
+		fprintf(f, "  %-18s ", head);
+		for (const char *l = d->help; *l;) {
+			const char *nl = strchr(l, '\n');
+			int n = nl ? (int)(nl - l) : (int)strlen(l);
+			fprintf(f, "%.*s\n", n, l);
+			l += n;
+			if (*l == '\n') {
+				l++;
+				fprintf(f, "  %-18s ", "");
+			}
+		}
+	}
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: beamcore [COMMAND] TARGET [BEAM] [options]\n"
-		   "  TARGET  a core file of beam.smp; BEAM  its beam.smp (default: the path the "
-		   "core recorded)\n\ncommands:\n");
+		   "       beamcore help COMMAND\n"
+		   "  TARGET  a core file of beam.smp or an erl_crash.dump; BEAM  its beam.smp\n"
+		   "          (default: the path the core recorded)\n\ncommands:\n");
 	for (size_t i = 0; analyzers[i]; i++) {
 		char name[64];
 		snprintf(name, sizeof name, "%s%s%s", analyzers[i]->name,
@@ -35,23 +80,23 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", name, analyzers[i]->summary);
 	}
 	fprintf(f, "  %-10s %s\n", "tui", "browse processes and every view in a terminal (ncurses)");
-	fprintf(f, "\noptions:\n"
-		   "  --json             machine-readable output (schema in docs/json.md)\n"
-		   "  --sort FIELD       total_heap_size (procs default), memory, heap_size,\n"
-		   "                     stack_size, message_queue_len, reductions;\n"
-		   "                     pid, name, status, current_function (ascending)\n"
-		   "  --top N            only the first N rows\n"
-		   "  --debug-file FILE  DWARF for a stripped beam.smp\n"
-		   "  --sysroot DIR      look for the core's beam.smp and libraries under DIR\n"
-		   "                     first (a core from a container or another host)\n"
-		   "  --folded           stacks: folded lines for flamegraph.pl / speedscope\n"
-		   "  --weight W         stacks: count (default), memory, total_heap_size,\n"
-		   "                     message_queue_len, binary\n"
-		   "  --by-status        stacks: group (and prefix folded lines) by status\n"
-		   "  -h, --help         this text;  --version\n"
-		   "exit: 0 complete, 1 partial (some memory unreadable), 2 failed, 64 usage\n");
+	fprintf(f, "\noptions (each command takes its own: beamcore help COMMAND):\n");
+	option_lines(f, ~0u);
+	fprintf(f, "  %-18s %s\n", "-h, --help", "this text, or a command's;  --version");
+	fprintf(f, "exit: 0 complete, 1 partial (some memory unreadable), 2 failed, 64 usage\n");
 }
 
+/* beamcore help CMD, beamcore CMD --help */
+static void command_usage(FILE *f, const struct analyzer *an)
+{
+	fprintf(f, "usage: beamcore %s%s%s TARGET [BEAM] [options]\n  %s\n", an->name,
+		an->arg_name ? " " : "", an->arg_name ? an->arg_name : "", an->summary);
+	if (an->arg_help)
+		fprintf(f, "  %s  %s\n", an->arg_name, an->arg_help);
+	fprintf(f, "\noptions:\n");
+	option_lines(f, an->opts);
+	fprintf(f, "exit: 0 complete, 1 partial (some memory unreadable), 2 failed, 64 usage\n");
+}
 
 static void text_header(FILE *f, const struct vm *vm)
 {
@@ -116,7 +161,17 @@ static int fail(bc_err *e)
 	return code;
 }
 
-int main(int argc, char **argv)
+/* What the command line said: the options (and which were given), the words. */
+struct cli {
+	struct an_opts ao;
+	int json, help, version;
+	unsigned given;  /* AO_* of the options given */
+	const char *debug_file, *sysroot;
+	char **pos;
+	int npos;
+};
+
+static int parse_options(int argc, char **argv, struct cli *c)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -131,74 +186,201 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int json = 0;
-	struct an_opts ao = { 0 };
-	const char *debug_file = NULL, *sysroot = NULL;
-	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = 1; break;
-		case 's': ao.sort = optarg; break;
+	int ch;
+	opterr = 0;  /* said here, with the command's name */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		unsigned bit = 0;
+		switch (ch) {
+		case 'j': c->json = 1; bit = AO_JSON; break;
+		case 's': c->ao.sort = optarg; bit = AO_SORT; break;
 		case 't': {
 			char *end;
 			errno = 0;
 			long v = strtol(optarg, &end, 10);
-			if (errno || *end || v < 0) {
+			if (errno || *end || v < 0 || end == optarg) {
 				fprintf(stderr, "beamcore: --top %s: not a count\n", optarg);
 				return EXIT_USAGE;
 			}
-			ao.top = (size_t)v;
+			c->ao.top = (size_t)v;
+			bit = AO_TOP;
 			break;
 		}
-		case 'd': debug_file = optarg; break;
-		case 'S': sysroot = optarg; break;
-		case 'f': ao.folded = 1; break;
-		case 'w': ao.weight = optarg; break;
-		case 'b': ao.by_status = 1; break;
-		case 'h': usage(stdout); return EXIT_COMPLETE;
-		case 'V': printf("beamcore %s\n", BEAMCORE_VERSION); return EXIT_COMPLETE;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-	char **pos = argv + optind;
-	int npos = argc - optind;
-	if (npos > 0 && strcmp(pos[0], "tui") == 0) {  /* src/tui/: beamcore tui TARGET [BEAM] */
-#ifdef BEAMCORE_TUI
-		if (npos < 2 || npos > 3) {
-			fprintf(stderr, "beamcore: usage: beamcore tui TARGET [BEAM]\n");
+		case 'd': c->debug_file = optarg; break;
+		case 'S': c->sysroot = optarg; break;
+		case 'f': c->ao.folded = 1; bit = AO_FOLDED; break;
+		case 'w': c->ao.weight = optarg; bit = AO_WEIGHT; break;
+		case 'b': c->ao.by_status = 1; bit = AO_BY_STATUS; break;
+		case 'h': c->help = 1; break;
+		case 'V': c->version = 1; break;
+		case ':':
+			fprintf(stderr, "beamcore: %s needs a value (see beamcore --help)\n", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			fprintf(stderr, "beamcore: %s: unknown option (see beamcore --help)\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		}
-		struct target_opts tto = { pos[1], npos > 2 ? pos[2] : NULL, debug_file, sysroot };
-		return tui_main(&tto);
-#else
-		fprintf(stderr, "beamcore: tui: built without ncursesw\n");
-		return EXIT_FAILED;
-#endif
+		c->given |= bit;
 	}
-	const struct analyzer *an = NULL;
-	if (npos > 0 && (an = analyzer_find(pos[0]))) {
-		pos++;
-		npos--;
-	} else {
-		an = analyzer_find("summary");
-	}
-	if (an->arg_name) {
-		if (npos < 2) {
-			fprintf(stderr, "beamcore: usage: beamcore %s %s TARGET [BEAM]\n", an->name,
-				an->arg_name);
-			return EXIT_USAGE;
-		}
-		ao.arg = pos[0];
-		pos++;
-		npos--;
-	}
-	if (npos < 1 || npos > 2) {
-		fprintf(stderr, npos < 1 ? "beamcore: no TARGET given\n" : "beamcore: too many arguments\n");
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	c->pos = argv + optind;
+	c->npos = argc - optind;
+	return -1;
+}
 
-	struct target_opts to = { pos[0], npos > 1 ? pos[1] : NULL, debug_file, sysroot };
+static const struct analyzer tui_command = {
+	.name = "tui",
+	.summary = "browse processes and every view in a terminal (ncurses); ? lists the keys",
+};
+
+static const struct analyzer *command_find(const char *name)
+{
+	return strcmp(name, "tui") == 0 ? &tui_command : analyzer_find(name);
+}
+
+/* The command named by the first word; summary when that word is a file (the
+ * default command); NULL (said, exit 64) when it is neither. */
+static const struct analyzer *take_command(struct cli *c)
+{
+	if (c->npos > 0) {
+		const struct analyzer *an = command_find(c->pos[0]);
+		if (an) {
+			c->pos++;
+			c->npos--;
+			return an;
+		}
+		/* `beamcore frobnicate core`: a word that is no file, followed by more
+		 * words, is a mistyped command, not a target */
+		struct stat st;
+		if (c->npos > 1 && !strchr(c->pos[0], '/') && stat(c->pos[0], &st) != 0) {
+			char vis[256];
+			fprintf(stderr, "beamcore: '%s' is not a beamcore command (see beamcore --help)\n",
+				utf8_visible(c->pos[0], vis, sizeof vis));
+			return NULL;
+		}
+	}
+	return analyzer_find("summary");
+}
+
+/* An option given that is not the command's: exit 64 saying so. */
+static int check_options(const struct cli *c, const struct analyzer *an)
+{
+	unsigned bad = c->given & ~an->opts;
+	for (size_t i = 0; i < NOPTDESCS; i++)
+		if (bad & optdescs[i].bit) {
+			fprintf(stderr, "beamcore: %s: --%s is not an option of %s (see beamcore help %s)\n",
+				an->name, optdescs[i].name, an->name, an->name);
+			return EXIT_USAGE;
+		}
+	return -1;
+}
+
+static void print_json(const struct analyzer *an, const struct vm *vm, const struct an_out *out)
+{
+	struct jw w;
+	jw_init(&w, stdout);
+	jw_obj(&w, NULL);
+	jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
+	jw_str(&w, "command", an->name);
+	jw_bool(&w, "complete", vm->ngaps == 0 && vm->gaps_dropped == 0);
+	json_target(&w, vm);
+	if (out->fields_key) {
+		jw_obj(&w, out->fields_key);
+		for (size_t i = 0; i < out->nfields; i++) {
+			const struct an_field *f = &out->fields[i];
+			if (f->kind == AF_STR)
+				jw_str(&w, f->key, f->s);
+			else if (f->kind == AF_U64)
+				jw_u64(&w, f->key, f->u);
+			else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
+				jw_null(&w, f->key);
+			else {
+				jw_arr(&w, f->key);
+				for (size_t k = 0; k < f->n; k++)
+					jw_str(&w, NULL, f->list[k]);
+				jw_arr_end(&w);
+			}
+		}
+		jw_obj_end(&w);
+	}
+	if (out->kv_key) {
+		jw_obj(&w, out->kv_key);
+		for (size_t i = 0; i < out->nkv; i++) {
+			if (out->kv[i].null)
+				jw_null(&w, out->kv[i].key);
+			else
+				jw_u64(&w, out->kv[i].key, out->kv[i].value);
+		}
+		jw_obj_end(&w);
+	}
+	for (size_t i = 0; i < out->ntables; i++)
+		render_table_json(&w, &out->tables[i]);
+	jw_arr(&w, "findings");
+	for (size_t i = 0; i < out->nfindings; i++)
+		jw_str(&w, NULL, out->findings[i]);
+	jw_arr_end(&w);
+	jw_arr(&w, "missing");
+	for (size_t i = 0; i < vm->ngaps; i++)
+		jw_str(&w, NULL, vm->gaps[i].what);
+	jw_arr_end(&w);
+	/* the list keeps the first gaps; the total counts every one */
+	jw_u64(&w, "missing_total", vm->ngaps + vm->gaps_dropped);
+	jw_obj_end(&w);
+}
+
+static void print_text(const struct analyzer *an, const struct vm *vm, const struct an_out *out)
+{
+	if (an->header)
+		text_header(stdout, vm);
+	for (size_t i = 0; i < out->nfindings; i++)
+		printf("* %s\n", out->findings[i]);
+	for (size_t i = 0; i < out->nfields; i++) {
+		const struct an_field *f = &out->fields[i];
+		char b[32];
+		char vis[4096];
+		if (f->kind == AF_STR)
+			printf("  %-18s %s\n", f->key, utf8_visible(f->s ? f->s : "", vis, sizeof vis));
+		else if (f->kind == AF_U64)
+			printf("  %-18s %s\n", f->key, fmt_count(f->u, b, sizeof b));
+		else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
+			printf("  %-18s %s\n", f->key, f->kind == AF_NULL ? "-" : "?");
+		else {
+			printf("\n%s\n", f->title ? f->title : f->key);
+			for (size_t k = 0; k < f->n; k++)
+				printf("  %s\n", f->list[k]);
+		}
+	}
+	if (out->nfields)
+		printf("\n");
+	if (out->nkv) {
+		char b[32];
+		if (out->kv_title)
+			printf("%s\n", out->kv_title);
+		for (size_t i = 0; i < out->nkv; i++)
+			printf("  %-16s %12s\n", out->kv[i].key,
+			       out->kv[i].null ? "?" : fmt_bytes(out->kv[i].value, b, sizeof b));
+		printf("\n");
+	}
+	for (size_t i = 0; i < out->ntables; i++) {
+		if (out->titles[i])
+			printf("%s\n", out->titles[i]);
+		render_table_text(stdout, &out->tables[i]);
+	}
+}
+
+/* The first ten gaps on stderr, and how many more; the exit code they make. */
+static int report_gaps(const struct vm *vm)
+{
+	char vis[4096];
+	for (size_t i = 0; i < vm->ngaps && i < 10; i++)
+		fprintf(stderr, "beamcore: partial: %s\n", utf8_visible(vm->gaps[i].what, vis, sizeof vis));
+	if (vm->ngaps + vm->gaps_dropped > 10)
+		fprintf(stderr, "beamcore: partial: ... and %zu more\n",
+			vm->ngaps + vm->gaps_dropped - 10);
+	return vm->ngaps || vm->gaps_dropped ? EXIT_PARTIAL : EXIT_COMPLETE;
+}
+
+static int run_analyzer(const struct analyzer *an, struct cli *c)
+{
+	struct target_opts to = { c->pos[0], c->npos > 1 ? c->pos[1] : NULL, c->debug_file, c->sysroot };
 	struct target *t;
 	bc_err *err = target_open(&to, &t);
 	if (err)
@@ -209,106 +391,17 @@ int main(int argc, char **argv)
 	}
 	struct vm *vm = target_vm(t);
 	struct an_out out = { 0 };
-	ao.json = json;
-	if ((err = an->run(vm, &ao, &out))) {
+	c->ao.json = c->json;
+	if ((err = an->run(vm, &c->ao, &out))) {
 		an_out_free(&out);
 		target_close(t);
 		return fail(err);
 	}
-
-	if (json) {
-		struct jw w;
-		jw_init(&w, stdout);
-		jw_obj(&w, NULL);
-		jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
-		jw_str(&w, "command", an->name);
-		jw_bool(&w, "complete", vm->ngaps == 0);
-		json_target(&w, vm);
-		if (out.fields_key) {
-			jw_obj(&w, out.fields_key);
-			for (size_t i = 0; i < out.nfields; i++) {
-				const struct an_field *f = &out.fields[i];
-				if (f->kind == AF_STR)
-					jw_str(&w, f->key, f->s);
-				else if (f->kind == AF_U64)
-					jw_u64(&w, f->key, f->u);
-				else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
-					jw_null(&w, f->key);
-				else {
-					jw_arr(&w, f->key);
-					for (size_t k = 0; k < f->n; k++)
-						jw_str(&w, NULL, f->list[k]);
-					jw_arr_end(&w);
-				}
-			}
-			jw_obj_end(&w);
-		}
-		if (out.kv_key) {
-			jw_obj(&w, out.kv_key);
-			for (size_t i = 0; i < out.nkv; i++) {
-				if (out.kv[i].null)
-					jw_null(&w, out.kv[i].key);
-				else
-					jw_u64(&w, out.kv[i].key, out.kv[i].value);
-			}
-			jw_obj_end(&w);
-		}
-		for (size_t i = 0; i < out.ntables; i++)
-			render_table_json(&w, &out.tables[i]);
-		jw_arr(&w, "findings");
-		for (size_t i = 0; i < out.nfindings; i++)
-			jw_str(&w, NULL, out.findings[i]);
-		jw_arr_end(&w);
-		jw_arr(&w, "missing");
-		for (size_t i = 0; i < vm->ngaps; i++)
-			jw_str(&w, NULL, vm->gaps[i].what);
-		jw_arr_end(&w);
-		jw_obj_end(&w);
-	} else {
-		if (an->header)
-			text_header(stdout, vm);
-		for (size_t i = 0; i < out.nfindings; i++)
-			printf("* %s\n", out.findings[i]);
-		for (size_t i = 0; i < out.nfields; i++) {
-			const struct an_field *f = &out.fields[i];
-			char b[32];
-			char vis[4096];
-			if (f->kind == AF_STR)
-				printf("  %-18s %s\n", f->key, utf8_visible(f->s ? f->s : "", vis, sizeof vis));
-			else if (f->kind == AF_U64)
-				printf("  %-18s %s\n", f->key, fmt_count(f->u, b, sizeof b));
-			else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
-				printf("  %-18s %s\n", f->key, f->kind == AF_NULL ? "-" : "?");
-			else {
-				printf("\n%s\n", f->title ? f->title : f->key);
-				for (size_t k = 0; k < f->n; k++)
-					printf("  %s\n", f->list[k]);
-			}
-		}
-		if (out.nfields)
-			printf("\n");
-		if (out.nkv) {
-			char b[32];
-			if (out.kv_title)
-				printf("%s\n", out.kv_title);
-			for (size_t i = 0; i < out.nkv; i++)
-				printf("  %-16s %12s\n", out.kv[i].key,
-				       out.kv[i].null ? "?" : fmt_bytes(out.kv[i].value, b, sizeof b));
-			printf("\n");
-		}
-		for (size_t i = 0; i < out.ntables; i++) {
-			if (out.titles[i])
-				printf("%s\n", out.titles[i]);
-			render_table_text(stdout, &out.tables[i]);
-		}
-	}
-	char vis[4096];
-	for (size_t i = 0; i < vm->ngaps && i < 10; i++)
-		fprintf(stderr, "beamcore: partial: %s\n", utf8_visible(vm->gaps[i].what, vis, sizeof vis));
-	if (vm->ngaps + vm->gaps_dropped > 10)
-		fprintf(stderr, "beamcore: partial: ... and %zu more\n",
-			vm->ngaps + vm->gaps_dropped - 10);
-	int rc = vm->ngaps || vm->gaps_dropped ? EXIT_PARTIAL : EXIT_COMPLETE;
+	if (c->json)
+		print_json(an, vm, &out);
+	else
+		print_text(an, vm, &out);
+	int rc = report_gaps(vm);
 	an_out_free(&out);
 	target_close(t);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -316,4 +409,69 @@ int main(int argc, char **argv)
 		return EXIT_FAILED;
 	}
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = { 0 };
+	int rc = parse_options(argc, argv, &c);
+	if (rc >= 0)
+		return rc;
+	if (c.version) {
+		printf("beamcore %s\n", BEAMCORE_VERSION);
+		return EXIT_COMPLETE;
+	}
+	if (c.npos > 0 && strcmp(c.pos[0], "help") == 0) {  /* beamcore help [COMMAND] */
+		if (c.npos == 1) {
+			usage(stdout);
+			return EXIT_COMPLETE;
+		}
+		const struct analyzer *an = command_find(c.pos[1]);
+		if (!an || c.npos > 2) {
+			char vis[256];
+			fprintf(stderr, "beamcore: help %s: %s\n", utf8_visible(c.pos[1], vis, sizeof vis),
+				an ? "one command at a time" : "not a beamcore command (see beamcore --help)");
+			return EXIT_USAGE;
+		}
+		command_usage(stdout, an);
+		return EXIT_COMPLETE;
+	}
+	if (c.help && (c.npos == 0 || !command_find(c.pos[0]))) {
+		usage(stdout);
+		return EXIT_COMPLETE;
+	}
+	const struct analyzer *an = take_command(&c);
+	if (!an)
+		return EXIT_USAGE;
+	if (c.help) {
+		command_usage(stdout, an);
+		return EXIT_COMPLETE;
+	}
+	if ((rc = check_options(&c, an)) >= 0)
+		return rc;
+	if (an->arg_name) {
+		if (c.npos < 2) {
+			fprintf(stderr, "beamcore: usage: beamcore %s %s TARGET [BEAM]\n", an->name,
+				an->arg_name);
+			return EXIT_USAGE;
+		}
+		c.ao.arg = c.pos[0];
+		c.pos++;
+		c.npos--;
+	}
+	if (c.npos < 1 || c.npos > 2) {
+		fprintf(stderr, c.npos < 1 ? "beamcore: no TARGET given\n" : "beamcore: too many arguments\n");
+		if (an == &tui_command)
+			fprintf(stderr, "beamcore: usage: beamcore tui TARGET [BEAM]\n");
+		else
+			usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (an == &tui_command) {  /* src/tui/ */
+		struct target_opts to = { c.pos[0], c.npos > 1 ? c.pos[1] : NULL, c.debug_file, c.sysroot };
+		return tui_main(&to);
+	}
+	if (an->check && (rc = an->check(&c.ao)) >= 0)
+		return rc;
+	return run_analyzer(an, &c);
 }

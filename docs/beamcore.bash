@@ -1,0 +1,39 @@
+# bash completion for beamcore(1)
+_beamcore()
+{
+	local cur prev cmd i
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	local cmds="summary procs proc ets binaries memory stacks threads nodes tui help"
+	cmd=
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break;; esac
+	done
+	case $prev in
+	--sort) COMPREPLY=($(compgen -W "total_heap_size memory heap_size stack_size message_queue_len reductions pid name status current_function" -- "$cur")); return;;
+	--weight) COMPREPLY=($(compgen -W "count memory total_heap_size message_queue_len binary" -- "$cur")); return;;
+	--top) return;;
+	--debug-file) COMPREPLY=($(compgen -f -- "$cur")); return;;
+	--sysroot) COMPREPLY=($(compgen -d -- "$cur")); return;;
+	esac
+	if [[ $cur == -* ]]; then
+		local opts="--debug-file --sysroot --help"
+		case $cmd in
+		procs) opts+=" --json --sort --top";;
+		stacks) opts+=" --json --top --folded --weight --by-status";;
+		proc|threads) opts+=" --json";;
+		tui|help) ;;
+		*) opts+=" --json --top";;
+		esac
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		return
+	fi
+	if [[ -z $cmd ]]; then
+		COMPREPLY=($(compgen -W "$cmds" -- "$cur") $(compgen -f -- "$cur"))
+	elif [[ $cmd == help ]]; then
+		COMPREPLY=($(compgen -W "$cmds" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+complete -F _beamcore beamcore

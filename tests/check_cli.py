@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Commands own their options (issue 11): an unknown command, an option that is
+not the command's, a bad value or a loose pid exit 64 with one line saying so;
+help CMD and CMD --help; proc by registered name; `meson install` yields the
+binary, the man page and the bash completion.
+Usage: check_cli.py BEAMCORE BUILD_DIR [FIXTURE] (a crash dump fixture under
+$BEAMCORE_FIXTURES, e.g. otp25-dump; the cases needing it skip without it)."""
+import os, subprocess, sys, tempfile
+
+failures = []
+
+def run(args):
+    r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    return r.returncode, r.stdout, r.stderr
+
+def check(what, args, want_rc, want_err=None, want_out=None):
+    rc, out, err = run(args)
+    ok = rc == want_rc and (want_err is None or (want_err in err and len(err.strip().splitlines()) == 1)) \
+        and (want_out is None or want_out in out)
+    print(f"{'ok  ' if ok else 'FAIL'} {what}: exit {rc}" + ("" if ok else f" (want {want_rc}) {err.strip()[:300]!r}"))
+    if not ok:
+        failures.append(what)
+
+def main():
+    bc, build = sys.argv[1], sys.argv[2]
+    check("help", [bc, "help"], 0, None, "beamcore help COMMAND")
+    check("help procs", [bc, "help", "procs"], 0, None, "--sort FIELD")
+    check("procs --help", [bc, "procs", "--help"], 0, None, "usage: beamcore procs")
+    check("help proc names what PID may be", [bc, "help", "proc"], 0, None, "registered name")
+    check("help of no command", [bc, "help", "frobnicate"], 64, "not a beamcore command")
+    check("tui --json", [bc, "tui", "--json", "x"], 64, "not an option of tui")
+    dump = None
+    if len(sys.argv) > 3:
+        p = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), sys.argv[3], "erl_crash.dump")
+        dump = p if os.path.exists(p) else None
+    if dump:
+        check("unknown command", [bc, "frobnicate", dump], 64, "'frobnicate' is not a beamcore command")
+        check("ets --folded --weight bogus", [bc, "ets", dump, "--folded", "--weight", "bogus"], 64,
+              "--folded is not an option of ets")
+        check("summary --sort bogus", [bc, "summary", dump, "--sort", "bogus"], 64,
+              "--sort is not an option of summary")
+        check("summary --sort (default command)", [bc, dump, "--sort", "memory"], 64,
+              "--sort is not an option of summary")
+        check("stacks --weight bogus", [bc, "stacks", dump, "--weight", "bogus"], 64, "--weight bogus")
+        check("procs --top without a value", [bc, "procs", dump, "--top"], 64, "needs a value")
+        check("proc 0.84.0", [bc, "proc", "0.84.0", dump], 64, "neither a local pid")
+        check("proc <0.84.0>x", [bc, "proc", "<0.84.0>x", dump], 64, "not a local pid")
+        check("proc <0.99999999999.0>", [bc, "proc", "<0.99999999999.0>", dump], 64, "not a local pid")
+        check("proc <0.84.0 (no >)", [bc, "proc", "<0.84.0", dump], 64, "not a local pid")
+        check("proc <1.84.0> (not local)", [bc, "proc", "<1.84.0>", dump], 64, "not a local pid")
+        check("proc code_server", [bc, "proc", "code_server", dump], 0, None, "code_server")
+        check("proc 'code_server' quoted", [bc, "proc", "'code_server'", dump], 0, None, "code_server")
+        check("proc of no registered name", [bc, "proc", "no_such_name", dump], 2, "no process registered")
+        check("procs still sorts", [bc, "procs", dump, "--sort", "memory", "--top", "2"], 0)
+        check("stacks owns --folded --weight", [bc, "stacks", dump, "--folded", "--weight", "memory"], 0)
+    else:
+        print("SKIP: fixture cases (no dump fixture)")
+    # meson install into a temporary directory
+    with tempfile.TemporaryDirectory(prefix="beamcore-install.") as d:
+        r = subprocess.run(["meson", "install", "-C", build, "--no-rebuild", "--destdir", d],
+                           capture_output=True, text=True, timeout=300)
+        found = {os.path.relpath(os.path.join(root, f), d)
+                 for root, _, files in os.walk(d) for f in files}
+        for want in ["bin/beamcore", "share/man/man1/beamcore.1",
+                     "share/bash-completion/completions/beamcore"]:
+            ok = r.returncode == 0 and any(f.endswith(want) for f in found)
+            print(f"{'ok  ' if ok else 'FAIL'} meson install: {want}")
+            if not ok:
+                failures.append(f"install {want}: {r.stderr[-300:]} {sorted(found)}")
+        man = [os.path.join(d, f) for f in found if f.endswith("man1/beamcore.1")]
+        if man and subprocess.run(["sh", "-c", "command -v man"], capture_output=True).returncode == 0:
+            r = subprocess.run(["man", "-l", man[0]], capture_output=True, text=True,
+                               env={**os.environ, "MANPAGER": "cat", "PAGER": "cat"})
+            ok = r.returncode == 0 and "beamcore" in r.stdout
+            print(f"{'ok  ' if ok else 'FAIL'} man -l beamcore.1 renders")
+            if not ok:
+                failures.append("man page does not render")
+    print(f"{len(failures)} failures" if failures else "all ok")
+    sys.exit(1 if failures else 0)
+
+main()

@@ -8,13 +8,13 @@
 enum { C_ID, C_NAME, C_NAMED, C_OWNER, C_OWNER_NAME, C_TYPE, C_PROT, C_SIZE, C_MEMORY };
 
 static const struct rcol cols[] = {
-	[C_ID] = { "id", "ID", RC_STR, 0 },
+	[C_ID] = { "id", "ID", RC_STR, RCOL_BROWSE_LAST },  /* #Ref<...>: 38 columns */
 	[C_NAME] = { "name", "NAME", RC_STR, RCOL_WIDE },
-	[C_NAMED] = { "named_table", "NAMED", RC_BOOL, 0 },
+	[C_NAMED] = { "named_table", "NAMED", RC_BOOL, RCOL_BROWSE_LAST },
 	[C_OWNER] = { "owner", "OWNER", RC_STR, 0 },
 	[C_OWNER_NAME] = { "owner_name", "OWNER NAME", RC_STR, RCOL_WIDE },
 	[C_TYPE] = { "type", "TYPE", RC_STR, 0 },
-	[C_PROT] = { "protection", "PROTECTION", RC_STR, 0 },
+	[C_PROT] = { "protection", "PROTECTION", RC_STR, RCOL_BROWSE_LAST },
 	[C_SIZE] = { "size", "SIZE", RC_U64, 0 },
 	[C_MEMORY] = { "memory", "MEMORY", RC_WORDS_AS_BYTES, 0 },
 };

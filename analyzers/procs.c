@@ -6,8 +6,11 @@
 #include "analyzer.h"
 #include "target.h"
 
-enum { C_PID, C_NAME, C_REGNAME, C_INITIAL, C_MEMORY, C_THS, C_HEAP, C_STACK, C_MSGQ,
-       C_REDS, C_STATUS, C_CURRENT, C_NLINKS, C_NMONITORS, C_NMONITORED };
+/* the columns: enum procs_col of analyzer.h (the browser picks them by it) */
+enum { C_PID = PC_PID, C_NAME = PC_NAME, C_REGNAME = PC_REGNAME, C_INITIAL = PC_INITIAL,
+       C_MEMORY = PC_MEMORY, C_THS = PC_THS, C_HEAP = PC_HEAP, C_STACK = PC_STACK, C_MSGQ = PC_MSGQ,
+       C_REDS = PC_REDS, C_STATUS = PC_STATUS, C_CURRENT = PC_CURRENT, C_NLINKS = PC_NLINKS,
+       C_NMONITORS = PC_NMONITORS, C_NMONITORED = PC_NMONITORED };
 
 static const struct rcol cols[] = {
 	[C_PID] = { "pid", "PID", RC_STR, 0 },
@@ -35,20 +38,40 @@ struct sort_key {
 	size_t off;
 	uint32_t unknown_bit;
 	int text;
+	int col;              /* the column it sorts (enum procs_col) */
 };
 
 static const struct sort_key keys[] = {
-	{ "total_heap_size", offsetof(struct vm_proc, total_heap_size), VPF_TOTAL_HEAP_SIZE, TK_NONE },
-	{ "memory", offsetof(struct vm_proc, memory), VPF_MEMORY, TK_NONE },
-	{ "heap_size", offsetof(struct vm_proc, heap_size), VPF_HEAP_SIZE, TK_NONE },
-	{ "stack_size", offsetof(struct vm_proc, stack_size), VPF_STACK_SIZE, TK_NONE },
-	{ "message_queue_len", offsetof(struct vm_proc, message_queue_len), VPF_MESSAGE_QUEUE_LEN, TK_NONE },
-	{ "reductions", offsetof(struct vm_proc, reductions), VPF_REDUCTIONS, TK_NONE },
-	{ "pid", 0, 0, TK_PID },
-	{ "name", 0, VPF_REGISTERED_NAME, TK_NAME },
-	{ "status", 0, 0, TK_STATUS },
-	{ "current_function", 0, VPF_CURRENT_FUNCTION, TK_CURRENT },
+	{ "total_heap_size", offsetof(struct vm_proc, total_heap_size), VPF_TOTAL_HEAP_SIZE, TK_NONE, C_THS },
+	{ "memory", offsetof(struct vm_proc, memory), VPF_MEMORY, TK_NONE, C_MEMORY },
+	{ "heap_size", offsetof(struct vm_proc, heap_size), VPF_HEAP_SIZE, TK_NONE, C_HEAP },
+	{ "stack_size", offsetof(struct vm_proc, stack_size), VPF_STACK_SIZE, TK_NONE, C_STACK },
+	{ "message_queue_len", offsetof(struct vm_proc, message_queue_len), VPF_MESSAGE_QUEUE_LEN,
+	  TK_NONE, C_MSGQ },
+	{ "reductions", offsetof(struct vm_proc, reductions), VPF_REDUCTIONS, TK_NONE, C_REDS },
+	{ "pid", 0, 0, TK_PID, C_PID },
+	{ "name", 0, VPF_REGISTERED_NAME, TK_NAME, C_NAME },
+	{ "status", 0, 0, TK_STATUS, C_STATUS },
+	{ "current_function", 0, VPF_CURRENT_FUNCTION, TK_CURRENT, C_CURRENT },
 };
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+int procs_sort_col(const char *name)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return keys[i].col;
+	return -1;
+}
+
+const char *procs_sort_names(void)
+{
+	static char list[256];
+	if (!list[0])
+		for (size_t i = 0, o = 0; i < NKEYS && o < sizeof list; i++)
+			o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "", keys[i].name);
+	return list;
+}
 
 static int strcmp0(const char *a, const char *b)
 {
@@ -212,14 +235,11 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 /* --sort FIELD: the key, NULL when FIELD names none */
 static const struct sort_key *sort_key(const char *sort)
 {
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+	for (size_t i = 0; i < NKEYS; i++)
 		if (strcmp(keys[i].name, sort) == 0)
 			return &keys[i];
 	return NULL;
 }
-
-#define SORT_KEYS "one of total_heap_size, memory, heap_size, stack_size, message_queue_len, " \
-		  "reductions, pid, name, status, current_function"
 
 bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
 		    struct rtable *t, void **priv)
@@ -227,7 +247,7 @@ bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const cha
 	const struct sort_key *key = &keys[0];
 	if (sort) {
 		if (!(key = sort_key(sort)))
-			return bc_error(BC_EUSAGE, "--sort %s: " SORT_KEYS, sort);
+			return bc_error(BC_EUSAGE, "--sort %s: one of %s", sort, procs_sort_names());
 	}
 	struct ctx *c = malloc(sizeof *c + vm->nprocs * sizeof c->order[0]);
 	if (!c)
@@ -262,7 +282,7 @@ static int check(const struct an_opts *o)
 {
 	if (!o->sort || sort_key(o->sort))
 		return -1;
-	fprintf(stderr, "beamcore: --sort %s: " SORT_KEYS "\n", o->sort);
+	fprintf(stderr, "beamcore: --sort %s: one of %s\n", o->sort, procs_sort_names());
 	return 64;
 }
 

@@ -30,9 +30,7 @@ static const struct optdesc {
 	unsigned bit;  /* AO_*; 0: every command's */
 } optdescs[] = {
 	{ "json", NULL, "machine-readable output (schema in docs/json.md)", AO_JSON },
-	{ "sort", "FIELD", "total_heap_size (default), memory, heap_size, stack_size,\n"
-			   "message_queue_len, reductions; pid, name, status,\n"
-			   "current_function (ascending)", AO_SORT },
+	{ "sort", "FIELD", NULL /* procs_sort_names() */, AO_SORT },
 	{ "top", "N", "only the first N rows", AO_TOP },
 	{ "folded", NULL, "folded lines for flamegraph.pl / speedscope", AO_FOLDED },
 	{ "weight", "W", "what a group weighs: count (default), memory,\n"
@@ -53,6 +51,11 @@ static void option_lines(FILE *f, unsigned mask)
 		char head[40];
 		snprintf(head, sizeof head, "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
 		fprintf(f, "  %-18s ", head);
+		if (!d->help) {  /* --sort: the keys as procs knows them; numbers largest first */
+			fprintf(f, "one of %s\n  %-18s (the first is the default; numbers largest first,\n"
+				"  %-18s text ascending)\n", procs_sort_names(), "", "");
+			continue;
+		}
 		for (const char *l = d->help; *l;) {
 			const char *nl = strchr(l, '\n');
 			int n = nl ? (int)(nl - l) : (int)strlen(l);

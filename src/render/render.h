@@ -9,7 +9,9 @@
 
 enum rcol_kind { RC_STR, RC_U64, RC_BYTES, RC_WORDS, RC_WORDS_AS_BYTES, RC_BOOL,
 		 RC_LIST /* u items, fetched with rtable.item: a JSON array of strings */ };
-enum { RCOL_TEXT_ONLY = 1, RCOL_JSON_ONLY = 2, RCOL_LEFT = 4, RCOL_WIDE = 8 };
+/* RCOL_BROWSE_LAST: the browser (src/tui) shows it after the others (a long
+ * identifier that would push the numbers off an 80-column screen) */
+enum { RCOL_TEXT_ONLY = 1, RCOL_JSON_ONLY = 2, RCOL_LEFT = 4, RCOL_WIDE = 8, RCOL_BROWSE_LAST = 16 };
 
 struct rcol {
 	const char *json;     /* JSON key (Erlang's own names) */

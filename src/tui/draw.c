@@ -119,7 +119,7 @@ void ui_header(const struct ui *u)
 		snprintf(mem, sizeof mem, "?");
 	snprintf(line, sizeof line, "OTP %s | %s | %s | %s procs | %s total%s",
 		 vm->otp_release[0] ? vm->otp_release : "?", vm->node ? vm->node : "?", death,
-		 fmt_count(vm->nprocs, n, sizeof n), mem, vm->ngaps ? " | partial" : "");
+		 fmt_count(vm->nprocs, n, sizeof n), mem, vm->ngaps || vm->gaps_dropped ? " | partial (? says what)" : "");
 	bar(0, u, line);
 }
 

@@ -140,18 +140,52 @@ static const struct seg *seg_of(const struct pane *p, size_t line)
 }
 
 /* A table's header (r == -1) or row r as one line. */
-static const char *row_text(const struct pane *p, size_t t, size_t r, char *out, size_t len)
+#define MIN_WIDE 12       /* a wide column shrinks to this on a narrow screen */
+
+/* The widths for a screen of `cols` columns: the wide columns (names) give way,
+ * widest first, so that the numbers fit; the columns shown last do not count. */
+static void fit_widths(const struct rtable *tb, const int *w0, int cols, int *w)
+{
+	int total = 0;
+	for (size_t c = 0; c < tb->ncols; c++) {
+		w[c] = w0[c];
+		if (shown(&tb->cols[c]) && !(tb->cols[c].flags & RCOL_BROWSE_LAST))
+			total += w[c] + 2;
+	}
+	while (total - 2 > cols) {
+		size_t widest = tb->ncols;
+		for (size_t c = 0; c < tb->ncols; c++)
+			if (shown(&tb->cols[c]) && (tb->cols[c].flags & RCOL_WIDE) && w[c] > MIN_WIDE &&
+			    (widest == tb->ncols || w[c] > w[widest]))
+				widest = c;
+		if (widest == tb->ncols)
+			return;
+		w[widest]--;
+		total--;
+	}
+}
+
+static const char *row_text(const struct pane *p, size_t t, size_t r, int cols, char *out, size_t len)
 {
 	const struct rtable *tb = &p->out.tables[t];
+	int wbuf[64];
 	const int *w = p->widths[t];
+	if (w && !tb->plain && tb->ncols <= 64) {
+		fit_widths(tb, w, cols, wbuf);
+		w = wbuf;
+	}
 	char cell[1024], pad[2048];
 	size_t o = 0, last = 0;
-	for (size_t c = 0; c < tb->ncols; c++)
-		if (shown(&tb->cols[c]))
+	/* two passes: the columns in order, then those the browser shows last */
+	for (size_t k = 0; k < 2 * tb->ncols; k++) {
+		size_t c = k % tb->ncols;
+		if (shown(&tb->cols[c]) && !(tb->cols[c].flags & RCOL_BROWSE_LAST) == (k < tb->ncols))
 			last = c;
+	}
 	out[0] = '\0';
-	for (size_t c = 0; w && c < tb->ncols && o < len; c++) {
-		if (!shown(&tb->cols[c]))
+	for (size_t k = 0; w && k < 2 * tb->ncols && o < len; k++) {
+		size_t c = k % tb->ncols;
+		if (!shown(&tb->cols[c]) || !(tb->cols[c].flags & RCOL_BROWSE_LAST) != (k < tb->ncols))
 			continue;
 		const char *s = r == (size_t)-1 ? tb->cols[c].title : ui_cell(tb, r, c, cell, sizeof cell);
 		if (!tb->plain && c != last)
@@ -163,7 +197,7 @@ static const char *row_text(const struct pane *p, size_t t, size_t r, char *out,
 	return out;
 }
 
-static const char *line_text(const struct pane *p, size_t line, char *out, size_t len)
+static const char *line_text(const struct pane *p, size_t line, int cols, char *out, size_t len)
 {
 	const struct seg *s = seg_of(p, line);
 	const struct an_out *o = &p->out;
@@ -186,8 +220,8 @@ static const char *line_text(const struct pane *p, size_t line, char *out, size_
 		snprintf(out, len, "  %-16s %12s", o->kv[k].key,
 			 o->kv[k].null ? "?" : fmt_bytes(o->kv[k].value, b, sizeof b));
 		return out;
-	case S_THEAD: return row_text(p, s->a, (size_t)-1, out, len);
-	case S_TROW: return row_text(p, s->a, k, out, len);
+	case S_THEAD: return row_text(p, s->a, (size_t)-1, cols, out, len);
+	case S_TROW: return row_text(p, s->a, k, cols, out, len);
 	}
 	return "";
 }
@@ -214,7 +248,7 @@ static void draw(struct view *v, struct ui *u)
 			attron(A_REVERSE);
 		if (ul)
 			attron(A_UNDERLINE);
-		int x = ui_put(2 + i, 0, u->cols, line_text(p, k, buf, sizeof buf), p->hx);
+		int x = ui_put(2 + i, 0, u->cols, line_text(p, k, u->cols, buf, sizeof buf), p->hx);
 		if (hl)
 			for (; x < u->cols; x++)
 				addch(' ');
@@ -298,10 +332,20 @@ struct view *pane_new(struct ui *u, const char *analyzer, const char *arg, const
 		return NULL;
 	}
 	p->v = (struct view){
-		.footer = "jk/arrows PgUp/PgDn Home/End <> scroll  Enter open pid  p procs  Esc/q back",
+		.footer = "arrows PgUp/PgDn Home/End <> scroll  Enter open pid  ? keys  Esc/q back",
+		.help = "Up/Down, j/k, PgUp/PgDn, Home/End   move\n"
+			"Left/Right, h/l   scroll sideways (wide tables)\n"
+			"Enter      open the process the line names (a pid, an owner)\n",
 		.draw = draw, .key = key, .free = pane_free,
 	};
 	snprintf(p->title, sizeof p->title, "%s", title);
 	layout(p);
+	/* a view that is only tables starts on its first row, not on a heading */
+	if (!p->out.nfindings && !p->out.nfields && !p->out.nkv)
+		for (size_t i = 0; i < p->nsegs; i++)
+			if (p->segs[i].kind == S_TROW) {
+				p->cur = p->segs[i].first;
+				break;
+			}
 	return &p->v;
 }

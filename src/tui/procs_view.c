@@ -13,7 +13,7 @@
 
 #include "tui/ui.h"
 
-/* procs_table's sort keys, in the order `s` cycles them */
+/* procs_table's sort keys (analyzers/procs.c), in the order `s` cycles them */
 static const char *const sorts[] = { "memory", "total_heap_size", "message_queue_len",
 				     "reductions", "heap_size", "stack_size", "pid", "name",
 				     "status", "current_function" };
@@ -22,29 +22,31 @@ static const char *const sorts[] = { "memory", "total_heap_size", "message_queue
 #define TOP_ROWS 512        /* rows a lazy sort puts in order first */
 #define LAZY_FROM 10000     /* lists at least this long are sorted lazily */
 
+/* The columns shown, each one of procs_table's (enum procs_col); D_THS shows
+ * heap_size or stack_size instead when the list is sorted by one of them (a
+ * list is never sorted on a column it does not show). */
 enum { D_PID, D_NAME, D_MEM, D_THS, D_MSGQ, D_REDS, D_STATUS, D_CUR, ND };
 static const struct {
-	const char *title;    /* the procs table's column title */
-	const char *head;     /* ours */
+	int col;              /* enum procs_col */
+	const char *head;
 	int width, right;     /* width 0: shares what is left */
-	int sort;             /* index into sorts, -1: none */
 } dcols[ND] = {
-	[D_PID] = { "PID", "PID", 11, 0, 6 },
-	[D_NAME] = { "NAME/INITIAL CALL", "NAME/INITIAL CALL", 0, 0, 7 },
-	[D_MEM] = { "MEMORY", "MEMORY", 7, 1, 0 },
-	[D_THS] = { "TOTAL_HEAP", "TOT_HEAP", 9, 1, 1 },
-	[D_MSGQ] = { "MSGQ", "MSGQ", 7, 1, 2 },
-	[D_REDS] = { "REDS", "REDS", 11, 1, 3 },
-	[D_STATUS] = { "STATUS", "STATUS", 8, 0, 8 },
-	[D_CUR] = { "CURRENT FUNCTION", "CURRENT FUNCTION", 0, 0, 9 },
+	[D_PID] = { PC_PID, "PID", 11, 0 },
+	[D_NAME] = { PC_NAME, "NAME/INITIAL CALL", 0, 0 },
+	[D_MEM] = { PC_MEMORY, "MEMORY", 7, 1 },
+	[D_THS] = { PC_THS, "TOT_HEAP", 9, 1 },
+	[D_MSGQ] = { PC_MSGQ, "MSGQ", 7, 1 },
+	[D_REDS] = { PC_REDS, "REDS", 11, 1 },
+	[D_STATUS] = { PC_STATUS, "STATUS", 9, 0 },  /* "suspended", "exiting", ... */
+	[D_CUR] = { PC_CURRENT, "CURRENT FUNCTION", 0, 0 },
 };
 
 struct pv {
 	struct view v;
 	struct rtable t;
 	void *priv;
-	size_t col[ND];       /* dcols -> t.cols */
 	int sort;
+	int sortcol;          /* the column sorts[sort] sorts (enum procs_col) */
 	int full;             /* t holds every process, not only the first TOP_ROWS */
 	size_t total;         /* processes in the list */
 	uint32_t *rows;       /* the rows the filter kept; NULL: all */
@@ -60,6 +62,23 @@ static size_t nrows(const struct pv *p)
 	return p->rows ? p->nrows : p->t.nrows;
 }
 
+/* the procs_table column display column d shows */
+static size_t col(const struct pv *p, int d)
+{
+	if (d == D_THS && (p->sortcol == PC_HEAP || p->sortcol == PC_STACK))
+		return (size_t)p->sortcol;
+	return (size_t)dcols[d].col;
+}
+
+static const char *head(const struct pv *p, int d)
+{
+	if (d == D_THS && p->sortcol == PC_HEAP)
+		return "HEAP";
+	if (d == D_THS && p->sortcol == PC_STACK)
+		return "STACK";
+	return dcols[d].head;
+}
+
 static size_t row(const struct pv *p, size_t i)
 {
 	return p->rows ? p->rows[i] : i;
@@ -70,7 +89,7 @@ static int matches(const struct pv *p, size_t r)
 	static const int fcols[] = { D_PID, D_NAME, D_CUR };
 	char buf[512];
 	for (size_t i = 0; i < 3; i++)
-		if (strcasestr(ui_cell(&p->t, r, p->col[fcols[i]], buf, sizeof buf), p->filter))
+		if (strcasestr(ui_cell(&p->t, r, col(p, fcols[i]), buf, sizeof buf), p->filter))
 			return 1;
 	return 0;
 }
@@ -119,12 +138,9 @@ static int resort(struct pv *p, struct ui *u, int sort, int full)
 	p->t = t;
 	p->priv = priv;
 	p->sort = sort;
+	p->sortcol = procs_sort_col(sorts[sort]);
 	p->full = t.nrows == u->vm->nprocs;
 	p->total = u->vm->nprocs;
-	for (int d = 0; d < ND; d++)
-		for (size_t c = 0; c < t.ncols; c++)
-			if (t.cols[c].title && strcmp(t.cols[c].title, dcols[d].title) == 0)
-				p->col[d] = c;
 	free(p->rows);
 	p->rows = NULL;
 	refilter(p, 0);
@@ -171,9 +187,9 @@ static void line(const struct pv *p, const struct ui *u, int y, size_t r, const 
 	for (int d = 0; d < ND && o < sizeof out; d++) {
 		if (w[d] < 0)
 			continue;
-		const char *s = r == (size_t)-1 ? dcols[d].head
-						: ui_cell(&p->t, r, p->col[d], cell, sizeof cell);
-		if (r == (size_t)-1 && dcols[d].sort == p->sort) {
+		const char *s = r == (size_t)-1 ? head(p, d)
+						: ui_cell(&p->t, r, col(p, d), cell, sizeof cell);
+		if (r == (size_t)-1 && (int)col(p, d) == p->sortcol) {
 			/* v: largest first (numbers); ^: ascending (text) */
 			snprintf(cell, sizeof cell, "%s%s", dcols[d].right ? "v" : "^", s);
 			s = cell;
@@ -275,7 +291,14 @@ static enum ui_act key(struct view *v, struct ui *u, int ch)
 	case KEY_NPAGE: p->cur = n && p->cur + page >= n ? n - 1 : n ? p->cur + page : 0; break;
 	case KEY_HOME: p->cur = 0; break;
 	case KEY_END: p->cur = n ? n - 1 : 0; break;
-	case '/': p->editing = 1; break;
+	case '/':  /* a new filter (Esc drops it, Backspace edits it) */
+		p->editing = 1;
+		if (p->flen) {
+			p->flen = 0;
+			p->filter[0] = '\0';
+			refilter(p, 0);
+		}
+		break;
 	case 's': case KEY_F(6): resort(p, u, (p->sort + 1) % (int)NSORTS, 0); break;
 	case 'M': resort(p, u, 0, 0); break;
 	case 'T': resort(p, u, 1, 0); break;
@@ -286,7 +309,7 @@ static enum ui_act key(struct view *v, struct ui *u, int ch)
 		if (!n)
 			break;
 		snprintf(u->want_pid, sizeof u->want_pid, "%s",
-			 ui_cell(&p->t, row(p, p->cur), p->col[D_PID], buf, sizeof buf));
+			 ui_cell(&p->t, row(p, p->cur), PC_PID, buf, sizeof buf));
 		return ACT_OPEN_PROC;
 	}
 	default: return ACT_UNHANDLED;
@@ -308,8 +331,16 @@ struct view *procs_view_new(struct ui *u)
 	if (!p)
 		return NULL;
 	p->v = (struct view){
-		.footer = "Enter open /filter s sort u sum e ets b bins a mem g stacks "
-			  "n thr d dist q quit",
+		.footer = "Enter open / filter s sort u e b a g n d views ? keys q quit",
+		.help = "Up/Down, j/k, PgUp/PgDn, Home/End   move\n"
+			"Enter      open the process under the cursor\n"
+			"/          filter by pid, name or current function (a new one;\n"
+			"           Enter keeps it, Esc drops it)\n"
+			"s, F6      next sort key: memory, total_heap_size, message_queue_len,\n"
+			"           reductions, heap_size, stack_size, pid, name, status,\n"
+			"           current_function (the sorted column is marked v or ^)\n"
+			"M T Q R    sort by memory, total heap, message queue, reductions\n"
+			"q          quit\n",
 		.draw = draw, .key = key, .free = pv_free,
 	};
 	if (resort(p, u, 0, 0) < 0) {

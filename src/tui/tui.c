@@ -7,7 +7,10 @@
  * process list quits). */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
+#include <errno.h>
 #include <locale.h>
+#include <poll.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,19 @@ static const struct {
 	{ 'd', "nodes", "Connected nodes (distribution)" },
 };
 #define NVIEWS (sizeof views / sizeof views[0])
+
+/* the keys every view has, for the ? help */
+static const char global_keys[] =
+	"p          back to the process list\n"
+	"u          summary\n"
+	"e          ETS tables\n"
+	"b          binary holders\n"
+	"a          memory and allocators\n"
+	"g          stack groups\n"
+	"n          native threads\n"
+	"d          connected nodes\n"
+	"?          this help (any key closes it)\n"
+	"Esc, q     back (q on the process list quits)\n";
 
 static unsigned needs(void)
 {
@@ -79,15 +95,51 @@ static void push(struct view **stack, int *depth, struct view *v)
 	stack[(*depth)++] = v;
 }
 
-static void loop(struct ui *u, struct target *t, struct view **stack, int depth)
+/* getch() returned ERR with blocking input: a signal, or the input is gone
+ * (end of file, a hung-up terminal) and every later getch() would return ERR
+ * at once: a loop at 100% CPU. True when the input is gone. */
+static int input_gone(void)
 {
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	int n = poll(&pfd, 1, 0);
+	if (n < 0)
+		return errno != EINTR;
+	if (n == 0)
+		return 0;
+	if (pfd.revents & (POLLERR | POLLNVAL | POLLHUP))
+		return 1;
+	char c;  /* readable: end of file reads 0 bytes (a byte read is dropped) */
+	ssize_t r = read(STDIN_FILENO, &c, 1);
+	return r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN);
+}
+
+/* Returns 0 on q, 1 when the input ended. */
+static int loop(struct ui *u, struct target *t, struct view **stack, int depth)
+{
+	unsigned errs = 0;
 	for (;;) {
 		struct view *v = stack[depth - 1];
 		draw(u, v);
 		u->msg[0] = '\0';
 		int ch = getch();
-		if (ch == KEY_RESIZE || ch == ERR)
+		if (ch == ERR) {
+			/* never spin: gone input ends the browser; ERRs without it back off */
+			if (input_gone() || ++errs > 1000) {
+				while (depth > 1) {
+					depth--;
+					stack[depth]->free(stack[depth]);
+				}
+				return 1;
+			}
 			continue;
+		}
+		errs = 0;
+		if (ch == KEY_RESIZE)
+			continue;
+		if (ch == '?' && !v->is_help) {  /* the keys of this view */
+			push(stack, &depth, help_new(u, v, global_keys));
+			continue;
+		}
 		enum ui_act a = v->key(v, u, ch);
 		if (a == ACT_OPEN_PROC) {
 			char title[96];
@@ -96,12 +148,17 @@ static void loop(struct ui *u, struct target *t, struct view **stack, int depth)
 				push(stack, &depth, pane_new(u, "proc", u->want_pid, title));
 			continue;
 		}
+		if (a == ACT_CLOSE) {
+			v->free(v);
+			depth--;
+			continue;
+		}
 		if (a != ACT_UNHANDLED)
 			continue;
 		if (ch == 'q' || ch == 27) {
 			if (depth == 1) {
 				if (ch == 'q')
-					return;
+					return 0;
 				continue;
 			}
 			v->free(v);
@@ -148,9 +205,10 @@ int tui_main(const struct target_opts *o)
 	curs_set(0);
 	struct view *stack[MAX_DEPTH];
 	stack[0] = procs_view_new(&u);
-	if (stack[0])
-		loop(&u, t, stack, 1);
+	int gone = stack[0] ? loop(&u, t, stack, 1) : 0;
 	endwin();
+	if (gone)
+		fprintf(stderr, "beamcore: tui: end of input\n");
 	if (stack[0])
 		stack[0]->free(stack[0]);
 	else

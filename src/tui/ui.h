@@ -10,6 +10,7 @@ enum ui_act {
 	ACT_NONE,        /* handled */
 	ACT_UNHANDLED,   /* not the view's key: the global keys get it */
 	ACT_OPEN_PROC,   /* open ui.want_pid */
+	ACT_CLOSE,       /* pop this view */
 };
 
 struct ui {
@@ -21,6 +22,8 @@ struct ui {
 
 struct view {
 	const char *footer;  /* the keys, for the footer line */
+	const char *help;    /* the view's own keys for ?, one "key  what" a line */
+	int is_help;
 	void (*draw)(struct view *v, struct ui *u);
 	enum ui_act (*key)(struct view *v, struct ui *u, int ch);
 	void (*free)(struct view *v);
@@ -41,6 +44,9 @@ void ui_footer(const struct ui *u, const char *keys);
 
 /* procs_view.c: the process list (the top view) */
 struct view *procs_view_new(struct ui *u);
+/* help.c: the keys of view v (its help, then global), and what "partial" in
+ * the header means with the gaps that made it */
+struct view *help_new(struct ui *u, const struct view *v, const char *global);
 /* pane.c: any analyzer's output in a scrollable pane (arg: its an_opts.arg) */
 struct view *pane_new(struct ui *u, const char *analyzer, const char *arg, const char *title);
 

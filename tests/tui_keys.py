@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The browser's fixed defects (issue 11), driven through tmux at 80x24 and
+120x40: the input at end of file ends it (it used to spin at 100% CPU for
+ever); a table view's cursor starts on its first row, not the heading; `/`
+again starts a new filter; STATUS shows `suspended` whole; the ETS view shows
+SIZE and MEMORY (the long #Ref id last); sorting by heap_size or stack_size
+shows that column; `?` lists the keys of the current view; on a partial target
+(a cut dump) the header's `partial` is explained by `?`.
+Usage: tui_keys.py BEAMCORE FIXTURE TARGET. Skips (77) without tmux or fixture."""
+import os, shutil, subprocess, sys, tempfile, time
+from fixture import Fixture, SKIP
+import tui_browse
+from tui_browse import Term, lines, rows
+
+def main():
+    fx = Fixture(sys.argv)
+    if not shutil.which("tmux"):
+        print("SKIP: no tmux")
+        return SKIP
+    gt = fx.truth
+    susp = next(p for p in gt["processes"] if p["status"] == "suspended" and p["registered_name"])
+    tmp = tempfile.mkdtemp(prefix="beamcore-tuikeys.")
+    bc = os.path.abspath(fx.beamcore)
+    failures = []
+
+    def check(what, ok, screen=""):
+        print(f"{'ok  ' if ok else 'FAIL'} {what}")
+        if not ok:
+            failures.append(what)
+            print(screen)
+
+    # end of input: exits at once, no spin
+    status = os.path.join(tmp, "eof.status")
+    t = Term(f"sh -c 'LC_ALL=C.UTF-8 {bc} tui {fx.core} {fx.beam} </dev/null 2>{tmp}/eof.err; "
+             f"echo $? > {status}'", 80, 24)
+    try:
+        end = time.time() + tui_browse.TIMEOUT
+        while not (os.path.exists(status) and open(status).read().strip()) and time.time() < end:
+            time.sleep(0.1)
+        rc = open(status).read().strip() if os.path.exists(status) else None
+        err = open(f"{tmp}/eof.err").read() if os.path.exists(f"{tmp}/eof.err") else ""
+        check(f"input at end of file: exits (status {rc}, {err.strip()!r})",
+              rc == "0" and "end of input" in err)
+    finally:
+        t.close()
+
+    for cols, nrows in ((80, 24), (120, 40)):
+        status = os.path.join(tmp, f"status{cols}")
+        t = Term(f"sh -c 'LC_ALL=C.UTF-8 {bc} tui {fx.core} {fx.beam} 2>{tmp}/stderr{cols}; "
+                 f"echo $? > {status}'", cols, nrows)
+        try:
+            s = t.wait("first screen", lambda s: rows(s) and "q quit" in s)
+            at = f"{cols}x{nrows}"
+            check(f"{at}: footer names ? keys", "? keys" in lines(s)[-2] or "? keys" in s)
+            # filter twice: the second / starts empty
+            t.keys("/", *susp["registered_name"], "Enter")
+            s = t.wait("filter", lambda s: f"filter: {susp['registered_name']}" in s and rows(s))
+            row = next((r for r in rows(s) if r.startswith(susp["pid"] + " ")), "")
+            check(f"{at}: STATUS shows 'suspended' whole", " suspended " in row + " ", s)
+            t.keys("/")
+            s = t.wait("second /", lambda s: "Filter (pid, name, function):" in s)
+            check(f"{at}: / again starts a new filter",
+                  "Filter (pid, name, function): _" in s, s)
+            t.keys("Escape")
+            t.wait("unfiltered", lambda s: "filter:" not in s and len(rows(s)) > 5)
+            # sort by heap_size, stack_size: the column shown, marked
+            for n, name, head in ((4, "heap_size", "vHEAP"), (1, "stack_size", "vSTACK")):
+                t.keys(*["s"] * n)
+                s = t.wait(f"sorted by {name}", lambda s: f"sorted by {name}" in s)
+                check(f"{at}: sorted by {name} shows {head}", head in lines(s)[2], s)
+            t.keys("M")
+            t.wait("sorted by memory", lambda s: "sorted by memory," in s or "sorted by memory" in lines(s)[1])
+            # ? on the process list
+            t.keys("?")
+            s = t.wait("help", lambda s: lines(s)[1].startswith("Keys"))
+            check(f"{at}: ? lists the process list's keys", "filter" in s and "sort" in s, s)
+            t.keys("x")
+            t.wait("help closed", lambda s: lines(s)[1].startswith("Processes"))
+            # ETS: cursor on the first row, SIZE and MEMORY on screen
+            t.keys("e")
+            s = t.wait("ETS", lambda s: lines(s)[1].startswith("ETS tables"))
+            head = lines(s)[2]
+            check(f"{at}: ETS view shows SIZE and MEMORY", "SIZE" in head and "MEMORY" in head
+                  and all(len(l) <= cols for l in lines(s)), s)
+            esc = lines(t.text(escapes=True))
+            check(f"{at}: ETS cursor starts on the first row, not the heading",
+                  "7m" not in esc[2] and "7m" in esc[3], "\n".join(esc[:5]))
+            t.keys("?")
+            s = t.wait("pane help", lambda s: lines(s)[1].startswith("Keys"))
+            check(f"{at}: ? in a pane lists its keys", "scroll sideways" in s, s)
+            t.keys("q", "q")
+            t.wait("back", lambda s: lines(s)[1].startswith("Processes"))
+            t.keys("q")
+            end = time.time() + tui_browse.TIMEOUT
+            while not (os.path.exists(status) and open(status).read().strip()) and time.time() < end:
+                time.sleep(0.1)
+            rc = open(status).read().strip() if os.path.exists(status) else "none"
+            err = open(f"{tmp}/stderr{cols}").read()
+            check(f"{at}: q exits 0, nothing on stderr ({rc}, {err[-300:]!r})", rc == "0" and not err)
+        finally:
+            t.close()
+
+    # a partial target: `partial` in the header, explained by ?
+    if fx.name.endswith(".dump"):
+        cut = os.path.join(tmp, "cut.dump")
+        with open(fx.core, "rb") as f, open(cut, "wb") as o:
+            o.write(f.read(os.path.getsize(fx.core) * 2 // 3))
+        t = Term(f"sh -c 'LC_ALL=C.UTF-8 {bc} tui {cut} 2>/dev/null'", 120, 40)
+        try:
+            s = t.wait("cut dump", lambda s: "q quit" in s)
+            check("cut dump: header says partial and where to look", "partial (? says what)" in lines(s)[0], s)
+            t.keys("?")
+            s = t.wait("help", lambda s: lines(s)[1].startswith("Keys"))
+            check("cut dump: ? says what partial means and what is missing",
+                  "could not be read" in s and "What is missing" in s, s)
+        finally:
+            t.close()
+    shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{len(failures)} failures" if failures else "ok: tui keys")
+    return 1 if failures else 0
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -114,28 +114,53 @@ static void orphan_cell(void *ctx, size_t row, size_t col, struct rcell *out, ch
 	}
 }
 
+/* What the findings have said already: the processes named for their memory
+ * (with the ETS tables of 1 MiB or more they own). One record, filled by
+ * process_findings and read by the later findings, so that a process or
+ * table is named once and never left out because another rule thought it
+ * was named. */
+#define SAID_MAX 3
+struct said {
+	const struct vm_proc *procs[SAID_MAX];
+	size_t nprocs;
+};
+
+static int said_proc(const struct said *s, const struct vm_proc *p)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i] == p)
+			return 1;
+	return 0;
+}
+
+/* The owned tables a process finding lists with its owner */
+static int listed_with_owner(const struct vm_ets *e)
+{
+	return e->memory * 8 >= MIB;
+}
+
 static void process_findings(const struct vm *vm, const struct rtable *procs,
-			     const struct rtable *ets, struct an_out *out)
+			     const struct rtable *ets, struct said *said, struct an_out *out)
 {
 	uint64_t proc_mem = vm->memory.known & (1u << VM_MEM_PROCESSES) ? vm->memory.v[VM_MEM_PROCESSES] : 0;
 	if (!proc_mem)
 		for (size_t i = 0; i < vm->nprocs; i++)
 			proc_mem += vm->procs[i].memory;
-	for (size_t r = 0; r < procs->nrows && r < 3; r++) {
+	for (size_t r = 0; r < procs->nrows && r < SAID_MAX; r++) {
 		const struct vm_proc *p = procs_row(procs, r);
 		if ((p->unknown & VPF_MEMORY) || p->memory < MIB || p->memory * 10 < proc_mem)
 			break;
-		char w[300], c[256], b1[32], b2[32], owns[512] = "";
+		char w[300], c[256], b1[32], b2[32], owns[4096] = "";
 		size_t o = 0;
 		for (size_t t = 0; t < ets->nrows && o < sizeof owns - 1; t++) {
 			const struct vm_ets *e = ets_row(ets, t);
 			if (e->owner.num != p->pid_num || e->owner.serial != p->pid_serial ||
-			    e->memory * 8 < MIB)
+			    !listed_with_owner(e))
 				continue;
-			o += snprintf(owns + o, sizeof owns - o, "%s ETS %s: %s objects, %s",
-				      o ? ";" : " and owns", e->name ? e->name : "?",
-				      fmt_count(e->size, b1, sizeof b1),
-				      fmt_bytes(e->memory * 8, b2, sizeof b2));
+			o += (size_t)snprintf(owns + o, sizeof owns - o, "%s ETS %s: %s objects, %s",
+					      o ? ";" : " and owns", e->name ? e->name : "?",
+					      fmt_count(e->size, b1, sizeof b1),
+					      fmt_bytes(e->memory * 8, b2, sizeof b2));
 		}
 		char m[32], ths[32], q[64] = "";
 		if (p->message_queue_len >= 1000)
@@ -145,27 +170,17 @@ static void process_findings(const struct vm *vm, const struct rtable *procs,
 			fmt_bytes(p->memory, m, sizeof m), (p->unknown & VPF_TOTAL_HEAP_SIZE) ? "?" :
 			fmt_count(p->total_heap_size, ths, sizeof ths),
 			q, current(p, c, sizeof c), owns);
+		said->procs[said->nprocs++] = p;
 	}
 }
 
-/* Was p named by process_findings (same thresholds)? */
-static int told_already(const struct vm *vm, const struct rtable *procs, const struct vm_proc *p)
-{
-	uint64_t proc_mem = vm->memory.v[VM_MEM_PROCESSES];
-	for (size_t r = 0; r < procs->nrows && r < 3; r++)
-		if (procs_row(procs, r) == p)
-			return p->memory >= MIB && p->memory * 10 >= proc_mem;
-	return 0;
-}
-
-static void queue_findings(const struct vm *vm, const struct rtable *queues,
-			   const struct rtable *procs, struct an_out *out)
+static void queue_findings(const struct rtable *queues, const struct said *said, struct an_out *out)
 {
 	for (size_t r = 0; r < queues->nrows && r < 3; r++) {
 		const struct vm_proc *p = procs_row(queues, r);
 		if ((p->unknown & VPF_MESSAGE_QUEUE_LEN) || p->message_queue_len < 1000)
 			break;
-		if (told_already(vm, procs, p))
+		if (said_proc(said, p))  /* its finding says the queue */
 			continue;
 		char w[300], c[256], n[32], m[32];
 		finding(out, "%s has %s messages queued (memory %s), in %s", who(p, w, sizeof w),
@@ -174,24 +189,18 @@ static void queue_findings(const struct vm *vm, const struct rtable *queues,
 	}
 }
 
-static void ets_findings(const struct vm *vm, const struct rtable *ets, const struct rtable *procs,
+static void ets_findings(const struct vm *vm, const struct rtable *ets, const struct said *said,
 			 struct an_out *out)
 {
-	uint64_t total = vm->memory.v[VM_MEM_TOTAL];
+	uint64_t total = vm->memory.known & (1u << VM_MEM_TOTAL) ? vm->memory.v[VM_MEM_TOTAL] : 0;
 	for (size_t t = 0; t < ets->nrows && t < 3; t++) {
 		const struct vm_ets *e = ets_row(ets, t);
 		uint64_t bytes = e->memory * 8;
 		if (bytes < 10 * MIB && (!total || bytes * 10 < total))
 			break;
-		int told = 0;  /* already named with its owner */
-		for (size_t r = 0; r < procs->nrows && r < 3; r++) {
-			const struct vm_proc *p = procs_row(procs, r);
-			told |= p->pid_num == e->owner.num && p->pid_serial == e->owner.serial &&
-				p->memory >= MIB;
-		}
-		if (told)
-			continue;
 		const struct vm_proc *owner = vm_find_proc(vm, e->owner);
+		if (owner && said_proc(said, owner) && listed_with_owner(e))
+			continue;  /* named with its owner */
 		char w[300], b1[32], b2[32], pid[32];
 		finding(out, "ETS %s holds %s objects, %s, owned by %s", e->name ? e->name : "?",
 			fmt_count(e->size, b1, sizeof b1), fmt_bytes(bytes, b2, sizeof b2),
@@ -317,10 +326,11 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	out->titles[T_ORPHANS] = "\nOrphan processes (no links, no monitors, no name) by initial call";
 	out->ntables = 5;
 
+	struct said said = { 0 };
 	crash_finding(vm, out);
-	process_findings(vm, &t[T_PROCS], &t[T_ETS], out);
-	queue_findings(vm, &t[T_QUEUES], &t[T_PROCS], out);
-	ets_findings(vm, &t[T_ETS], &t[T_PROCS], out);
+	process_findings(vm, &t[T_PROCS], &t[T_ETS], &said, out);
+	queue_findings(&t[T_QUEUES], &said, out);
+	ets_findings(vm, &t[T_ETS], &said, out);
 	binary_findings(vm, &t[T_HOLDERS], out);
 	limit_findings(vm, orph, out);
 	memory_kv(vm, out);

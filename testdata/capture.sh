@@ -7,7 +7,8 @@
 # --dump: no cores; `kill -USR1` makes the idle node write erl_crash.dump (same
 # state as the ground truth) and exit; then two small nodes die the other common
 # ways (testdata/beamcore_deaths.erl): oom.dump (eheap_alloc fails under
-# `ulimit -v`) and kernel_pid.dump ("Kernel pid terminated").
+# `ulimit -v`) and kernel_pid.dump ("Kernel pid terminated"); links.dump: a
+# process linked to 120,000 others, its links in links.json.
 # --emu: the emulator flavor (beam.emu, erl -emu_flavor emu; OTP 29 only).
 # --dist: a distributed node (-sname, loopback only) and a peer node it is
 # linked to and monitors, both ways (beamcore_scenario's build_dist); the peer
@@ -73,7 +74,7 @@ if [ $dist = 1 ]; then
 fi
 
 rm -f "$out"/{ground_truth.json,memory.json,ready,core,core.[0-9]*,core.gcore,core.kernel,beam.smp.path,pid,node.log}
-rm -f "$out"/{erl_crash,oom,kernel_pid,kernel_pid_cut}.{dump,log}
+rm -f "$out"/{erl_crash,oom,kernel_pid,kernel_pid_cut,links}.{dump,log} "$out/links.json"
 "$erlc" -o "$out" "$here/beamcore_scenario.erl"
 [ $dump = 0 ] || "$erlc" -o "$out" "$here/beamcore_deaths.erl"
 
@@ -171,6 +172,8 @@ if [ $dump = 1 ]; then
   death kernel_pid ""
   # cut by ERL_CRASH_DUMP_BYTES in the middle of the process list
   death kernel_pid "" kernel_pid_cut 105000
+  # a process linked to 120,000 others (links.json: its links as the VM listed them)
+  death links ""
 fi
 
 if [ $kcore = 1 ]; then

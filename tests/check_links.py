@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""No silent cap on a process's strings: `proc many_links` on a dump of a
+process linked to 120,000 others (testdata/capture.sh --dump: links.dump and
+links.json, process_info(P, links) written by the live VM) lists every link,
+none empty, with "complete": true; the text output has all 120,000 lines.
+(Before: a 1 MiB string pool printed 28,943 of them as "".)
+Usage: check_links.py BEAMCORE FIXTURE (an otpREL-dump fixture under $BEAMCORE_FIXTURES)."""
+import json, os, subprocess, sys
+
+def main():
+    bc = sys.argv[1]
+    d = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), sys.argv[2])
+    dump, truth = os.path.join(d, "links.dump"), os.path.join(d, "links.json")
+    if not (os.path.exists(dump) and os.path.exists(truth)):
+        print(f"SKIP: no {dump} (testdata/capture.sh REL DIR --dump makes it)")
+        return 77
+    gt = json.load(open(truth))
+    failures = []
+    for arg in (gt["pid"], gt["registered_name"]):
+        r = subprocess.run([bc, "proc", arg, dump, "--json"], capture_output=True, text=True, timeout=300)
+        if r.returncode != 0:
+            failures.append(f"proc {arg}: exit {r.returncode}: {r.stderr[-300:]}")
+            continue
+        doc = json.loads(r.stdout)
+        links = doc["process"]["links"]
+        empty = sum(1 for l in links if not l)
+        print(f"proc {arg}: {len(links)} links ({empty} empty), complete {doc['complete']}, "
+              f"live {gt['link_count']}")
+        if sorted(links) != sorted(gt["links"]) or empty or not doc["complete"]:
+            failures.append(f"proc {arg}: {len(links)} links, {empty} empty, "
+                            f"{len(set(links) ^ set(gt['links']))} differ from the live list")
+    r = subprocess.run([bc, "proc", gt["registered_name"], dump], capture_output=True, text=True, timeout=300)
+    text = r.stdout.split("\nLinks\n", 1)[-1].split("\n\n", 1)[0].splitlines()
+    got = [l.strip() for l in text]
+    print(f"text: {len(got)} link lines")
+    if r.returncode != 0 or sorted(got) != sorted(gt["links"]):
+        failures.append(f"text: {len(got)} link lines, exit {r.returncode}")
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{len(failures)} failures" if failures else "ok: every link")
+    return 1 if failures else 0
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -29,12 +29,10 @@ struct ctx {
 	uint32_t *by_bin;
 };
 
-static const struct vm_binref *sort_refs;
-
-static int by_addr(const void *a, const void *b)
+static int by_addr(const void *a, const void *b, void *refs)
 {
-	const struct vm_binref *x = &sort_refs[*(const uint32_t *)a];
-	const struct vm_binref *y = &sort_refs[*(const uint32_t *)b];
+	const struct vm_binref *x = &((const struct vm_binref *)refs)[*(const uint32_t *)a];
+	const struct vm_binref *y = &((const struct vm_binref *)refs)[*(const uint32_t *)b];
 	if (x->bin != y->bin)
 		return x->bin < y->bin ? -1 : 1;
 	return x->proc < y->proc ? -1 : x->proc > y->proc;
@@ -146,8 +144,7 @@ static bc_err *build(const struct vm *vm, struct ctx *c)
 	holders_of(vm, c);
 	for (size_t i = 0; i < n; i++)
 		c->by_bin[i] = (uint32_t)i;
-	sort_refs = vm->binrefs;
-	qsort(c->by_bin, n, sizeof *c->by_bin, by_addr);
+	qsort_r(c->by_bin, n, sizeof *c->by_bin, by_addr, (void *)vm->binrefs);
 	for (size_t i = 0; i < n; i++) {
 		const struct vm_binref *r = &vm->binrefs[c->by_bin[i]];
 		if (!c->nbins || c->bins[c->nbins - 1].addr != r->bin)

@@ -24,12 +24,10 @@ struct ctx {
 	uint32_t order[];
 };
 
-static const struct vm_ets *sort_tables;
-
-static int cmp(const void *a, const void *b)
+static int cmp(const void *a, const void *b, void *tables)
 {
-	const struct vm_ets *x = &sort_tables[*(const uint32_t *)a];
-	const struct vm_ets *y = &sort_tables[*(const uint32_t *)b];
+	const struct vm_ets *x = &((const struct vm_ets *)tables)[*(const uint32_t *)a];
+	const struct vm_ets *y = &((const struct vm_ets *)tables)[*(const uint32_t *)b];
 	int ux = (x->unknown & VEF_MEMORY) != 0, uy = (y->unknown & VEF_MEMORY) != 0;
 	if (ux != uy)
 		return ux - uy;
@@ -70,8 +68,7 @@ bc_err *ets_table(const struct vm *vm, size_t top, struct rtable *t, void **priv
 	c->vm = vm;
 	for (size_t i = 0; i < vm->nets; i++)
 		c->order[i] = (uint32_t)i;
-	sort_tables = vm->ets;
-	qsort(c->order, vm->nets, sizeof c->order[0], cmp);
+	qsort_r(c->order, vm->nets, sizeof c->order[0], cmp, (void *)vm->ets);
 	*t = (struct rtable){
 		.json_key = "ets",
 		.cols = cols,

@@ -178,7 +178,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	field_str(out, "initial_call", vm_mfa_str(&p->initial_call, buf, sizeof buf) ? keep(s, buf) : NULL);
 	field_str(out, "current_function",
 		  vm_mfa_str(&p->current_function, buf, sizeof buf) ? keep(s, buf) : NULL);
-	field_str(out, "status", p->status);
+	field_str(out, "status", vm_status_name(p->status));
 	field_u64(out, "message_queue_len", p->message_queue_len, p->unknown & VPF_MESSAGE_QUEUE_LEN);
 	field_u64(out, "total_heap_size", p->total_heap_size, p->unknown & VPF_TOTAL_HEAP_SIZE);
 	field_u64(out, "heap_size", p->heap_size, p->unknown & VPF_HEAP_SIZE);

@@ -101,7 +101,9 @@ static int text_cmp(const struct vm_proc *x, const struct vm_proc *y, int k)
 {
 	switch (k) {
 	case TK_NAME: return name_cmp(x, y);
-	case TK_STATUS: return strcmp(x->status, y->status);
+	case TK_STATUS:  /* by name (the enum's order); unknown last */
+		return ((unsigned)x->status - 1 > (unsigned)y->status - 1) -
+		       ((unsigned)x->status - 1 < (unsigned)y->status - 1);
 	case TK_CURRENT: return mfa_cmp(&x->current_function, &y->current_function);
 	}
 	return 0;  /* TK_PID: the pid order below */
@@ -121,23 +123,22 @@ static uint64_t keyval(const struct vm_proc *p, const struct sort_key *k, int *u
 	return v;
 }
 
-/* qsort has no context argument in C11: the key lives here for the sort's duration. */
-static const struct vm_proc *sort_procs;
-static const struct sort_key *sort_by;
-
-static int cmp(const void *a, const void *b)
+/* order[] entries a, b by the key (qsort_r: the context is the table's ctx) */
+static int cmp(const void *a, const void *b, void *vctx)
 {
-	const struct vm_proc *x = &sort_procs[*(const uint32_t *)a];
-	const struct vm_proc *y = &sort_procs[*(const uint32_t *)b];
+	const struct ctx *c = vctx;
+	const struct sort_key *sort_by = c->key;
+	const struct vm_proc *x = &c->vm->procs[*(const uint32_t *)a];
+	const struct vm_proc *y = &c->vm->procs[*(const uint32_t *)b];
 	int ux, uy;
 	if (sort_by->text) {
 		ux = (x->unknown & sort_by->unknown_bit) != 0;
 		uy = (y->unknown & sort_by->unknown_bit) != 0;
 		if (ux != uy)
 			return ux - uy;
-		int c = text_cmp(x, y, sort_by->text);
-		if (c)
-			return c;
+		int d = text_cmp(x, y, sort_by->text);
+		if (d)
+			return d;
 	} else {
 		uint64_t vx = keyval(x, sort_by, &ux), vy = keyval(y, sort_by, &uy);
 		if (ux != uy)
@@ -153,13 +154,13 @@ static int cmp(const void *a, const void *b)
 /* The first `top` processes in sort order into order[0..top) (unsorted), by a
  * bounded heap whose root is the last of them: O(n log top) instead of sorting
  * a million rows for --top 20. Returns how many. */
-static void sift(uint32_t *h, size_t n, size_t i)
+static void sift(const struct ctx *c, uint32_t *h, size_t n, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < n && cmp(&h[l], &h[m]) > 0)
+		if (l < n && cmp(&h[l], &h[m], (void *)c) > 0)
 			m = l;
-		if (r < n && cmp(&h[r], &h[m]) > 0)
+		if (r < n && cmp(&h[r], &h[m], (void *)c) > 0)
 			m = r;
 		if (m == i)
 			return;
@@ -170,8 +171,9 @@ static void sift(uint32_t *h, size_t n, size_t i)
 	}
 }
 
-static size_t top_n(uint32_t *order, size_t n, size_t top)
+static size_t top_n(struct ctx *c, size_t n, size_t top)
 {
+	uint32_t *order = c->order;
 	if (!top || top >= n) {
 		for (size_t i = 0; i < n; i++)
 			order[i] = (uint32_t)i;
@@ -184,12 +186,12 @@ static size_t top_n(uint32_t *order, size_t n, size_t top)
 			order[k++] = v;
 			if (k == top)  /* full: make it a heap (once; not per row) */
 				for (size_t j = k / 2 + 1; j-- > 0;)
-					sift(order, k, j);
+					sift(c, order, k, j);
 			continue;
 		}
-		if (cmp(&v, &order[0]) < 0) {
+		if (cmp(&v, &order[0], c) < 0) {
 			order[0] = v;
-			sift(order, k, 0);
+			sift(c, order, k, 0);
 		}
 	}
 	return k;
@@ -219,7 +221,7 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 		out->s = vm_mfa_str(&p->current_function, buf, len);
 		out->null = !out->s;
 		break;
-	case C_STATUS: out->s = p->status; break;
+	case C_STATUS: out->s = vm_status_name(p->status); break;
 	case C_MEMORY: out->u = p->memory; out->null = p->unknown & VPF_MEMORY; break;
 	case C_THS: out->u = p->total_heap_size; out->null = p->unknown & VPF_TOTAL_HEAP_SIZE; break;
 	case C_HEAP: out->u = p->heap_size; out->null = p->unknown & VPF_HEAP_SIZE; break;
@@ -254,10 +256,8 @@ bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const cha
 		return bc_error(BC_ENOMEM, "out of memory");
 	c->vm = vm;
 	c->key = key;
-	sort_procs = vm->procs;
-	sort_by = key;
-	size_t n = top_n(c->order, vm->nprocs, top);
-	qsort(c->order, n, sizeof c->order[0], cmp);
+	size_t n = top_n(c, vm->nprocs, top);
+	qsort_r(c->order, n, sizeof c->order[0], cmp, c);
 	*t = (struct rtable){
 		.json_key = json_key,
 		.cols = cols,

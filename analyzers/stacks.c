@@ -12,7 +12,7 @@
 struct group {
 	uint32_t first_proc;     /* representative: its frames are the group's stack */
 	uint32_t nprocs;
-	const char *status;      /* with --by-status */
+	enum vm_status status;   /* with --by-status */
 	uint64_t weight;
 	uint32_t *members;       /* into ctx->members */
 };
@@ -24,30 +24,29 @@ struct ctx {
 	uint32_t *members;       /* procs ordered by group */
 	uint32_t *order;         /* procs in table order, for "processes" */
 	int folded;
+	int by_status;           /* --by-status: groups are per stack and status */
 	char *line;              /* scratch for a folded line */
 	size_t line_cap;
 };
 
-static const struct vm_proc *sort_procs;
-static int by_status;
-
 /* Same stack (and status with --by-status)? */
-static int same(const struct vm_proc *a, const struct vm_proc *b, const uint32_t *frames)
+static int same(const struct vm_proc *a, const struct vm_proc *b, const uint32_t *frames,
+		int by_status)
 {
-	if (a->stack_n != b->stack_n || (by_status && strcmp(a->status, b->status) != 0))
+	if (a->stack_n != b->stack_n || (by_status && a->status != b->status))
 		return 0;
 	/* no frames: frames may be NULL, and memcmp(NULL, NULL, 0) is undefined */
 	return a->stack_n == 0 ||
 	       memcmp(frames + a->stack_first, frames + b->stack_first, a->stack_n * 4) == 0;
 }
 
-static uint64_t stack_hash(const struct vm_proc *p, const uint32_t *frames)
+static uint64_t stack_hash(const struct vm_proc *p, const uint32_t *frames, int by_status)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (uint32_t i = 0; i < p->stack_n; i++)
 		h = (h ^ frames[p->stack_first + i]) * 1099511628211ull;
 	if (by_status)
-		h ^= (uint64_t)(uintptr_t)p->status;  /* static strings */
+		h ^= (uint64_t)p->status << 32;
 	return h;
 }
 
@@ -90,8 +89,9 @@ static const char *stack_line(struct ctx *c, const struct vm_proc *p, int folded
 	size_t o = 0;
 	char f[300];
 	c->line[0] = '\0';
-	if (folded && by_status)
-		o += snprintf(c->line + o, c->line_cap - o, "%s", p->status);
+	if (folded && c->by_status)
+		o += snprintf(c->line + o, c->line_cap - o, "%s",
+			      p->status ? vm_status_name(p->status) : "unknown");
 	for (uint32_t i = 0; i < p->stack_n && o < c->line_cap; i++) {
 		uint32_t k = folded ? p->stack_n - 1 - i : i;
 		o += snprintf(c->line + o, c->line_cap - o, "%s%s",
@@ -122,7 +122,7 @@ static void group_cell(void *vctx, size_t row, size_t col, struct rcell *out, ch
 	switch (col) {
 	case G_COUNT: out->u = g->nprocs; break;
 	case G_WEIGHT: out->u = g->weight; break;
-	case G_STATUS: out->s = g->status; break;
+	case G_STATUS: out->s = vm_status_name(g->status); break;
 	case G_STACK: out->u = p->stack_n; break;
 	case G_PIDS: out->u = g->nprocs; break;
 	}
@@ -190,7 +190,7 @@ static void proc_cell(void *vctx, size_t row, size_t col, struct rcell *out, cha
 	const struct vm_proc *p = &c->vm->procs[c->order[row]];
 	switch (col) {
 	case P_PID: out->s = vm_pid_str(p, buf, len); break;
-	case P_STATUS: out->s = p->status; break;
+	case P_STATUS: out->s = vm_status_name(p->status); break;
 	case P_STACK:
 		out->u = p->stack_n;
 		out->null = p->unknown & VPF_STACKTRACE;
@@ -235,9 +235,9 @@ static bc_err *build(const struct vm *vm, enum weight w, struct ctx *c)
 	/* group by hashing each stack once: no per-process allocation */
 	for (size_t i = 0; i < vm->nprocs; i++) {
 		const struct vm_proc *p = &vm->procs[i];
-		size_t j = stack_hash(p, vm->frames) & (nslots - 1);
+		size_t j = stack_hash(p, vm->frames, c->by_status) & (nslots - 1);
 		for (; slot[j]; j = (j + 1) & (nslots - 1))
-			if (same(&vm->procs[c->groups[slot[j] - 1].first_proc], p, vm->frames))
+			if (same(&vm->procs[c->groups[slot[j] - 1].first_proc], p, vm->frames, c->by_status))
 				break;
 		if (!slot[j]) {
 			c->groups[c->ngroups] = (struct group){ .first_proc = (uint32_t)i,
@@ -281,8 +281,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
 	out->priv[0] = c;
-	by_status = o->by_status;
-	sort_procs = vm->procs;
+	c->by_status = o->by_status;
 	bc_err *err = build(vm, w, c);
 	out->priv[1] = c->groups;
 	out->priv[2] = c->members;

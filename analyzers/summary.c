@@ -78,7 +78,7 @@ static bc_err *find_orphans(const struct vm *vm, struct orphans *o)
 	for (size_t i = 0; i < vm->nprocs; i++) {
 		const struct vm_proc *p = &vm->procs[i];
 		if (p->nlinks || p->nmonitors || p->nmonitored_by || (p->unknown & VPF_MEMORY) ||
-		    p->registered_name || strcmp(p->status, "exiting") == 0)
+		    p->registered_name || p->status == VS_EXITING)
 			continue;
 		o->total++;
 		size_t j;

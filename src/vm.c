@@ -262,3 +262,13 @@ void vm_detail_free(struct vm_proc_detail *d)
 	vt_arena_free(d->arena);
 	memset(d, 0, sizeof *d);
 }
+
+const char *vm_status_name(enum vm_status s)
+{
+	static const char *const names[VS_N] = {
+		[VS_UNKNOWN] = NULL, [VS_EXITING] = "exiting", [VS_FREE] = "free",
+		[VS_GARBAGE_COLLECTING] = "garbage_collecting", [VS_RUNNABLE] = "runnable",
+		[VS_RUNNING] = "running", [VS_SUSPENDED] = "suspended", [VS_WAITING] = "waiting",
+	};
+	return (unsigned)s < VS_N ? names[s] : NULL;
+}

@@ -28,6 +28,13 @@ enum vm_proc_field {
 	VPF_STACKTRACE = 1 << 11,
 };
 
+/* process_info(P, status), in the alphabetical order of the names (sorting by
+ * status sorts by name); VS_UNKNOWN (0) when the loader could not tell. */
+enum vm_status { VS_UNKNOWN, VS_EXITING, VS_FREE, VS_GARBAGE_COLLECTING, VS_RUNNABLE, VS_RUNNING,
+		 VS_SUSPENDED, VS_WAITING, VS_N };
+/* "waiting", ...; NULL for VS_UNKNOWN (JSON null) */
+const char *vm_status_name(enum vm_status s);
+
 struct vm_proc {
 	uint64_t addr;                 /* where the loader found it (core address, dump offset) */
 	uint32_t pid_num, pid_serial;  /* <0.num.serial> */
@@ -35,7 +42,7 @@ struct vm_proc {
 	uint32_t nmonitors;            /* monitors this process set up */
 	uint32_t nmonitored_by;        /* monitors others set up on it */
 	const char *registered_name;   /* interned or NULL */
-	const char *status;            /* static string: waiting, running, ... */
+	enum vm_status status;         /* as process_info(P, status); VS_UNKNOWN: not read */
 	struct vm_mfa initial_call, current_function;
 	uint64_t total_heap_size, heap_size, stack_size;  /* words */
 	uint64_t message_queue_len, memory, reductions;   /* memory in bytes */

@@ -182,7 +182,7 @@ static void whole(void)
 		CHECK(p->registered_name && strcmp(p->registered_name, "my 'odd' name") == 0);
 		CHECK(mfa_is(&p->initial_call, "Elixir.Foo:-bar/1-fun-0-/1"));
 		CHECK(mfa_is(&p->current_function, "gen_server:loop/7"));
-		CHECK(strcmp(p->status, "running") == 0);
+		CHECK(p->status == VS_RUNNING);
 		CHECK(p->message_queue_len == 2 && p->reductions == 42 && p->memory == 5000);
 		CHECK(p->heap_size == 233 && !(p->unknown & VPF_HEAP_SIZE));
 		/* an off-heap queue: its messages are not heap */

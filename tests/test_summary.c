@@ -23,7 +23,7 @@ static struct vm_proc *proc(struct vm *vm, uint32_t num, const char *name, uint6
 	struct vm_proc *p = vm_add_proc(vm);
 	p->pid_num = num;
 	p->registered_name = name ? vm_intern(vm, name, strlen(name)) : NULL;
-	p->status = "waiting";
+	p->status = VS_WAITING;
 	p->memory = memory;
 	p->total_heap_size = memory / 8;
 	p->nlinks = 1;

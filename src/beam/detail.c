@@ -223,13 +223,13 @@ static int detail(void *loader, const struct vm_proc *vp, const struct vm_detail
 		d->unreadable = "struct process";
 		return 0;
 	}
-	if (strcmp(vp->status, "exiting") && strcmp(vp->status, "free")) {
+	if (vp->status != VS_EXITING && vp->status != VS_FREE) {
 		tree_items(b, d, links, 1, lim, &d->links, &d->nlinks);
 		tree_items(b, d, monitors, 0, lim, &d->monitors, &d->nmonitors);
 	}
 	dictionary(b, d, dict, lim);
 	messages(b, d, vp->addr, lim);
-	frames(b, d, vp->addr, strcmp(vp->status, "running") == 0, lim);
+	frames(b, d, vp->addr, vp->status == VS_RUNNING, lim);
 	return 0;
 }
 

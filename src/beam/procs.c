@@ -30,21 +30,21 @@
 /* Upper bound on nodes of one link tree / message chain before we call it corrupt. */
 #define WALK_LIMIT (1u << 26)
 
-static const char *status_of(uint32_t s)
+static enum vm_status status_of(uint32_t s)
 {
 	if (s & PS_FREE)
-		return "free";
+		return VS_FREE;
 	if (s & PS_EXITING)
-		return "exiting";
+		return VS_EXITING;
 	if (s & PS_GC)
-		return "garbage_collecting";
+		return VS_GARBAGE_COLLECTING;
 	if (s & PS_SUSPENDED)
-		return "suspended";
+		return VS_SUSPENDED;
 	if (s & (PS_RUNNING | PS_RUNNING_SYS | PS_DIRTY_RUNNING | PS_DIRTY_RUNNING_SYS))
-		return "running";
+		return VS_RUNNING;
 	if (s & (PS_ACTIVE | PS_ACTIVE_SYS | PS_DIRTY_ACTIVE_SYS))
-		return "runnable";
-	return "waiting";
+		return VS_RUNNABLE;
+	return VS_WAITING;
 }
 
 struct walk {

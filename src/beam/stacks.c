@@ -164,7 +164,7 @@ bc_err *beam_load_stacks(struct beam *b)
 		int fault = 0;
 		int n = gather(b, &r, f[0], f[1], f[2], trace, &fault);
 		p->stack_first = (uint32_t)b->vm->nframes;
-		int running = strcmp(p->status, "running") == 0;
+		int running = p->status == VS_RUNNING;
 		for (int k = 0; k < n; k++) {
 			int64_t id;
 			/* A running process has not saved p->i, and p->current is only

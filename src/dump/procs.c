@@ -25,17 +25,17 @@ enum {
 };
 
 /* erts_dump_process_state: the names process_info(P, status) uses. */
-static const char *status_of(const char *v, const char *end)
+static enum vm_status status_of(const char *v, const char *end)
 {
-	static const struct { const char *dump, *status; } map[] = {
-		{ "Waiting", "waiting" }, { "Running", "running" }, { "Scheduled", "runnable" },
-		{ "Suspended", "suspended" }, { "Garbing", "garbage_collecting" },
-		{ "Exiting", "exiting" }, { "Non Existing", "free" },
+	static const struct { const char *dump; enum vm_status status; } map[] = {
+		{ "Waiting", VS_WAITING }, { "Running", VS_RUNNING }, { "Scheduled", VS_RUNNABLE },
+		{ "Suspended", VS_SUSPENDED }, { "Garbing", VS_GARBAGE_COLLECTING },
+		{ "Exiting", VS_EXITING }, { "Non Existing", VS_FREE },
 	};
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
 		if (strlen(map[i].dump) == (size_t)(end - v) && memcmp(map[i].dump, v, (size_t)(end - v)) == 0)
 			return map[i].status;
-	return NULL;
+	return VS_UNKNOWN;
 }
 
 /* "Link list: [<0.1.0>, {to,<0.2.0>,#Ref<...>}, {from,<0.3.0>,#Ref<...>}]":

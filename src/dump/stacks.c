@@ -68,7 +68,7 @@ const char *proc_pass_stack(struct proc_pass *pp, size_t off)
 	if (frames) {
 		prev = pp->pcs[p - vm->procs];
 		/* a running process has not saved p->i: its stack starts at the return addresses */
-		if (prev.mfa >= 0 && strcmp(p->status, "running") != 0)
+		if (prev.mfa >= 0 && p->status != VS_RUNNING)
 			pp->oom |= vm_add_frame(vm, (uint32_t)prev.mfa) < 0;
 	}
 	uint64_t words = 0;

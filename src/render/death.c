@@ -94,7 +94,7 @@ void death_text(FILE *f, const struct vm *vm)
 	}
 	/* for an allocation failure, what it was running is what grew */
 	if (d->alloc)
-		fprintf(f, "  grew %s (%s on %s)", w, p->status, d->culprit_sched);
+		fprintf(f, "  grew %s (%s on %s)", w, p->status ? vm_status_name(p->status) : "?", d->culprit_sched);
 	else
 		fprintf(f, "  running %s on %s", w, d->culprit_sched);
 	if (!(p->unknown & VPF_HEAP_SIZE))

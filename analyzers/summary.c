@@ -251,12 +251,14 @@ static void crash_finding(const struct vm *vm, struct an_out *out)
 	const struct vm_thread *t = &vm->threads[vm->crash_thread];
 	char line[2048], buf[512];
 	size_t o = 0;
-	const char *sig = vm->signo > 0 ? sigabbrev_np(vm->signo) : NULL;
+	char sig[32];
+	if (vm->signo)
+		fmt_signal(vm->signo, sig, sizeof sig);
 	if (vm->signo && vm->sigsender)  /* kill -ABRT PID is not the VM aborting */
-		o += snprintf(line + o, sizeof line - o, "killed by SIG%s sent by pid %d (another "
-			      "process: not raised by the VM)", sig ? sig : "?", vm->sigsender);
+		o += snprintf(line + o, sizeof line - o, "killed by %s sent by pid %d (another "
+			      "process: not raised by the VM)", sig, vm->sigsender);
 	else if (vm->signo)
-		o += snprintf(line + o, sizeof line - o, "died of SIG%s", sig ? sig : "?");
+		o += snprintf(line + o, sizeof line - o, "died of %s", sig);
 	else
 		o += snprintf(line + o, sizeof line - o, "caught dying in %s", vm->fatal_function);
 	if (vm->alloc_type)

@@ -57,10 +57,8 @@ static void json_cell(void *ctx, size_t row, size_t col, struct rcell *out, char
 	case J_ROLE: out->s = t->role; break;
 	case J_RUNNING: out->s = t->has_running ? vm_pid2str(t->running, buf, len) : NULL; break;
 	case J_SIGNAL:
-		if ((size_t)vm->crash_thread == row && t->signo > 0 && sigabbrev_np(t->signo)) {
-			snprintf(buf, len, "SIG%s", sigabbrev_np(t->signo));
-			out->s = buf;
-		}
+		if ((size_t)vm->crash_thread == row && t->signo > 0)
+			out->s = fmt_signal(t->signo, buf, len);
 		break;
 	case J_FRAMES: out->u = t->nframes; break;
 	case J_CUT: out->u = t->frames_cut; break;

@@ -191,3 +191,37 @@ const char *beam_atom(struct beam *b, uint64_t term)
 	b->atom_cache[ix] = vm_intern(b->vm, buf, len);
 	return b->atom_cache[ix];
 }
+
+unsigned beam_schedulers(struct beam *b, unsigned kinds,
+			 int (*fn)(struct beam *b, const struct beam_sched *s, void *arg), void *arg)
+{
+	static const struct {
+		unsigned kind;
+		enum layout_id data, count;
+		const char *role;
+	} k[] = {
+		{ BS_NORMAL, G_SCHED_DATA, G_NO_SCHEDULERS, "scheduler" },
+		{ BS_DIRTY_CPU, G_DIRTY_CPU_SCHED_DATA, G_NO_DIRTY_CPU, "dirty cpu scheduler" },
+		{ BS_DIRTY_IO, G_DIRTY_IO_SCHED_DATA, G_NO_DIRTY_IO, "dirty io scheduler" },
+	};
+	const struct layout *L = &b->L;
+	unsigned skipped = 0;
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+		if (!(kinds & k[i].kind))
+			continue;
+		uint64_t arr, n;
+		if (!LHAS(L, S_ALIGNED_SCHED_DATA) || !LHAS(L, k[i].data) || !LHAS(L, k[i].count) ||
+		    beam_read_u64(b, beam_global(b, k[i].data), &arr) < 0 ||
+		    beam_read_u64(b, beam_global(b, k[i].count), &n) < 0 || !arr || n > 4096) {
+			skipped |= k[i].kind;
+			continue;
+		}
+		for (uint64_t s = 0; s < n; s++) {
+			struct beam_sched sd = { k[i].kind, k[i].role, s + 1,
+						 arr + s * LV(L, S_ALIGNED_SCHED_DATA) };
+			if (fn(b, &sd, arg))
+				return skipped;
+		}
+	}
+	return skipped;
+}

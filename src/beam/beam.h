@@ -49,6 +49,20 @@ static inline uint64_t beam_global(const struct beam *b, enum layout_id id)
 
 int beam_read_u64(const struct beam *b, uint64_t addr, uint64_t *v);
 int beam_read_u32(const struct beam *b, uint64_t addr, uint32_t *v);
+
+/* The scheduler walk, in one place: every scheduler of the kinds asked, normal
+ * ones first, each with its ErtsSchedulerData address (esd) and 1-based index.
+ * A kind whose array or count cannot be read (or is absurd, > 4096) is
+ * skipped; returns the kinds skipped (BS_* bits). fn returns non-zero to stop. */
+enum { BS_NORMAL = 1, BS_DIRTY_CPU = 2, BS_DIRTY_IO = 4, BS_ALL = 7 };
+struct beam_sched {
+	unsigned kind;         /* BS_* */
+	const char *role;      /* "scheduler", "dirty cpu scheduler", "dirty io scheduler" */
+	uint64_t index;        /* 1-based */
+	uint64_t esd;          /* &erts_aligned_*_scheduler_data[index - 1] */
+};
+unsigned beam_schedulers(struct beam *b, unsigned kinds,
+			 int (*fn)(struct beam *b, const struct beam_sched *s, void *arg), void *arg);
 /* Atom text by term or index; NULL when unreadable. */
 const char *beam_atom(struct beam *b, uint64_t atom_term);
 /* Read a C string from the core (or the executable's .rodata). */

@@ -108,6 +108,51 @@ static void fill_table(struct beam *b, uint64_t tb, uint32_t status, struct vm_e
 		t->memory = (mem + 7) / 8;
 }
 
+/* One scheduler's list of ETS tables (esd.ets_tables.clist: a ring). */
+static int scheduler_tables(struct beam *b, const struct beam_sched *s, void *arg)
+{
+	const struct layout *L = &b->L;
+	uint64_t first;
+	if (beam_read_u64(b, s->esd + LV(L, ASD_ETS_CLIST), &first) < 0) {
+		vm_gap(b->vm, "ETS tables of scheduler %llu: list head unreadable",
+		       (unsigned long long)s->index);
+		return 0;
+	}
+	uint64_t tb = first;
+	for (uint32_t k = 0; tb; k++) {
+		uint32_t status;
+		if (k >= MAX_TABLES_PER_SCHEDULER) {
+			vm_gap(b->vm, "ETS list of scheduler %llu does not close: corrupt",
+			       (unsigned long long)s->index);
+			break;
+		}
+		if (beam_read_u32(b, tb + LV(L, DB_STATUS), &status) < 0) {
+			vm_gap(b->vm, "ETS table at 0x%llx unreadable (scheduler %llu's list "
+			       "stops there)", (unsigned long long)tb, (unsigned long long)s->index);
+			break;
+		}
+		if (!(status & DB_DELETE)) {
+			struct vm_ets *t = vm_add_ets(b->vm);
+			if (!t) {
+				*(int *)arg = 1;  /* out of memory */
+				return 1;
+			}
+			fill_table(b, tb, status, t);
+			if (t->unknown)
+				vm_gap(b->vm, "ETS table at 0x%llx: some fields unreadable",
+				       (unsigned long long)tb);
+		}
+		if (beam_read_u64(b, tb + LV(L, DB_ALL_NEXT), &tb) < 0) {
+			vm_gap(b->vm, "ETS list of scheduler %llu broken after 0x%llx",
+			       (unsigned long long)s->index, (unsigned long long)tb);
+			break;
+		}
+		if (tb == first)
+			break;
+	}
+	return 0;
+}
+
 bc_err *beam_load_ets(struct beam *b)
 {
 	static const enum layout_id need[] = {
@@ -120,53 +165,10 @@ bc_err *beam_load_ets(struct beam *b)
 	bc_err *err = layout_need(L, need, sizeof need / sizeof need[0]);
 	if (err)
 		return err;
-	uint64_t arr, n;
-	if ((err = core_read(b->core, beam_global(b, G_SCHED_DATA), &arr, 8)) ||
-	    (err = core_read(b->core, beam_global(b, G_NO_SCHEDULERS), &n, 8))) {
-		bc_err *e = bc_error(BC_EFAULT, "scheduler data unreadable: %s", err->msg);
-		bc_err_free(err);
-		return e;
-	}
-	if (n > 4096)
-		return bc_error(BC_EFORMAT, "%llu schedulers: corrupt core", (unsigned long long)n);
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t first;
-		if (beam_read_u64(b, arr + i * LV(L, S_ALIGNED_SCHED_DATA) + LV(L, ASD_ETS_CLIST),
-				  &first) < 0) {
-			vm_gap(b->vm, "ETS tables of scheduler %llu: list head unreadable",
-			       (unsigned long long)i + 1);
-			continue;
-		}
-		uint64_t tb = first;
-		for (uint32_t k = 0; tb; k++) {
-			uint32_t status;
-			if (k >= MAX_TABLES_PER_SCHEDULER) {
-				vm_gap(b->vm, "ETS list of scheduler %llu does not close: corrupt",
-				       (unsigned long long)i + 1);
-				break;
-			}
-			if (beam_read_u32(b, tb + LV(L, DB_STATUS), &status) < 0) {
-				vm_gap(b->vm, "ETS table at 0x%llx unreadable (scheduler %llu's list "
-				       "stops there)", (unsigned long long)tb, (unsigned long long)i + 1);
-				break;
-			}
-			if (!(status & DB_DELETE)) {
-				struct vm_ets *t = vm_add_ets(b->vm);
-				if (!t)
-					return bc_error(BC_ENOMEM, "out of memory");
-				fill_table(b, tb, status, t);
-				if (t->unknown)
-					vm_gap(b->vm, "ETS table at 0x%llx: some fields unreadable",
-					       (unsigned long long)tb);
-			}
-			if (beam_read_u64(b, tb + LV(L, DB_ALL_NEXT), &tb) < 0) {
-				vm_gap(b->vm, "ETS list of scheduler %llu broken after 0x%llx",
-				       (unsigned long long)i + 1, (unsigned long long)tb);
-				break;
-			}
-			if (tb == first)
-				break;
-		}
-	}
+	int oom = 0;
+	if (beam_schedulers(b, BS_NORMAL, scheduler_tables, &oom) & BS_NORMAL)
+		return bc_error(BC_EFAULT, "scheduler data unreadable: no ETS tables");
+	if (oom)
+		return bc_error(BC_ENOMEM, "out of memory");
 	return NULL;
 }

@@ -334,39 +334,38 @@ static int in_table(struct beam *b, const uint64_t *slots, uint32_t max, uint64_
 
 /* A process that has exited but is still executing (state FREE) has left the
  * table; the scheduler running it still holds it (erl_process.c). */
+struct held {
+	const uint64_t *slots;
+	uint32_t max;
+	uint8_t *pbuf;
+};
+
+static int held_by(struct beam *b, const struct beam_sched *s, void *arg)
+{
+	const struct held *h = arg;
+	const struct layout *L = &b->L;
+	uint64_t proc;
+	if (beam_read_u64(b, s->esd + LV(L, ASD_CURRENT_PROCESS), &proc) < 0 ||
+	    !proc || in_table(b, h->slots, h->max, proc) ||
+	    core_peek(b->core, proc, h->pbuf, LV(L, S_PROCESS)) < 0)
+		return 0;
+	struct walk w = { b, L, h->pbuf, proc };
+	struct vm_proc *vp = vm_add_proc(b->vm);
+	if (vp)
+		fill_proc(&w, vp);
+	return 0;
+}
+
 static void scheduler_held(struct beam *b, const uint64_t *slots, uint32_t max, uint8_t *pbuf)
 {
 	static const enum layout_id need[] = { S_ALIGNED_SCHED_DATA, ASD_CURRENT_PROCESS };
-	static const enum layout_id kinds[][2] = {
-		{ G_SCHED_DATA, G_NO_SCHEDULERS },
-		{ G_DIRTY_CPU_SCHED_DATA, G_NO_DIRTY_CPU },
-		{ G_DIRTY_IO_SCHED_DATA, G_NO_DIRTY_IO },
-	};
-	const struct layout *L = &b->L;
-	bc_err *e = layout_need(L, need, 2);
+	bc_err *e = layout_need(&b->L, need, 2);
 	if (e) {
 		bc_err_free(e);
 		return;
 	}
-	for (size_t k = 0; k < 3; k++) {
-		uint64_t arr, n;
-		if (!LHAS(L, kinds[k][0]) || !LHAS(L, kinds[k][1]) ||
-		    beam_read_u64(b, beam_global(b, kinds[k][0]), &arr) < 0 ||
-		    beam_read_u64(b, beam_global(b, kinds[k][1]), &n) < 0 || !arr || n > 4096)
-			continue;
-		for (uint64_t i = 0; i < n; i++) {
-			uint64_t proc;
-			if (beam_read_u64(b, arr + i * LV(L, S_ALIGNED_SCHED_DATA) +
-						     LV(L, ASD_CURRENT_PROCESS), &proc) < 0 ||
-			    !proc || in_table(b, slots, max, proc) ||
-			    core_peek(b->core, proc, pbuf, LV(L, S_PROCESS)) < 0)
-				continue;
-			struct walk w = { b, L, pbuf, proc };
-			struct vm_proc *vp = vm_add_proc(b->vm);
-			if (vp)
-				fill_proc(&w, vp);
-		}
-	}
+	struct held h = { slots, max, pbuf };
+	beam_schedulers(b, BS_ALL, held_by, &h);
 }
 
 bc_err *beam_load_procs(struct beam *b)

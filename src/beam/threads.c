@@ -203,45 +203,36 @@ static const char *role_from_frames(struct vm *vm, const struct vm_thread *t)
 	return NULL;
 }
 
-/* Schedulers: their thread pointer (fs_base) is esd.tid. */
-static void name_schedulers(struct beam *b)
+/* A scheduler's thread: its thread pointer (fs_base) is esd.tid. */
+static int name_scheduler(struct beam *b, const struct beam_sched *s, void *arg)
 {
-	static const struct {
-		enum layout_id data, count;
-		const char *role;
-	} kinds[] = {
-		{ G_SCHED_DATA, G_NO_SCHEDULERS, "scheduler" },
-		{ G_DIRTY_CPU_SCHED_DATA, G_NO_DIRTY_CPU, "dirty cpu scheduler" },
-		{ G_DIRTY_IO_SCHED_DATA, G_NO_DIRTY_IO, "dirty io scheduler" },
-	};
 	const struct layout *L = &b->L;
 	struct vm *vm = b->vm;
-	if (!LHAS(L, S_ALIGNED_SCHED_DATA) || !LHAS(L, ASD_TID) || !LHAS(L, ASD_CURRENT_PROCESS))
-		return;
-	for (size_t k = 0; k < 3; k++) {
-		uint64_t arr, n;
-		if (!LHAS(L, kinds[k].data) || !LHAS(L, kinds[k].count) ||
-		    beam_read_u64(b, beam_global(b, kinds[k].data), &arr) < 0 ||
-		    beam_read_u64(b, beam_global(b, kinds[k].count), &n) < 0 || n > 4096)
+	uint64_t tid, proc, id;
+	(void)arg;
+	if (beam_read_u64(b, s->esd + LV(L, ASD_TID), &tid) < 0)
+		return 0;
+	for (size_t t = 0; t < vm->nthreads && t < b->core->nthreads; t++) {
+		if (b->core->threads[t].fs_base != tid)
 			continue;
-		for (uint64_t i = 0; i < n; i++) {
-			uint64_t esd = arr + i * LV(L, S_ALIGNED_SCHED_DATA), tid, proc, id;
-			if (beam_read_u64(b, esd + LV(L, ASD_TID), &tid) < 0)
-				continue;
-			for (size_t t = 0; t < vm->nthreads && t < b->core->nthreads; t++) {
-				if (b->core->threads[t].fs_base != tid)
-					continue;
-				char role[64];
-				snprintf(role, sizeof role, "%s %llu", kinds[k].role, (unsigned long long)i + 1);
-				vm->threads[t].role = vm_intern(vm, role, strlen(role));
-				if (beam_read_u64(b, esd + LV(L, ASD_CURRENT_PROCESS), &proc) == 0 && proc &&
-				    beam_read_u64(b, proc + LV(L, P_ID), &id) == 0) {
-					beam_decode_pid(b, id, &vm->threads[t].running);
-					vm->threads[t].has_running = true;
-				}
-			}
+		char role[64];
+		snprintf(role, sizeof role, "%s %llu", s->role, (unsigned long long)s->index);
+		vm->threads[t].role = vm_intern(vm, role, strlen(role));
+		if (beam_read_u64(b, s->esd + LV(L, ASD_CURRENT_PROCESS), &proc) == 0 && proc &&
+		    beam_read_u64(b, proc + LV(L, P_ID), &id) == 0) {
+			beam_decode_pid(b, id, &vm->threads[t].running);
+			vm->threads[t].has_running = true;
 		}
 	}
+	return 0;
+}
+
+static void name_schedulers(struct beam *b)
+{
+	const struct layout *L = &b->L;
+	if (!LHAS(L, S_ALIGNED_SCHED_DATA) || !LHAS(L, ASD_TID) || !LHAS(L, ASD_CURRENT_PROCESS))
+		return;
+	beam_schedulers(b, BS_ALL, name_scheduler, NULL);
 }
 
 static void alloc_args(struct beam *b, const struct core_thread *t)

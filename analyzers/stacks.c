@@ -206,6 +206,12 @@ static const char *proc_item(void *vctx, size_t row, size_t col, size_t i, char 
 	return frame_str(c->vm, c->vm->frames[p->stack_first + i], buf, len);
 }
 
+static uint64_t group_hash(const void *vc, uint32_t g)
+{
+	const struct ctx *c = vc;
+	return stack_hash(&c->vm->procs[c->groups[g].first_proc], c->vm->frames, c->by_status);
+}
+
 static bc_err *build(const struct vm *vm, enum weight w, struct ctx *c)
 {
 	size_t n = vm->nprocs ? vm->nprocs : 1;
@@ -214,11 +220,9 @@ static bc_err *build(const struct vm *vm, enum weight w, struct ctx *c)
 	c->groups = calloc(n, sizeof *c->groups);
 	c->members = malloc(n * sizeof *c->members);
 	c->order = malloc(n * sizeof *c->order);
-	uint32_t *slot = NULL, *gid = malloc(n * sizeof *gid);
-	size_t nslots = 1024;
-	while (nslots < n * 2)
-		nslots *= 2;
-	slot = calloc(nslots, sizeof *slot);
+	uint32_t *gid = malloc(n * sizeof *gid);
+	struct hmap index = { 0 };  /* groups by stack (and status) */
+	hmap_init(&index, n);
 	c->line_cap = 1 << 16;
 	c->line = malloc(c->line_cap);
 	if (w == W_BINARY) {
@@ -227,7 +231,7 @@ static bc_err *build(const struct vm *vm, enum weight w, struct ctx *c)
 			binary[vm->binrefs[i].proc] += vm->binrefs[i].orig_size;
 	}
 	bc_err *err = NULL;
-	if (!c->groups || !c->members || !c->order || !gid || !slot || !c->line ||
+	if (!c->groups || !c->members || !c->order || !gid || !index.slot || !c->line ||
 	    (w == W_BINARY && !binary)) {
 		err = bc_error(BC_ENOMEM, "out of memory");
 		goto out;
@@ -235,19 +239,20 @@ static bc_err *build(const struct vm *vm, enum weight w, struct ctx *c)
 	/* group by hashing each stack once: no per-process allocation */
 	for (size_t i = 0; i < vm->nprocs; i++) {
 		const struct vm_proc *p = &vm->procs[i];
-		size_t j = stack_hash(p, vm->frames, c->by_status) & (nslots - 1);
-		for (; slot[j]; j = (j + 1) & (nslots - 1))
-			if (same(&vm->procs[c->groups[slot[j] - 1].first_proc], p, vm->frames, c->by_status))
+		size_t j = hmap_first(&index, stack_hash(p, vm->frames, c->by_status));
+		for (; index.slot[j]; j = hmap_next(&index, j))
+			if (same(&vm->procs[c->groups[index.slot[j] - 1].first_proc], p, vm->frames,
+				 c->by_status))
 				break;
-		if (!slot[j]) {
+		if (!index.slot[j]) {  /* sized for every process: never grows */
 			c->groups[c->ngroups] = (struct group){ .first_proc = (uint32_t)i,
 								.status = p->status };
-			slot[j] = (uint32_t)++c->ngroups;
+			hmap_set(&index, j, (uint32_t)c->ngroups++, group_hash, c);
 		}
-		struct group *g = &c->groups[slot[j] - 1];
+		struct group *g = &c->groups[index.slot[j] - 1];
 		g->nprocs++;
 		g->weight += weight_of(vm, p, w, binary);
-		gid[i] = slot[j] - 1;
+		gid[i] = index.slot[j] - 1;
 		c->order[i] = (uint32_t)i;
 	}
 	/* members, grouped: counting sort by group */
@@ -264,7 +269,7 @@ static bc_err *build(const struct vm *vm, enum weight w, struct ctx *c)
 	qsort(c->groups, c->ngroups, sizeof *c->groups, group_cmp);
 out:
 	free(gid);
-	free(slot);
+	hmap_free(&index);
 	free(binary);
 	return err;
 }

@@ -1,4 +1,5 @@
 #include "strtab.h"
+#include "hmap.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,16 +8,15 @@ struct chunk { struct chunk *next; size_t used, cap; char data[]; };
 
 struct strtab {
 	struct chunk *chunks;
-	const char **slots;  /* open addressing over interned strings */
-	size_t nslots, count;
+	const char **strs;   /* the interned strings */
+	size_t n, cap;
+	struct hmap index;   /* strs by content */
 };
 
-static uint64_t hash(const char *s, size_t n)
+static uint64_t str_hash(const void *t, uint32_t i)
 {
-	uint64_t h = 1469598103934665603ull;  /* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
+	const char *s = ((const struct strtab *)t)->strs[i];
+	return hmap_hash_bytes(s, strlen(s));
 }
 
 struct strtab *strtab_new(void)
@@ -24,9 +24,7 @@ struct strtab *strtab_new(void)
 	struct strtab *t = calloc(1, sizeof *t);
 	if (!t)
 		return NULL;
-	t->nslots = 1024;
-	t->slots = calloc(t->nslots, sizeof *t->slots);
-	if (!t->slots) {
+	if (hmap_init(&t->index, 512) < 0) {
 		free(t);
 		return NULL;
 	}
@@ -41,7 +39,8 @@ void strtab_free(struct strtab *t)
 		n = c->next;
 		free(c);
 	}
-	free(t->slots);
+	free(t->strs);
+	hmap_free(&t->index);
 	free(t);
 }
 
@@ -63,43 +62,30 @@ static char *arena_alloc(struct strtab *t, size_t n)
 	return p;
 }
 
-static int grow(struct strtab *t)
-{
-	size_t n = t->nslots * 2;
-	const char **s = calloc(n, sizeof *s);
-	if (!s)
-		return -1;
-	for (size_t i = 0; i < t->nslots; i++) {
-		const char *v = t->slots[i];
-		if (!v)
-			continue;
-		size_t j = hash(v, strlen(v)) & (n - 1);
-		while (s[j])
-			j = (j + 1) & (n - 1);
-		s[j] = v;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->nslots = n;
-	return 0;
-}
-
 const char *strtab_intern(struct strtab *t, const char *s, size_t len)
 {
-	if (t->count * 2 >= t->nslots && grow(t) < 0)
-		return NULL;
-	size_t j = hash(s, len) & (t->nslots - 1);
-	for (; t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
-		const char *v = t->slots[j];
+	size_t j = hmap_first(&t->index, hmap_hash_bytes(s, len));
+	for (; t->index.slot[j]; j = hmap_next(&t->index, j)) {
+		const char *v = t->strs[t->index.slot[j] - 1];
 		if (strncmp(v, s, len) == 0 && v[len] == '\0')
 			return v;
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		const char **a = realloc(t->strs, cap * sizeof *a);
+		if (!a)
+			return NULL;
+		t->strs = a;
+		t->cap = cap;
 	}
 	char *p = arena_alloc(t, len + 1);
 	if (!p)
 		return NULL;
 	memcpy(p, s, len);
 	p[len] = '\0';
-	t->slots[j] = p;
-	t->count++;
+	t->strs[t->n] = p;
+	if (hmap_set(&t->index, j, (uint32_t)t->n, str_hash, t) < 0 && !t->index.slot[j])
+		return NULL;
+	t->n++;
 	return p;
 }

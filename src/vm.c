@@ -43,11 +43,11 @@ void vm_free(struct vm *vm)
 	free(vm->allocs);
 	free(vm->frames);
 	free(vm->mfas);
-	free(vm->mfa_index);
+	hmap_free(&vm->mfa_index);
 	free(vm->threads);
 	free(vm->nframes_native);
 	free(vm->death.running);
-	free(vm->pid_index);
+	hmap_free(&vm->pid_index);
 	strtab_free(vm->strings);
 	free(vm);
 }
@@ -128,39 +128,40 @@ struct vm_ets *vm_add_ets(struct vm *vm)
 	return t;
 }
 
-static size_t pid_hash(struct vm_pid p, size_t mask)
+static uint64_t pid_key(uint32_t num, uint32_t serial)
 {
-	uint64_t h = ((uint64_t)p.serial << 32 | p.num) * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 17) & mask;
+	return (uint64_t)serial << 32 | num;
+}
+
+static uint64_t proc_hash(const void *vm, uint32_t i)
+{
+	const struct vm_proc *p = &((const struct vm *)vm)->procs[i];
+	return pid_key(p->pid_num, p->pid_serial);
 }
 
 int vm_index_pids(struct vm *vm)
 {
-	size_t n = 1024;
-	while (n < vm->nprocs * 2)
-		n *= 2;
-	free(vm->pid_index);
-	vm->pid_index = calloc(n, sizeof *vm->pid_index);
-	if (!vm->pid_index)
+	hmap_free(&vm->pid_index);
+	if (hmap_init(&vm->pid_index, vm->nprocs) < 0)
 		return -1;
-	vm->pid_index_size = n;
 	for (size_t i = 0; i < vm->nprocs; i++) {
-		struct vm_pid k = { vm->procs[i].pid_num, vm->procs[i].pid_serial };
-		size_t j = pid_hash(k, n - 1);
-		while (vm->pid_index[j])
-			j = (j + 1) & (n - 1);
-		vm->pid_index[j] = (uint32_t)i + 1;
+		const struct vm_proc *p = &vm->procs[i];
+		size_t j = hmap_first(&vm->pid_index, pid_key(p->pid_num, p->pid_serial));
+		while (vm->pid_index.slot[j])
+			j = hmap_next(&vm->pid_index, j);
+		if (hmap_set(&vm->pid_index, j, (uint32_t)i, proc_hash, vm) < 0)
+			return -1;
 	}
 	return 0;
 }
 
 const struct vm_proc *vm_find_proc(const struct vm *vm, struct vm_pid pid)
 {
-	if (!vm->pid_index)
+	const struct hmap *m = &vm->pid_index;
+	if (!m->slot)
 		return NULL;
-	size_t mask = vm->pid_index_size - 1;
-	for (size_t j = pid_hash(pid, mask); vm->pid_index[j]; j = (j + 1) & mask) {
-		const struct vm_proc *p = &vm->procs[vm->pid_index[j] - 1];
+	for (size_t j = hmap_first(m, pid_key(pid.num, pid.serial)); m->slot[j]; j = hmap_next(m, j)) {
+		const struct vm_proc *p = &vm->procs[m->slot[j] - 1];
 		if (p->pid_num == pid.num && p->pid_serial == pid.serial)
 			return p;
 	}
@@ -207,43 +208,36 @@ const struct vm_node *vm_node_by_channel(const struct vm *vm, uint64_t channel)
 	return NULL;
 }
 
-static size_t mfa_hash(const struct vm_mfa *m, size_t mask)
+static uint64_t mfa_key(const struct vm_mfa *m)
 {
 	/* interned strings: their addresses identify them */
-	uint64_t h = ((uint64_t)(uintptr_t)m->module * 31 + (uint64_t)(uintptr_t)m->function) * 31 +
-		     (uint64_t)m->arity;
-	return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+	return ((uint64_t)(uintptr_t)m->module * 31 + (uint64_t)(uintptr_t)m->function) * 31 +
+	       (uint64_t)m->arity;
+}
+
+static uint64_t mfa_hash(const void *vm, uint32_t i)
+{
+	return mfa_key(&((const struct vm *)vm)->mfas[i]);
 }
 
 int64_t vm_mfa_id(struct vm *vm, const struct vm_mfa *m)
 {
-	if (vm->nmfas * 2 >= vm->mfa_index_size) {
-		size_t n = vm->mfa_index_size ? vm->mfa_index_size * 2 : 1024;
-		uint32_t *ix = calloc(n, sizeof *ix);
-		if (!ix)
-			return -1;
-		for (size_t i = 0; i < vm->nmfas; i++) {
-			size_t j = mfa_hash(&vm->mfas[i], n - 1);
-			while (ix[j])
-				j = (j + 1) & (n - 1);
-			ix[j] = (uint32_t)i + 1;
-		}
-		free(vm->mfa_index);
-		vm->mfa_index = ix;
-		vm->mfa_index_size = n;
-	}
-	size_t mask = vm->mfa_index_size - 1, j = mfa_hash(m, mask);
-	for (; vm->mfa_index[j]; j = (j + 1) & mask) {
-		const struct vm_mfa *x = &vm->mfas[vm->mfa_index[j] - 1];
+	struct hmap *ix = &vm->mfa_index;
+	if (!ix->slot && hmap_init(ix, 512) < 0)
+		return -1;
+	size_t j = hmap_first(ix, mfa_key(m));
+	for (; ix->slot[j]; j = hmap_next(ix, j)) {
+		const struct vm_mfa *x = &vm->mfas[ix->slot[j] - 1];
 		if (x->module == m->module && x->function == m->function && x->arity == m->arity)
-			return vm->mfa_index[j] - 1;
+			return ix->slot[j] - 1;
 	}
 	struct vm_mfa *a = vm_grow(vm->mfas, &vm->mfas_cap, vm->nmfas, sizeof *a, 256);
 	if (!a)
 		return -1;
 	vm->mfas = a;
 	vm->mfas[vm->nmfas] = *m;
-	vm->mfa_index[j] = (uint32_t)vm->nmfas + 1;
+	if (hmap_set(ix, j, (uint32_t)vm->nmfas, mfa_hash, vm) < 0 && !ix->slot[j])
+		return -1;
 	return (int64_t)vm->nmfas++;
 }
 

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "hmap.h"
 #include "strtab.h"
 
 struct vm_mfa {
@@ -235,8 +236,7 @@ struct vm {
 	size_t nframes, frames_cap;
 	struct vm_mfa *mfas;           /* distinct functions seen on stacks */
 	size_t nmfas, mfas_cap;
-	uint32_t *mfa_index;           /* open addressing: mfas index + 1 */
-	size_t mfa_index_size;
+	struct hmap mfa_index;         /* mfas by module, function, arity */
 	struct vm_thread *threads;
 	size_t nthreads;
 	int crash_thread;              /* index of the thread that took the fatal signal, or
@@ -249,8 +249,7 @@ struct vm {
 	struct vm_memory memory;
 	struct vm_alloc *allocs;
 	size_t nallocs;
-	uint32_t *pid_index;           /* open-addressing pid -> procs[] index + 1, built lazily */
-	size_t pid_index_size;
+	struct hmap pid_index;         /* procs by pid, built by vm_index_pids */
 	struct vm_gap *gaps;
 	size_t ngaps;
 	size_t gaps_dropped;           /* beyond the kept ones */

@@ -69,43 +69,20 @@ static void lookup_loc(struct beam *b, uint64_t hdr, uint64_t k, uint64_t pc, st
 }
 
 /* Many processes wait at the same few code addresses: remember the answers. */
+struct code_entry {
+	uint64_t pc;
+	struct vm_mfa mfa;
+	int ok;
+};
 struct code_cache {
-	uint64_t *pc;          /* 0: empty */
-	struct vm_mfa *mfa;
-	int8_t *ok;
-	size_t size, used;
+	struct code_entry *e;
+	size_t n, cap;
+	struct hmap index;     /* e by pc */
 };
 
-static int cache_grow(struct code_cache *c)
+static uint64_t code_hash(const void *c, uint32_t i)
 {
-	size_t n = c->size ? c->size * 2 : 1024;
-	uint64_t *pc = calloc(n, sizeof *pc);
-	struct vm_mfa *mfa = malloc(n * sizeof *mfa);
-	int8_t *ok = malloc(n);
-	if (!pc || !mfa || !ok) {
-		free(pc);
-		free(mfa);
-		free(ok);
-		return -1;
-	}
-	for (size_t i = 0; i < c->size; i++) {
-		if (!c->pc[i])
-			continue;
-		size_t j = (c->pc[i] * 0x9e3779b97f4a7c15ull >> 20) & (n - 1);
-		while (pc[j])
-			j = (j + 1) & (n - 1);
-		pc[j] = c->pc[i];
-		mfa[j] = c->mfa[i];
-		ok[j] = c->ok[i];
-	}
-	free(c->pc);
-	free(c->mfa);
-	free(c->ok);
-	c->pc = pc;
-	c->mfa = mfa;
-	c->ok = ok;
-	c->size = n;
-	return 0;
+	return ((const struct code_cache *)c)->e[i].pc;
 }
 
 int beam_lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out)
@@ -115,19 +92,24 @@ int beam_lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out)
 		return beam_lookup_code_loc(b, pc, out, NULL);
 	if (!pc)
 		return -1;
-	if (c->used * 2 >= c->size && cache_grow(c) < 0)
+	if (!c->index.slot && hmap_init(&c->index, 1024) < 0)
 		return beam_lookup_code_loc(b, pc, out, NULL);
-	size_t mask = c->size - 1, j = (pc * 0x9e3779b97f4a7c15ull >> 20) & mask;
-	for (; c->pc[j]; j = (j + 1) & mask)
-		if (c->pc[j] == pc) {
-			*out = c->mfa[j];
-			return c->ok[j] ? 0 : -1;
+	size_t j = hmap_first(&c->index, pc);
+	for (; c->index.slot[j]; j = hmap_next(&c->index, j)) {
+		const struct code_entry *e = &c->e[c->index.slot[j] - 1];
+		if (e->pc == pc) {
+			*out = e->mfa;
+			return e->ok ? 0 : -1;
 		}
-	int r = beam_lookup_code_loc(b, pc, &c->mfa[j], NULL);
-	c->pc[j] = pc;
-	c->ok[j] = r == 0;
-	c->used++;
-	*out = c->mfa[j];
+	}
+	int r = beam_lookup_code_loc(b, pc, out, NULL);
+	struct code_entry *e = vm_grow(c->e, &c->cap, c->n, sizeof *e, 1024);
+	if (!e)
+		return r;  /* not remembered */
+	c->e = e;
+	c->e[c->n] = (struct code_entry){ pc, *out, r == 0 };
+	if (hmap_set(&c->index, j, (uint32_t)c->n, code_hash, c) == 0 || c->index.slot[j])
+		c->n++;
 	return r;
 }
 
@@ -136,9 +118,8 @@ void beam_code_cache_free(struct beam *b)
 	struct code_cache *c = b->code_cache;
 	if (!c)
 		return;
-	free(c->pc);
-	free(c->mfa);
-	free(c->ok);
+	free(c->e);
+	hmap_free(&c->index);
 	free(c);
 }
 

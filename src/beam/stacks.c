@@ -10,47 +10,45 @@
 
 #define MAX_DEPTH 1024
 
-struct pc_cache {
-	uint64_t *pc;          /* 0 = empty slot */
-	int64_t *id;           /* mfa id, -1 = no function there */
-	size_t size, used;
+/* Return addresses already resolved: pc -> mfa id (-1: no function there). */
+struct pc_entry {
+	uint64_t pc;
+	int64_t id;
 };
+struct pc_cache {
+	struct pc_entry *e;
+	size_t n, cap;
+	struct hmap index;     /* e by pc */
+};
+
+static uint64_t pc_hash(const void *c, uint32_t i)
+{
+	return ((const struct pc_cache *)c)->e[i].pc;
+}
+
+static void pc_cache_free(struct pc_cache *c)
+{
+	free(c->e);
+	hmap_free(&c->index);
+}
 
 static int64_t lookup(struct beam *b, struct pc_cache *c, uint64_t pc)
 {
-	if (c->used * 2 >= c->size) {
-		size_t n = c->size ? c->size * 2 : 4096;
-		uint64_t *p = calloc(n, sizeof *p);
-		int64_t *id = malloc(n * sizeof *id);
-		if (!p || !id) {
-			free(p);
-			free(id);
-			return -1;
-		}
-		for (size_t i = 0; i < c->size; i++) {
-			if (!c->pc[i])
-				continue;
-			size_t j = (c->pc[i] * 0x9e3779b97f4a7c15ull >> 20) & (n - 1);
-			while (p[j])
-				j = (j + 1) & (n - 1);
-			p[j] = c->pc[i];
-			id[j] = c->id[i];
-		}
-		free(c->pc);
-		free(c->id);
-		c->pc = p;
-		c->id = id;
-		c->size = n;
-	}
-	size_t mask = c->size - 1, j = (pc * 0x9e3779b97f4a7c15ull >> 20) & mask;
-	for (; c->pc[j]; j = (j + 1) & mask)
-		if (c->pc[j] == pc)
-			return c->id[j];
+	if (!c->index.slot && hmap_init(&c->index, 2048) < 0)
+		return -1;
+	size_t j = hmap_first(&c->index, pc);
+	for (; c->index.slot[j]; j = hmap_next(&c->index, j))
+		if (c->e[c->index.slot[j] - 1].pc == pc)
+			return c->e[c->index.slot[j] - 1].id;
 	struct vm_mfa m;
 	int64_t id = beam_lookup_code(b, pc, &m) == 0 ? vm_mfa_id(b->vm, &m) : -1;
-	c->pc[j] = pc;
-	c->id[j] = id;
-	c->used++;
+	struct pc_entry *e = vm_grow(c->e, &c->cap, c->n, sizeof *e, 1024);
+	if (!e)
+		return id;  /* not remembered: asked again next time */
+	c->e = e;
+	c->e[c->n] = (struct pc_entry){ pc, id };
+	if (hmap_set(&c->index, j, (uint32_t)c->n, pc_hash, c) == 0 || c->index.slot[j])
+		c->n++;
 	return id;
 }
 
@@ -174,8 +172,7 @@ bc_err *beam_load_stacks(struct beam *b)
 				continue;
 			id = lookup(b, &cache, trace[k]);
 			if (id >= 0 && vm_add_frame(b->vm, (uint32_t)id) < 0) {
-				free(cache.pc);
-				free(cache.id);
+				pc_cache_free(&cache);
 				return bc_error(BC_ENOMEM, "out of memory for stack frames");
 			}
 		}
@@ -185,8 +182,7 @@ bc_err *beam_load_stacks(struct beam *b)
 			bad++;
 		}
 	}
-	free(cache.pc);
-	free(cache.id);
+	pc_cache_free(&cache);
 	if (bad)
 		vm_gap(b->vm, "the stacks of %zu processes are not (fully) in the core", bad);
 	return NULL;

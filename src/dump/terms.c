@@ -15,13 +15,18 @@
 
 struct heap_line { uint64_t addr; const char *body, *end; };
 
+/* "ADDR:BODY" lines by address */
+struct lines {
+	struct heap_line *e;
+	size_t n;
+	struct hmap index;
+};
+
 struct heap {
 	struct dump *d;
 	struct vt_arena *a;
-	struct heap_line *lines;    /* open addressing by addr: this process's heap, */
-	size_t size;
-	struct heap_line *lit;      /* and the literal area (=literals), indexed on first use */
-	size_t lit_size;
+	struct lines lines;         /* this process's heap, */
+	struct lines lit;           /* and the literal area (=literals), indexed on first use */
 	int lit_tried;
 	size_t budget;              /* nodes left */
 	size_t items, bytes;
@@ -56,42 +61,52 @@ static uint64_t hex(const char **p, const char *end)
 	return v;
 }
 
-static size_t hash_addr(uint64_t a, size_t size)
+static uint64_t line_hash(const void *l, uint32_t i)
 {
-	return (size_t)((a * 0x9e3779b97f4a7c15ull) >> 20) & (size - 1);
+	return ((const struct lines *)l)->e[i].addr;
 }
 
-/* Index the "ADDR:BODY" lines of [p, end) by address. */
-static struct heap_line *index_lines(const char *p, const char *end, size_t *size)
+static void lines_free(struct lines *l)
+{
+	free(l->e);
+	hmap_free(&l->index);
+}
+
+/* Index the "ADDR:BODY" lines of [p, end) by address; -1 on OOM. */
+static int index_lines(const char *p, const char *end, struct lines *l)
 {
 	size_t n = 0;
 	for (const char *q = p; q < end; q++)
 		n += *q == '\n';
-	*size = 64;
-	while (*size < 2 * n + 2)
-		*size *= 2;
-	struct heap_line *lines = calloc(*size, sizeof *lines);
-	while (lines && p < end) {
+	if (!(l->e = malloc((n + 1) * sizeof *l->e)) || hmap_init(&l->index, n + 1) < 0) {
+		lines_free(l);
+		return -1;
+	}
+	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		const char *q = p;
 		uint64_t addr = hex(&q, le);
-		if (q < le && *q == ':' && addr) {
-			size_t j = hash_addr(addr, *size);
-			while (lines[j].addr)
-				j = (j + 1) & (*size - 1);
-			lines[j] = (struct heap_line){ addr, q + 1, le };
+		if (q < le && *q == ':' && addr && l->n <= n) {
+			size_t j = hmap_first(&l->index, addr);
+			while (l->index.slot[j])
+				j = hmap_next(&l->index, j);
+			l->e[l->n] = (struct heap_line){ addr, q + 1, le };
+			if (hmap_set(&l->index, j, (uint32_t)l->n, line_hash, l) == 0 || l->index.slot[j])
+				l->n++;
 		}
 		p = le + 1;
 	}
-	return lines;
+	return 0;
 }
 
-static const struct heap_line *find_line(const struct heap_line *lines, size_t size, uint64_t addr)
+static const struct heap_line *find_line(const struct lines *l, uint64_t addr)
 {
-	for (size_t j = hash_addr(addr, size); lines && lines[j].addr; j = (j + 1) & (size - 1))
-		if (lines[j].addr == addr)
-			return &lines[j];
+	if (!l->index.slot)
+		return NULL;
+	for (size_t j = hmap_first(&l->index, addr); l->index.slot[j]; j = hmap_next(&l->index, j))
+		if (l->e[l->index.slot[j] - 1].addr == addr)
+			return &l->e[l->index.slot[j] - 1];
 	return NULL;
 }
 
@@ -99,7 +114,7 @@ static const struct heap_line *find_line(const struct heap_line *lines, size_t s
  * once, in =literals). */
 static const struct heap_line *line_at(struct heap *h, uint64_t addr)
 {
-	const struct heap_line *l = find_line(h->lines, h->size, addr);
+	const struct heap_line *l = find_line(&h->lines, addr);
 	if (l)
 		return l;
 	if (!h->lit_tried) {
@@ -109,10 +124,10 @@ static const struct heap_line *line_at(struct heap *h, uint64_t addr)
 		if (s) {
 			s += strlen(key);
 			const char *e = memmem(s, h->d->map + h->d->end - s, "\n=", 2);
-			h->lit = index_lines(s, e ? e + 1 : h->d->map + h->d->end, &h->lit_size);
+			index_lines(s, e ? e + 1 : h->d->map + h->d->end, &h->lit);
 		}
 	}
-	return find_line(h->lit, h->lit_size, addr);
+	return find_line(&h->lit, addr);
 }
 
 static struct vt *other(struct heap *h, const char *text)
@@ -637,9 +652,10 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 	/* links and monitors come from the =proc section's Link list (links() says
 	 * when it found it); stack frames carry no file:line: unknown */
 	out->no_links = out->no_frames = true;
-	struct heap h = { d, out->arena, NULL, 0, NULL, 0, 0, 20000, lim->items, lim->bytes };
+	struct heap h = { .d = d, .a = out->arena, .budget = 20000, .items = lim->items,
+			  .bytes = lim->bytes };
 	const char *hs, *he;
-	if (section(d, "=proc_heap:", pid, &hs, &he) == 0 && !(h.lines = index_lines(hs, he, &h.size)))
+	if (section(d, "=proc_heap:", pid, &hs, &he) == 0 && index_lines(hs, he, &h.lines) < 0)
 		return -1;
 	if (!(d->loaded & NEED_NODES) && !dump_load_nodes(d))  /* names of the nodes' pids */
 		d->loaded |= NEED_NODES;
@@ -676,7 +692,7 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 			s = le + 1;
 		}
 	}
-	free(h.lines);
-	free(h.lit);
+	lines_free(&h.lines);
+	lines_free(&h.lit);
 	return 0;
 }

@@ -1,4 +1,5 @@
 #include "dwarf/layout.h"
+#include "hmap.h"
 
 #include <dwarf.h>
 #include <stdio.h>
@@ -101,59 +102,50 @@ static int is_declaration(Dwarf_Die *d)
 static struct tag_index {
 	const char **name;
 	Dwarf_Off *off;
-	size_t size, used;
+	size_t n, cap;
+	struct hmap index;   /* name[] by content */
 } tags;
 
-static uint64_t str_hash(const char *s)
+static uint64_t tag_hash(const void *t, uint32_t i)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	const char *s = ((const struct tag_index *)t)->name[i];
+	return hmap_hash_bytes(s, strlen(s));
 }
 
 static void tag_add(const char *name, Dwarf_Off off)
 {
-	if (tags.used * 2 >= tags.size) {
-		size_t n = tags.size ? tags.size * 2 : 4096;
-		const char **nm = calloc(n, sizeof *nm);
-		Dwarf_Off *of = calloc(n, sizeof *of);
-		if (!nm || !of) {
-			free(nm);
-			free(of);
-			return;
-		}
-		for (size_t i = 0; i < tags.size; i++) {
-			if (!tags.name[i])
-				continue;
-			size_t j = str_hash(tags.name[i]) & (n - 1);
-			while (nm[j])
-				j = (j + 1) & (n - 1);
-			nm[j] = tags.name[i];
-			of[j] = tags.off[i];
-		}
-		free(tags.name);
-		free(tags.off);
-		tags.name = nm;
-		tags.off = of;
-		tags.size = n;
-	}
-	size_t j = str_hash(name) & (tags.size - 1);
-	for (; tags.name[j]; j = (j + 1) & (tags.size - 1))
-		if (strcmp(tags.name[j], name) == 0)
+	if (!tags.index.slot && hmap_init(&tags.index, 4096) < 0)
+		return;
+	size_t j = hmap_first(&tags.index, hmap_hash_bytes(name, strlen(name)));
+	for (; tags.index.slot[j]; j = hmap_next(&tags.index, j))
+		if (strcmp(tags.name[tags.index.slot[j] - 1], name) == 0)
 			return;  /* first definition wins */
-	tags.name[j] = name;
-	tags.off[j] = off;
-	tags.used++;
+	if (tags.n == tags.cap) {
+		size_t cap = tags.cap ? tags.cap * 2 : 4096;
+		const char **nm = realloc(tags.name, cap * sizeof *nm);
+		if (!nm)
+			return;
+		tags.name = nm;
+		Dwarf_Off *of = realloc(tags.off, cap * sizeof *of);
+		if (!of)
+			return;
+		tags.off = of;
+		tags.cap = cap;
+	}
+	tags.name[tags.n] = name;
+	tags.off[tags.n] = off;
+	if (hmap_set(&tags.index, j, (uint32_t)tags.n, tag_hash, &tags) == 0 || tags.index.slot[j])
+		tags.n++;
 }
 
 static int tag_find(const char *name, Dwarf_Off *off)
 {
-	if (!tags.size)
+	if (!tags.index.slot)
 		return -1;
-	for (size_t j = str_hash(name) & (tags.size - 1); tags.name[j]; j = (j + 1) & (tags.size - 1))
-		if (strcmp(tags.name[j], name) == 0) {
-			*off = tags.off[j];
+	size_t j = hmap_first(&tags.index, hmap_hash_bytes(name, strlen(name)));
+	for (; tags.index.slot[j]; j = hmap_next(&tags.index, j))
+		if (strcmp(tags.name[tags.index.slot[j] - 1], name) == 0) {
+			*off = tags.off[tags.index.slot[j] - 1];
 			return 0;
 		}
 	return -1;
@@ -444,6 +436,7 @@ bc_err *layout_resolve(Dwarf *dw, struct layout *L)
 	}
 	free(tags.name);
 	free(tags.off);
+	hmap_free(&tags.index);
 	memset(&tags, 0, sizeof tags);
 	if (L->nfound == 0)
 		return bc_error(BC_ENODEBUG, "no beam.smp symbols in the DWARF (is this a beam.smp?)");

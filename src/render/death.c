@@ -79,14 +79,14 @@ void death_text(FILE *f, const struct vm *vm)
 		fprintf(f, "  schedulers");
 		for (size_t i = 0; i < d->nrunning; i++) {
 			const struct vm_sched_run *r = &d->running[i];
-			const struct vm_proc *rp = vm->pid_index ? vm_find_proc(vm, r->pid) : NULL;
+			const struct vm_proc *rp = vm_find_proc(vm, r->pid);
 			fprintf(f, "%s %s ran %s", i ? ";" : "", r->scheduler, who(rp, r->pid, w, sizeof w));
 		}
 		fprintf(f, "\n");
 	}
 	if (!d->have_culprit)
 		return;
-	const struct vm_proc *p = vm->pid_index ? vm_find_proc(vm, d->culprit) : NULL;
+	const struct vm_proc *p = vm_find_proc(vm, d->culprit);
 	who(p, d->culprit, w, sizeof w);
 	if (!p) {
 		fprintf(f, "  running %s on %s\n", w, d->culprit_sched);

@@ -1,8 +1,9 @@
 %% Deaths that leave a core, for the crash-site tests: a NIF that segfaults (also
 %% 5,000 native frames deep), erlang:halt(abort) and an allocation failure. Writes crash.json (what beamcore must name) first.
-%% Run: erl -noshell -pa DIR -run beamcore_crash start nif|deep|abort|alloc   (cwd = DIR)
+%% kill: the node waits; capture-crash.sh sends it SIGABRT from another process.
+%% Run: erl -noshell -pa DIR -run beamcore_crash start nif|deep|abort|alloc|kill   (cwd = DIR)
 -module(beamcore_crash).
--export([start/1, boom/0, deep_boom/0, halt_abort/0, grow/1]).
+-export([start/1, boom/0, deep_boom/0, halt_abort/0, grow/1, wait_kill/0]).
 
 start([Kind]) ->
     {ok, Dir} = file:get_cwd(),
@@ -26,6 +27,11 @@ run(alloc, Dir) ->
           ",\"also\": [\"out of memory\", \"of type \\\"heap\\\"\"]"),
     wait_go(Dir),
     grow([]);
+run(kill, Dir) ->
+    register(crasher, self()),
+    truth(Dir, "beamcore_crash:wait_kill/0", "none", "SIGABRT",
+          io_lib:format(",\"os_pid\": ~s", [os:getpid()])),
+    wait_kill();
 run(abort, Dir) ->
     register(crasher, self()),
     truth(Dir, "beamcore_crash:halt_abort/0", "abort", "SIGABRT"),
@@ -51,6 +57,11 @@ wait_go(Dir) ->
         true -> ok;
         false -> receive after 100 -> wait_go(Dir) end
     end.
+
+%% Not a tail call: wait_kill/0 stays on the stack.
+wait_kill() ->
+    receive never -> ok end,
+    ok.
 
 halt_abort() ->
     _ = erlang:halt(abort),

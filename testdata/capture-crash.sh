@@ -8,14 +8,17 @@
 #   alloc  a process outgrows `ulimit -v`: gdb, attached with a breakpoint on
 #          erts_alc_fatal_error, takes a gcore there (modern OTP would otherwise
 #          write a crash dump and _exit without a core)
-#   testdata/capture-crash.sh 25|27 nif|deep|abort|alloc OUTDIR
+#   kill   the script sends the waiting node SIGABRT (kill -ABRT from another
+#          process: si_code SI_USER, si_pid the sender; kernel core); the
+#          sender's pid in OUTDIR/sender
+#   testdata/capture-crash.sh 25|27 nif|deep|abort|alloc|kill OUTDIR
 # OUTDIR gets core, crash.json, beam.smp.path. Exit 77: no room or no core.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-rel=${1:?usage: capture-crash.sh 25|27 nif|deep|abort|alloc OUTDIR}; kind=${2:?}; out=$(realpath -m "${3:?}")
-case $kind in nif|deep|abort|alloc) ;; *) echo "capture-crash.sh: kind nif|deep|abort|alloc" >&2; exit 64 ;; esac
+rel=${1:?usage: capture-crash.sh 25|27 nif|deep|abort|alloc|kill OUTDIR}; kind=${2:?}; out=$(realpath -m "${3:?}")
+case $kind in nif|deep|abort|alloc|kill) ;; *) echo "capture-crash.sh: kind nif|deep|abort|alloc|kill" >&2; exit 64 ;; esac
 mkdir -p "$out"
-rm -f "$out"/core "$out"/core.[0-9]* "$out"/crash.json "$out"/beam.smp.path
+rm -f "$out"/core "$out"/core.[0-9]* "$out"/crash.json "$out"/beam.smp.path "$out"/sender
 free_kb=$(df -Pk "$out" | awk 'NR==2{print $4}')
 [ "$free_kb" -ge $((2 * 1024 * 1024)) ] || { echo "capture-crash.sh: need 2 GB free in $out" >&2; exit 77; }
 case $(cat /proc/sys/kernel/core_pattern) in \|*|*/*) echo "capture-crash.sh: core_pattern not usable" >&2; exit 77 ;; esac
@@ -57,6 +60,18 @@ if [ "$kind" = alloc ]; then
   wait "$gdb" || rc=$?
   kill -KILL "$beam" 2>/dev/null || true
   wait "$node" 2>/dev/null || true
+elif [ "$kind" = kill ]; then
+  ( cd "$out" && ulimit -c unlimited &&
+    exec "${run[@]}" -noshell +MIscs 64 -pa "$out" -run beamcore_crash start kill ) \
+    >"$out/node.log" 2>&1 &
+  node=$!   # erlexec execs beam.smp: the same pid
+  for _ in $(seq 150); do [ -f "$out/crash.json" ] && break; sleep 0.2; done
+  [ -f "$out/crash.json" ] || { kill -KILL "$node" 2>/dev/null; cat "$out/node.log" >&2; exit 77; }
+  sleep 1
+  # this shell sends it (bash's builtin kill): the sender is this script's pid
+  echo "$$" >"$out/sender"
+  kill -ABRT "$node"
+  wait "$node" 2>/dev/null || rc=$?
 else
   ( cd "$out" && ulimit -c unlimited &&
     exec timeout 120 "${run[@]}" -noshell +MIscs 64 -pa "$out" -run beamcore_crash start "$kind" ) \

@@ -2,7 +2,8 @@
 """Who sent the fatal signal: the scenario's kernel core was made by
 `kill -ABRT PID` from capture.sh, so the signal came from another process and
 the summary says so (signal_sender: a pid, not the node's own; "killed by
-SIGABRT sent by pid N"); a VM that called abort() itself (crash fixture
+SIGABRT sent by pid N"); the crash fixture `kill` (capture-crash.sh sends
+SIGABRT itself and writes its pid to `sender`) names exactly that pid; a VM that called abort() itself (crash fixture
 `abort`) and a NIF fault (`nif`) have no sender and say "died of".
 Usage: check_signal_sender.py BEAMCORE REL (fixtures otpREL, crashREL-abort, crashREL-nif
 under $BEAMCORE_FIXTURES)."""
@@ -28,6 +29,18 @@ def main():
             f"killed by SIGABRT sent by pid {s}" not in f:
         bad.append(f"kill -ABRT core: signal {t['signal']}, sender {s} (node {node}), finding {f[:120]!r}")
     seen.append(f"kill -ABRT: sender {s}")
+    # crash fixture kind kill: capture-crash.sh itself sent SIGABRT and wrote its pid
+    kcore = os.path.join(root, f"crash{rel}-kill", "core")
+    if os.path.exists(kcore):
+        sender = int(open(os.path.join(root, f"crash{rel}-kill", "sender")).read())
+        t, f = summary(bc, kcore)
+        text = subprocess.run([bc, "summary", kcore], capture_output=True, text=True, timeout=300).stdout
+        if t["signal"] != "SIGABRT" or t.get("signal_sender") != sender or \
+                not f.startswith(f"killed by SIGABRT sent by pid {sender} ") or \
+                f"SIGABRT sent by pid {sender}\n" not in text or "died of" in text:
+            bad.append(f"crash kill: signal {t['signal']}, sender {t.get('signal_sender')} (sent by "
+                       f"{sender}), finding {f[:120]!r}")
+        seen.append(f"crash kill: sender {t.get('signal_sender')} (the script's pid {sender})")
     for kind, sig in (("abort", "SIGABRT"), ("nif", "SIGSEGV")):
         core = os.path.join(root, f"crash{rel}-{kind}", "core")
         if not os.path.exists(core):

@@ -64,7 +64,7 @@ if ! [ -f "$d/core.kernel" ] || ! [ -f "$d/ground_truth.json" ]; then
 fi
 
 for rel in 25 27; do
-  for death in nif deep abort alloc; do
+  for death in nif deep abort alloc kill; do
     d=$fixtures/crash$rel-$death
     if [ -f "$d/core" ] && [ -f "$d/crash.json" ]; then continue; fi
     say "crash fixture $d"

@@ -101,9 +101,11 @@ const struct vm_proc *procs_row(const struct rtable *t, size_t r);
 /* procs_table's columns: the indices of its rtable's cols */
 enum procs_col { PC_PID, PC_NAME, PC_REGNAME, PC_INITIAL, PC_MEMORY, PC_THS, PC_HEAP, PC_STACK,
 		 PC_MSGQ, PC_REDS, PC_STATUS, PC_CURRENT, PC_NLINKS, PC_NMONITORS, PC_NMONITORED };
-/* The --sort keys: the column a key sorts (-1: no such key); all of them,
- * "total_heap_size, memory, ..." (the first is the default). */
+/* The --sort keys (the default is total_heap_size): the column a key sorts
+ * (-1: no such key); key i (NULL past the last), in the browser's order; all
+ * of them, "memory, total_heap_size, ...". */
 int procs_sort_col(const char *name);
+const char *procs_sort_name(size_t i);
 const char *procs_sort_names(void);
 
 void memory_kv(const struct vm *vm, struct an_out *out);

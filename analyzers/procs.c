@@ -42,19 +42,26 @@ struct sort_key {
 };
 
 static const struct sort_key keys[] = {
-	{ "total_heap_size", offsetof(struct vm_proc, total_heap_size), VPF_TOTAL_HEAP_SIZE, TK_NONE, C_THS },
+	/* the order the browser's `s` cycles them in */
 	{ "memory", offsetof(struct vm_proc, memory), VPF_MEMORY, TK_NONE, C_MEMORY },
-	{ "heap_size", offsetof(struct vm_proc, heap_size), VPF_HEAP_SIZE, TK_NONE, C_HEAP },
-	{ "stack_size", offsetof(struct vm_proc, stack_size), VPF_STACK_SIZE, TK_NONE, C_STACK },
+	{ "total_heap_size", offsetof(struct vm_proc, total_heap_size), VPF_TOTAL_HEAP_SIZE, TK_NONE, C_THS },
 	{ "message_queue_len", offsetof(struct vm_proc, message_queue_len), VPF_MESSAGE_QUEUE_LEN,
 	  TK_NONE, C_MSGQ },
 	{ "reductions", offsetof(struct vm_proc, reductions), VPF_REDUCTIONS, TK_NONE, C_REDS },
+	{ "heap_size", offsetof(struct vm_proc, heap_size), VPF_HEAP_SIZE, TK_NONE, C_HEAP },
+	{ "stack_size", offsetof(struct vm_proc, stack_size), VPF_STACK_SIZE, TK_NONE, C_STACK },
 	{ "pid", 0, 0, TK_PID, C_PID },
 	{ "name", 0, VPF_REGISTERED_NAME, TK_NAME, C_NAME },
 	{ "status", 0, 0, TK_STATUS, C_STATUS },
 	{ "current_function", 0, VPF_CURRENT_FUNCTION, TK_CURRENT, C_CURRENT },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
+#define DEFAULT_KEY (&keys[1])  /* total_heap_size */
+
+const char *procs_sort_name(size_t i)
+{
+	return i < NKEYS ? keys[i].name : NULL;
+}
 
 int procs_sort_col(const char *name)
 {
@@ -246,7 +253,7 @@ static const struct sort_key *sort_key(const char *sort)
 bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
 		    struct rtable *t, void **priv)
 {
-	const struct sort_key *key = &keys[0];
+	const struct sort_key *key = DEFAULT_KEY;
 	if (sort) {
 		if (!(key = sort_key(sort)))
 			return bc_error(BC_EUSAGE, "--sort %s: one of %s", sort, procs_sort_names());

@@ -52,8 +52,19 @@ static void option_lines(FILE *f, unsigned mask)
 		snprintf(head, sizeof head, "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
 		fprintf(f, "  %-18s ", head);
 		if (!d->help) {  /* --sort: the keys as procs knows them; numbers largest first */
-			fprintf(f, "one of %s\n  %-18s (the first is the default; numbers largest first,\n"
-				"  %-18s text ascending)\n", procs_sort_names(), "", "");
+			int col = 0;
+			for (size_t k = 0; procs_sort_name(k); k++) {
+				const char *n = procs_sort_name(k);
+				if (col && col + (int)strlen(n) > 50) {
+					fprintf(f, ",\n  %-18s ", "");
+					col = 0;
+				} else if (col) {
+					col += fprintf(f, ", ");
+				}
+				col += fprintf(f, "%s", n);
+			}
+			fprintf(f, "\n  %-18s (default total_heap_size; numbers largest first,\n"
+				"  %-18s text ascending)\n", "", "");
 			continue;
 		}
 		for (const char *l = d->help; *l;) {

@@ -13,11 +13,23 @@
 
 #include "tui/ui.h"
 
-/* procs_table's sort keys (analyzers/procs.c), in the order `s` cycles them */
-static const char *const sorts[] = { "memory", "total_heap_size", "message_queue_len",
-				     "reductions", "heap_size", "stack_size", "pid", "name",
-				     "status", "current_function" };
-#define NSORTS (sizeof sorts / sizeof sorts[0])
+/* procs_table's sort keys (analyzers/procs.c: procs_sort_name), in their
+ * order for `s`; M T Q R name four of them */
+static int sort_index(const char *name)
+{
+	for (size_t i = 0; procs_sort_name(i); i++)
+		if (strcmp(procs_sort_name(i), name) == 0)
+			return (int)i;
+	return 0;
+}
+
+static int nsorts(void)
+{
+	int n = 0;
+	while (procs_sort_name((size_t)n))
+		n++;
+	return n;
+}
 
 #define TOP_ROWS 512        /* rows a lazy sort puts in order first */
 #define LAZY_FROM 10000     /* lists at least this long are sorted lazily */
@@ -46,7 +58,7 @@ struct pv {
 	struct rtable t;
 	void *priv;
 	int sort;
-	int sortcol;          /* the column sorts[sort] sorts (enum procs_col) */
+	int sortcol;          /* the column key `sort` sorts (enum procs_col) */
 	int full;             /* t holds every process, not only the first TOP_ROWS */
 	size_t total;         /* processes in the list */
 	uint32_t *rows;       /* the rows the filter kept; NULL: all */
@@ -128,7 +140,7 @@ static int resort(struct pv *p, struct ui *u, int sort, int full)
 	struct rtable t;
 	void *priv;
 	size_t top = full || p->flen || u->vm->nprocs < LAZY_FROM ? 0 : TOP_ROWS;
-	bc_err *e = procs_table(u->vm, sorts[sort], top, NULL, &t, &priv);
+	bc_err *e = procs_table(u->vm, procs_sort_name((size_t)sort), top, NULL, &t, &priv);
 	if (e) {
 		snprintf(u->msg, sizeof u->msg, "sort: %s", e->msg);
 		bc_err_free(e);
@@ -138,7 +150,7 @@ static int resort(struct pv *p, struct ui *u, int sort, int full)
 	p->t = t;
 	p->priv = priv;
 	p->sort = sort;
-	p->sortcol = procs_sort_col(sorts[sort]);
+	p->sortcol = procs_sort_col(procs_sort_name((size_t)sort));
 	p->full = t.nrows == u->vm->nprocs;
 	p->total = u->vm->nprocs;
 	free(p->rows);
@@ -212,7 +224,7 @@ static void draw(struct view *v, struct ui *u)
 		snprintf(title, sizeof title, "Filter (pid, name, function): %s_", p->filter);
 	else
 		snprintf(title, sizeof title, "Processes: %s of %s, sorted by %s%s%s", fmt_count(p->full ? n : p->total, a, sizeof a),
-			 fmt_count(p->full ? p->t.nrows : p->total, b, sizeof b), sorts[p->sort], p->flen ? ", filter: " : "",
+			 fmt_count(p->full ? p->t.nrows : p->total, b, sizeof b), procs_sort_name((size_t)p->sort), p->flen ? ", filter: " : "",
 			 p->filter);
 	ui_title(u, title);
 	widths(u, w);
@@ -299,11 +311,11 @@ static enum ui_act key(struct view *v, struct ui *u, int ch)
 			refilter(p, 0);
 		}
 		break;
-	case 's': case KEY_F(6): resort(p, u, (p->sort + 1) % (int)NSORTS, 0); break;
-	case 'M': resort(p, u, 0, 0); break;
-	case 'T': resort(p, u, 1, 0); break;
-	case 'Q': resort(p, u, 2, 0); break;
-	case 'R': resort(p, u, 3, 0); break;
+	case 's': case KEY_F(6): resort(p, u, (p->sort + 1) % nsorts(), 0); break;
+	case 'M': resort(p, u, sort_index("memory"), 0); break;
+	case 'T': resort(p, u, sort_index("total_heap_size"), 0); break;
+	case 'Q': resort(p, u, sort_index("message_queue_len"), 0); break;
+	case 'R': resort(p, u, sort_index("reductions"), 0); break;
 	case '\n': case '\r': case KEY_ENTER: {
 		char buf[64];
 		if (!n)
@@ -343,7 +355,7 @@ struct view *procs_view_new(struct ui *u)
 			"q          quit\n",
 		.draw = draw, .key = key, .free = pv_free,
 	};
-	if (resort(p, u, 0, 0) < 0) {
+	if (resort(p, u, sort_index("memory"), 0) < 0) {
 		free(p);
 		return NULL;
 	}

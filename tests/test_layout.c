@@ -100,8 +100,14 @@ int main(int argc, char **argv)
 		bc_err_free(me);
 	}
 	/* The walks read these as 8-byte words. */
+	/* (every member procs.c reads with f64; Process.arity, a byte from 27, is
+	 * read at its DWARF size) */
 	static const enum layout_id words[] = { P_ID, P_HEAP_SZ, P_STOP, P_HEND, P_REDS, P_I,
-						P_CURRENT, P_PSD, MSG_NEXT, HF_USED, PTAB_TAB };
+						P_CURRENT, P_PSD, MSG_NEXT, HF_USED, PTAB_TAB,
+						P_ABANDONED_HEAP, P_ARG_REG, P_DICTIONARY, P_HEAP,
+						P_LINKS, P_LT_MONITORS, P_MBUF_SZ, P_MONITORS,
+						P_OLD_HEAP, P_OLD_HEND, P_REG, P_SIGINQ_BUFFERS,
+						P_SIGINQ_FIRST, P_SIGQ_CONT, P_SIGQ_FIRST };
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
 		if (L.e[words[i]].size != 8) {
 			char d[200];
@@ -109,7 +115,7 @@ int main(int argc, char **argv)
 				(unsigned long long)L.e[words[i]].size);
 			missing++;
 		}
-	if (L.e[P_STATE].size != 4 || L.e[PTAB_MAX].size != 4)
+	if (L.e[P_STATE].size != 4 || L.e[PTAB_MAX].size != 4 || L.e[P_SIGQ_FLAGS].size != 4)
 		fprintf(stderr, "state/max not 32-bit\n"), missing++;
 	printf("%s: %zu of %d layout entries resolved (%s), sizeof(Process) %llu\n", beam, L.nfound,
 	       L_COUNT, binref ? "BinRef" : "ProcBin", (unsigned long long)L.e[S_PROCESS].value);

@@ -68,6 +68,15 @@ static uint32_t f32(const struct walk *w, enum layout_id id)
 	return v;
 }
 
+/* A member of the size the DWARF gives it (Process.arity: a Uint to OTP 25,
+ * a byte from 27). */
+static uint64_t fsized(const struct walk *w, enum layout_id id)
+{
+	uint64_t v = 0, n = w->L->e[id].size;
+	memcpy(&v, w->p + LV(w->L, id), n >= 1 && n <= 8 ? n : 8);
+	return v;
+}
+
 int beam_read_mfa(struct beam *b, uint64_t addr, struct vm_mfa *out)
 {
 	const struct layout *L = &b->L;
@@ -279,7 +288,7 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 	mem += old_sz * 8;
 	mem += inner.memory + rest.memory;
 	if (f64(w, P_ARG_REG) != w->addr + LV(L, P_DEF_ARG_REG))
-		mem += f64(w, P_ARITY) * 8;
+		mem += fsized(w, P_ARITY) * 8;
 	uint64_t psd = f64(w, P_PSD);
 	if (psd) {
 		uint64_t scb, len;

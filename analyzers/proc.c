@@ -48,14 +48,18 @@ static int parse_u32(const char **sp, uint32_t *v)
 	return 0;
 }
 
-/* Exactly <0.N.S>, as the VM prints a local pid: nothing before or after. */
+/* Exactly <C.N.S>, as the VM prints a pid: nothing before or after. -1 when
+ * it is not a pid, -2 when it is one of another node (C != 0): a core or a
+ * crash dump holds only its own node's processes. */
 static int parse_pid(const char *arg, struct vm_pid *pid)
 {
 	const char *p = arg;
 	uint32_t node, num, serial;
 	if (*p++ != '<' || parse_u32(&p, &node) < 0 || *p++ != '.' || parse_u32(&p, &num) < 0 ||
-	    *p++ != '.' || parse_u32(&p, &serial) < 0 || *p++ != '>' || *p || node != 0)
+	    *p++ != '.' || parse_u32(&p, &serial) < 0 || *p++ != '>' || *p)
 		return -1;
+	if (node != 0)
+		return -2;
 	pid->num = num;
 	pid->serial = serial;
 	return 0;
@@ -153,7 +157,12 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if (!o->arg)
 		return bc_error(BC_EUSAGE, "proc: no PID");
 	if (o->arg[0] == '<') {
-		if (parse_pid(o->arg, &pid) < 0)
+		int r = parse_pid(o->arg, &pid);
+		if (r == -2)
+			return bc_error(BC_EFORMAT, "proc %s: is a process of another node: not in "
+					"this %s", o->arg,
+					strcmp(vm->kind, "core") == 0 ? "core" : "crash dump");
+		if (r < 0)
 			return bc_error(BC_EUSAGE, "proc %s: not a local pid like <0.123.0>", o->arg);
 		if (!(p = vm_find_proc(vm, pid)))
 			return bc_error(BC_EFORMAT, "no process %s in this %s", o->arg, vm->kind);

@@ -24,6 +24,8 @@ def check(what, args, want_rc, want_err=None, want_out=None):
 def main():
     bc, build = sys.argv[1], sys.argv[2]
     check("help", [bc, "help"], 0, None, "beamcore help COMMAND")
+    check("--help lists commands", [bc, "--help"], 0, None, "binaries")
+    check("help stacks names --weight values", [bc, "help", "stacks"], 0, None, "--weight")
     check("help procs", [bc, "help", "procs"], 0, None, "--sort FIELD")
     check("procs --help", [bc, "procs", "--help"], 0, None, "usage: beamcore procs")
     check("help proc names what PID may be", [bc, "help", "proc"], 0, None, "registered name")
@@ -47,7 +49,14 @@ def main():
         check("proc <0.84.0>x", [bc, "proc", "<0.84.0>x", dump], 64, "not a local pid")
         check("proc <0.99999999999.0>", [bc, "proc", "<0.99999999999.0>", dump], 64, "not a local pid")
         check("proc <0.84.0 (no >)", [bc, "proc", "<0.84.0", dump], 64, "not a local pid")
-        check("proc <1.84.0> (not local)", [bc, "proc", "<1.84.0>", dump], 64, "not a local pid")
+        # a well-formed pid of another node is no usage error: it is not in this dump
+        check("proc <1.84.0> (another node)", [bc, "proc", "<1.84.0>", dump], 2,
+              "is a process of another node: not in this crash dump")
+        check("proc <8722.89.0> (another node)", [bc, "proc", "<8722.89.0>", dump], 2,
+              "is a process of another node: not in this crash dump")
+        check("proc <8722.99999999999.0>", [bc, "proc", "<8722.99999999999.0>", dump], 64,
+              "not a local pid")
+        check("proc <0.84.0>", [bc, "proc", "<0.84.0>", dump], 0, None, "<0.84.0>")
         check("proc code_server", [bc, "proc", "code_server", dump], 0, None, "code_server")
         check("proc 'code_server' quoted", [bc, "proc", "'code_server'", dump], 0, None, "code_server")
         check("proc of no registered name", [bc, "proc", "no_such_name", dump], 2, "no process registered")

@@ -85,7 +85,7 @@ def main():
         found = {os.path.relpath(os.path.join(root, f), d)
                  for root, _, files in os.walk(d) for f in files}
         for want in ["bin/beamcore", "share/man/man1/beamcore.1",
-                     "share/bash-completion/completions/beamcore"]:
+                     "share/bash-completion/completions/beamcore", "share/doc/beamcore/json.md"]:
             ok = r.returncode == 0 and any(f.endswith(want) for f in found)
             print(f"{'ok  ' if ok else 'FAIL'} meson install: {want}")
             if not ok:

@@ -21,6 +21,44 @@ def check(what, args, want_rc, want_err=None, want_out=None):
     if not ok:
         failures.append(what)
 
+def complete(words):
+    """What docs/beamcore.bash offers for the last word of `words`."""
+    comp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "beamcore.bash")
+    script = (f'source "{comp}"; COMP_WORDS=({" ".join(repr(w) for w in words)}); '
+              f'COMP_CWORD={len(words) - 1}; _beamcore; printf "%s\\n" "${{COMPREPLY[@]}}"')
+    r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    return set(r.stdout.split())
+
+def check_completion(bc):
+    """The bash completion offers each command exactly the options its help lists,
+    and the --sort and --weight values the help names (no second copy that drifts)."""
+    cmds = ["summary", "procs", "proc", "ets", "binaries", "memory", "stacks", "threads", "nodes", "tui"]
+    got = complete(["beamcore", ""])
+    ok = set(cmds) <= got
+    print(f"{'ok  ' if ok else 'FAIL'} completion: the commands")
+    if not ok:
+        failures.append(f"completion: commands {sorted(set(cmds) - got)} missing")
+    for c in cmds:
+        rc, out, _ = run([bc, "help", c])
+        want = {l.split()[0] for l in out.splitlines() if l.startswith("  --")} | {"--help"}
+        got = complete(["beamcore", c, "core", "--"])
+        ok = rc == 0 and got == want
+        print(f"{'ok  ' if ok else 'FAIL'} completion: options of {c}"
+              + ("" if ok else f" offers {sorted(got - want)}, lacks {sorted(want - got)}"))
+        if not ok:
+            failures.append(f"completion of {c}")
+    for c, opt in (("procs", "--sort"), ("stacks", "--weight")):
+        rc, out, _ = run([bc, "help", c])
+        text = " ".join(out.split("\n  " + opt, 1)[-1].split("\n  --", 1)[0].split())
+        got = complete(["beamcore", c, "core", opt, ""])
+        # "one of a, b, c (the first is the default ...)" or "...: a (default), b, c"
+        vals = text.split("one of ", 1)[-1].split(": ", 1)[-1].split("(the first", 1)[0]
+        want = {v.replace("(default)", "").strip() for v in vals.split(",")}
+        ok = len(want) > 2 and got == want
+        print(f"{'ok  ' if ok else 'FAIL'} completion: values of {c} {opt}: {sorted(got)}")
+        if not ok:
+            failures.append(f"completion of {c} {opt}: {sorted(got)} vs help {text!r}")
+
 def main():
     bc, build = sys.argv[1], sys.argv[2]
     check("help", [bc, "help"], 0, None, "beamcore help COMMAND")
@@ -78,6 +116,7 @@ def main():
                 failures.append("missing_total on a cut dump")
     else:
         print("SKIP: fixture cases (no dump fixture)")
+    check_completion(bc)
     # meson install into a temporary directory
     with tempfile.TemporaryDirectory(prefix="beamcore-install.") as d:
         r = subprocess.run(["meson", "install", "-C", build, "--no-rebuild", "--destdir", d],

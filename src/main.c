@@ -185,6 +185,48 @@ struct cli {
 	int npos;
 };
 
+/* Edit distance of a and b (insert, delete, change, swap two neighbours: "tiu"
+ * is 1 from "tui"), or 4 when they are long. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[32][32];
+	if (la >= 32 || lb >= 32)
+		return 4;
+	for (size_t i = 0; i <= la; i++)
+		for (size_t j = 0; j <= lb; j++) {
+			if (i == 0 || j == 0) {
+				d[i][j] = i + j;
+				continue;
+			}
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+/* The name in names[] closest to word, when it is a likely typo of it (as git's
+ * "did you mean"); NULL otherwise. */
+static const char *closest(const char *word, const char *const *names, size_t n)
+{
+	const char *best = NULL;
+	size_t bd = 3;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = distance(word, names[i]);
+		if (d < bd && d * 3 <= strlen(names[i])) {
+			bd = d;
+			best = names[i];
+		}
+	}
+	return best;
+}
+
 static int parse_options(int argc, char **argv, struct cli *c)
 {
 	static const struct option longopts[] = {
@@ -229,9 +271,21 @@ static int parse_options(int argc, char **argv, struct cli *c)
 		case ':':
 			fprintf(stderr, "beamcore: %s needs a value (see beamcore --help)\n", argv[optind - 1]);
 			return EXIT_USAGE;
-		default:
-			fprintf(stderr, "beamcore: %s: unknown option (see beamcore --help)\n", argv[optind - 1]);
+		default: {
+			const char *names[16], *arg = argv[optind - 1];
+			size_t n = 0;
+			char word[64];
+			for (; longopts[n].name && n < 16; n++)
+				names[n] = longopts[n].name;
+			snprintf(word, sizeof word, "%s", arg + strspn(arg, "-"));
+			word[strcspn(word, "=")] = 0;
+			const char *near = arg[0] == '-' && arg[1] == '-' ? closest(word, names, n) : NULL;
+			char vis[256];
+			fprintf(stderr, "beamcore: %s: unknown option%s%s%s\n", utf8_visible(arg, vis, sizeof vis),
+				near ? ": did you mean --" : "", near ? near : "",
+				near ? "?" : " (see beamcore --help)");
 			return EXIT_USAGE;
+		}
 		}
 		c->given |= bit;
 	}
@@ -266,8 +320,14 @@ static const struct analyzer *take_command(struct cli *c)
 		struct stat st;
 		if (c->npos > 1 && !strchr(c->pos[0], '/') && stat(c->pos[0], &st) != 0) {
 			char vis[256];
-			fprintf(stderr, "beamcore: '%s' is not a beamcore command (see beamcore --help)\n",
-				utf8_visible(c->pos[0], vis, sizeof vis));
+			const char *names[32] = { "tui", "help" };
+			size_t n = 2;
+			for (size_t i = 0; analyzers[i] && n < 32; i++)
+				names[n++] = analyzers[i]->name;
+			const char *near = closest(c->pos[0], names, n);
+			fprintf(stderr, "beamcore: '%s' is not a beamcore command%s%s%s\n",
+				utf8_visible(c->pos[0], vis, sizeof vis), near ? ": did you mean '" : "",
+				near ? near : "", near ? "'?" : " (see beamcore --help)");
 			return NULL;
 		}
 	}

@@ -75,6 +75,11 @@ def main():
         dump = p if os.path.exists(p) else None
     if dump:
         check("unknown command", [bc, "frobnicate", dump], 64, "'frobnicate' is not a beamcore command")
+        check("a typo of a command", [bc, "prcs", dump], 64, "did you mean 'procs'?")
+        check("two letters swapped", [bc, "tiu", dump], 64, "did you mean 'tui'?")
+        check("a typo of an option", [bc, "stacks", dump, "--weigth", "memory"], 64,
+              "--weigth: unknown option: did you mean --weight?")
+        check("an unknown option", [bc, "procs", dump, "--frob"], 64, "--frob: unknown option")
         check("ets --folded --weight bogus", [bc, "ets", dump, "--folded", "--weight", "bogus"], 64,
               "--folded is not an option of ets")
         check("summary --sort bogus", [bc, "summary", dump, "--sort", "bogus"], 64,

@@ -51,9 +51,12 @@ def check_completion(bc):
         rc, out, _ = run([bc, "help", c])
         text = " ".join(out.split("\n  " + opt, 1)[-1].split("\n  --", 1)[0].split())
         got = complete(["beamcore", c, "core", opt, ""])
-        # "one of a, b, c (the first is the default ...)" or "...: a (default), b, c"
-        vals = text.split("one of ", 1)[-1].split(": ", 1)[-1].split("(the first", 1)[0]
-        want = {v.replace("(default)", "").strip() for v in vals.split(",")}
+        # "one of a, b, c (the first is the default ...)", "...: a (default), b, c"
+        # or "a, b, c (default a; ...)"
+        vals = text.split(" ", 1)[-1]  # after the placeholder (FIELD, W)
+        vals = vals.replace("(default)", "").split("(", 1)[0]
+        vals = vals.split("one of ", 1)[-1].split(": ", 1)[-1]
+        want = {v.strip() for v in vals.split(",")}
         ok = len(want) > 2 and got == want
         print(f"{'ok  ' if ok else 'FAIL'} completion: values of {c} {opt}: {sorted(got)}")
         if not ok:

@@ -175,7 +175,7 @@ bc_err *core_open(const char *path, struct core **out)
 		if (!gelf_getphdr(elf, (int)i, &ph))
 			continue;
 		if (ph.p_type == PT_NOTE) {
-			if (ph.p_offset + ph.p_filesz <= c->size)
+			if (ph.p_offset <= c->size && ph.p_filesz <= c->size - ph.p_offset)
 				parse_notes(c, elf, &ph);
 			else
 				c->truncated = 1;
@@ -190,7 +190,7 @@ bc_err *core_open(const char *path, struct core **out)
 				if (s->filesz)
 					c->truncated = 1;
 				s->filesz = 0;
-			} else if (s->off + s->filesz > c->size) {
+			} else if (s->filesz > c->size - s->off) { /* off + filesz may wrap */
 				s->filesz = c->size - s->off;
 				c->truncated = 1;
 			}

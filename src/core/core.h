@@ -49,7 +49,7 @@ struct core {
 	uint64_t sigaddr;
 	uint64_t at_phdr, at_entry;   /* from NT_AUXV */
 	uint64_t at_vdso;             /* AT_SYSINFO_EHDR: the vDSO's ELF image, or 0 */
-	const char *psargs;           /* NT_PRPSINFO command line */
+	const char *psargs;           /* NT_PRPSINFO command line: 80 bytes, not NUL-terminated in a forged core */
 	int truncated;                /* file shorter than its program headers say */
 	const struct core_seg *hint;  /* last segment a read hit (a lookup cache) */
 	const struct core_seg *near[1024]; /* by address bits 16..25: the last segment hit */

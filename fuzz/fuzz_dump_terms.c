@@ -1,0 +1,69 @@
+/* libFuzzer target: the dump's heap-term decoder and proc detail. The input is
+ * the body of a dump after a fixed header naming one process <0.8.0>: its
+ * =proc_dictionary, =proc_heap, =proc_messages, =proc_stack sections, Link
+ * list lines... Every process's detail is taken and its terms printed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "dump/dump.h"
+#include "target.h"
+#include "term.h"
+
+static const char head[] =
+	"=erl_crash_dump:0.5\n"
+	"Sun Nov 22 03:48:16 2026\n"
+	"Slogan: fuzz\n"
+	"System version: Erlang/OTP 27 [erts-15.2] [source] [64-bit]\n"
+	"=proc:<0.8.0>\n"
+	"State: Waiting\n"
+	"Spawned as: m:f/0\n"
+	"Message queue length: 1\n"
+	"Reductions: 1\n"
+	"Stack+heap: 233\n"
+	"OldHeap: 0\n"
+	"Memory: 100\n";
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+	size_t hn = sizeof head - 1;
+	uint8_t *text = malloc(hn + n);
+	if (!text)
+		return 0;
+	memcpy(text, head, hn);
+	if (n)
+		memcpy(text + hn, data, n);
+	const char *path = fuzz_file(text, hn + n);
+	free(text);
+	struct dump *d;
+	bc_err *e = dump_open(path, &d);
+	if (e) {
+		bc_err_free(e);
+		return 0;
+	}
+	if ((e = dump_load(d, NEED_PROCS | NEED_STACKS)))
+		bc_err_free(e);
+	struct vm *vm = dump_vm(d);
+	static const struct vt_limits pl = { 12, 200, 256 };
+	char buf[4096];
+	for (size_t i = 0; vm && vm->detail && i < vm->nprocs && i < 16; i++) {
+		struct vm_proc_detail det;
+		struct vm_detail_limits lim = { 10, 50, 200, 200, 256 };
+		if (vm->detail(vm->loader, &vm->procs[i], &lim, &det) != 0)
+			continue;
+		for (size_t k = 0; k < det.ndict; k++) {
+			vt_print(det.dict_keys[k], &pl, buf, sizeof buf);
+			vt_print(det.dict_values[k], &pl, buf, sizeof buf);
+		}
+		for (size_t k = 0; k < det.nlinks; k++)
+			vt_print(det.links[k], &pl, buf, sizeof buf);
+		for (size_t k = 0; k < det.nmonitors; k++)
+			vt_print(det.monitors[k], &pl, buf, sizeof buf);
+		for (size_t k = 0; k < det.nmessages; k++)
+			vt_print(det.messages[k], &pl, buf, sizeof buf);
+		vm_detail_free(&det);
+	}
+	dump_close(d);
+	return 0;
+}

@@ -100,6 +100,11 @@ def main():
               "is a process of another node: not in this crash dump")
         check("proc <8722.89.0> (another node)", [bc, "proc", "<8722.89.0>", dump], 2,
               "is a process of another node: not in this crash dump")
+        core = os.path.join(os.path.dirname(os.path.dirname(dump)), sys.argv[3].replace("-dump", ""),
+                            "core.kernel")
+        if os.path.exists(core):
+            check("proc <8722.89.0> of a core", [bc, "proc", "<8722.89.0>", core], 2,
+                  "is a process of another node: not in this core")
         check("proc <8722.99999999999.0>", [bc, "proc", "<8722.99999999999.0>", dump], 64,
               "not a local pid")
         check("proc <0.84.0>", [bc, "proc", "<0.84.0>", dump], 0, None, "<0.84.0>")

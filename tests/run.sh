@@ -90,9 +90,22 @@ for b in build build-asan; do
   meson test -C "$b" --print-errorlogs --num-processes 2
 done
 
+# libFuzzer targets (fuzz/, clang): each a bounded time on its seed corpus,
+# each one test in the count below (a crash, a leak or a build failure: failed).
+say "fuzz targets (${BEAMCORE_FUZZ_SECONDS:-45} s each)"
+rm -f build-fuzz/fuzz-results.txt
+bash tests/fuzz.sh "${BEAMCORE_FUZZ_SECONDS:-45}"
+
 python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
 import json, sys
 p = f = s = 0
+try:
+    fuzz = open("build-fuzz/fuzz-results.txt").read().splitlines()
+except OSError:
+    fuzz = []
+for t in ("fuzz_dump", "fuzz_dump_terms", "fuzz_core"):
+    if any(l.startswith(f"fuzz {t}: ok") for l in fuzz): p += 1
+    else: f += 1
 for path in sys.argv[1:]:
     try:
         lines = open(path).read().splitlines()

@@ -2,16 +2,21 @@
 the live node wrote, under $BEAMCORE_FIXTURES) and run beamcore on it."""
 import json, os, subprocess, sys
 
-SKIP = 77
+# Under CI=true a fixture that could not be made is a failure, not a skip: the
+# test command must never pass with its end-to-end tests skipped.
+CI = os.environ.get("CI") == "true"
+SKIP = 1 if CI else 77
 
 class Fixture:
     def __init__(self, argv, core_name=None):
-        """argv: BEAMCORE FIXTURE [CORE]. Exits 77 (skip) when the fixture is absent."""
+        """argv: BEAMCORE FIXTURE [CORE]. Exits 77 (skip) when the fixture is absent
+        (1 under CI=true)."""
         self.beamcore = argv[1]
         self.dir = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), argv[2])
         self.core = os.path.join(self.dir, core_name or argv[3])
         if not os.path.exists(self.core):
-            print(f"SKIP: no fixture {self.core} (testdata/capture.sh makes it)")
+            print(f"{'FAIL (CI=true)' if CI else 'SKIP'}: no fixture {self.core} "
+                  "(testdata/capture.sh makes it)")
             sys.exit(SKIP)
         self.name = os.path.basename(self.core)
         self.beam = open(os.path.join(self.dir, "beam.smp.path")).read().strip()

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "skip.h"
 #include "dwarf/session.h"
 #include "dwarf/layout.h"
 
@@ -18,7 +19,7 @@ int main(int argc, char **argv)
 	FILE *f = fopen(path, "r");
 	if (!f || !fgets(beam, sizeof beam, f)) {
 		printf("SKIP: no fixture %s\n", path);
-		return 77;
+		return skip_code(); /* 1 under CI=true */
 	}
 	fclose(f);
 	beam[strcspn(beam, "\n")] = '\0';

@@ -15,8 +15,13 @@ DUMP = False  # the target is a crash dump (set in main)
 TIMEOUT = 60  # ASan+UBSan builds load a core slowly
 
 class Term:
+    made = 0
+
     def __init__(self, cmd, cols, rows):
-        self.sock = f"beamcore-tui-{os.getpid()}"
+        # a socket per terminal: a new server on the socket of one just killed
+        # can fail while the old one exits (seen: new-session exit status 1)
+        Term.made += 1
+        self.sock = f"beamcore-tui-{os.getpid()}-{Term.made}"
         self.tmux(["new-session", "-d", "-x", str(cols), "-y", str(rows), cmd])
 
     def tmux(self, args, check=True):

@@ -29,20 +29,26 @@ def main():
             failures.append(what)
             print(screen)
 
-    # end of input: exits at once, no spin
-    status = os.path.join(tmp, "eof.status")
-    t = Term(f"sh -c 'LC_ALL=C.UTF-8 {bc} tui {fx.core} {fx.beam} </dev/null 2>{tmp}/eof.err; "
-             f"echo $? > {status}'", 80, 24)
-    try:
-        end = time.time() + tui_browse.TIMEOUT
-        while not (os.path.exists(status) and open(status).read().strip()) and time.time() < end:
-            time.sleep(0.1)
-        rc = open(status).read().strip() if os.path.exists(status) else None
-        err = open(f"{tmp}/eof.err").read() if os.path.exists(f"{tmp}/eof.err") else ""
-        check(f"input at end of file: exits (status {rc}, {err.strip()!r})",
-              rc == "0" and "end of input" in err)
-    finally:
-        t.close()
+    # end of input (/dev/null) or no input at all (stdin closed): exits at
+    # once, no spin; a few seconds at most, however slow the build
+    for name, redir in (("at end of file", "</dev/null"), ("closed", "<&-")):
+        status = os.path.join(tmp, "eof.status")
+        if os.path.exists(status):
+            os.unlink(status)
+        start = time.time()
+        t = Term(f"sh -c 'LC_ALL=C.UTF-8 {bc} tui {fx.core} {fx.beam} {redir} 2>{tmp}/eof.err; "
+                 f"echo $? > {status}'", 80, 24)
+        try:
+            end = time.time() + tui_browse.TIMEOUT
+            while not (os.path.exists(status) and open(status).read().strip()) and time.time() < end:
+                time.sleep(0.1)
+            took = time.time() - start
+            rc = open(status).read().strip() if os.path.exists(status) else None
+            err = open(f"{tmp}/eof.err").read() if os.path.exists(f"{tmp}/eof.err") else ""
+            check(f"input {name}: exits (status {rc}, {err.strip()!r}, {took:.1f} s)",
+                  rc == "0" and "end of input" in err and took < 10)
+        finally:
+            t.close()
 
     for cols, nrows in ((80, 24), (120, 40)):
         status = os.path.join(tmp, f"status{cols}")

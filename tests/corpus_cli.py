@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Every command on every fuzz seed (testdata/fuzz: cut, tiny and distributed
+dumps, synthetic and broken cores, the core that made the fuzzer crash) under
+the build given: exit 0, 1 or 2 (64 when a core names no readable beam.smp
+and none was given) within 20 s, one line on stderr for 2 and 64, and
+--json output that is valid UTF-8 JSON whenever it exits 0 or 1.
+Usage: corpus_cli.py BEAMCORE"""
+import glob, json, os, subprocess, sys
+
+CMDS = [["summary"], ["procs"], ["ets"], ["memory"], ["stacks"], ["nodes"], ["threads"],
+        ["binaries"], ["proc", "<0.0.0>"]]
+
+def main():
+    bc = sys.argv[1]
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "fuzz")
+    inputs = sorted(glob.glob(os.path.join(here, "fuzz_dump", "*")) +
+                    glob.glob(os.path.join(here, "fuzz_core", "*")) +
+                    glob.glob(os.path.join(here, "crashes", "*")))
+    bad, runs = [], 0
+    for path in inputs:
+        for cmd in CMDS:
+            args = [bc, cmd[0], *cmd[1:], path, "--json"]
+            runs += 1
+            try:
+                r = subprocess.run(args, capture_output=True, timeout=20)
+            except subprocess.TimeoutExpired:
+                bad.append(f"{os.path.basename(path)} {cmd[0]}: no answer in 20 s")
+                continue
+            err = r.stderr.decode("utf-8", "replace")
+            name = f"{os.path.basename(path)} {cmd[0]}"
+            if r.returncode not in (0, 1, 2, 64) or "Sanitizer" in err or "runtime error" in err:
+                bad.append(f"{name}: exit {r.returncode}: {err[-400:]}")
+            elif r.returncode in (2, 64) and len(err.strip().splitlines()) != 1:
+                bad.append(f"{name}: exit 2 with {len(err.strip().splitlines())} lines")
+            elif r.returncode in (0, 1):
+                try:
+                    json.loads(r.stdout.decode("utf-8"))
+                except (UnicodeDecodeError, ValueError) as e:
+                    bad.append(f"{name}: output is not UTF-8 JSON: {e}")
+    print(f"{len(inputs)} inputs x {len(CMDS)} commands = {runs} runs; {len(bad)} problems")
+    for b in bad[:30]:
+        print("  " + b)
+    return 1 if bad or not inputs else 0
+
+if __name__ == "__main__":
+    sys.exit(main())

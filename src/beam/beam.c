@@ -19,6 +19,15 @@ int beam_read_u32(const struct beam *b, uint64_t addr, uint32_t *v)
 	return core_peek(b->core, addr, v, 4);
 }
 
+int beam_read_field(const struct beam *b, uint64_t base, enum layout_id id, uint64_t *v)
+{
+	uint64_t n = b->L.e[id].size;
+	*v = 0;
+	if (n < 1 || n > 8)
+		return -1;
+	return core_peek(b->core, base + LV(&b->L, id), v, n);
+}
+
 int beam_read_cstr(const struct beam *b, uint64_t addr, char *buf, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {

@@ -49,6 +49,9 @@ static inline uint64_t beam_global(const struct beam *b, enum layout_id id)
 
 int beam_read_u64(const struct beam *b, uint64_t addr, uint64_t *v);
 int beam_read_u32(const struct beam *b, uint64_t addr, uint32_t *v);
+/* Member `id` of the struct at base, read at the size the DWARF gives it (a
+ * member that changed width across releases: an int that became a bool). */
+int beam_read_field(const struct beam *b, uint64_t base, enum layout_id id, uint64_t *v);
 
 /* The scheduler walk, in one place: every scheduler of the kinds asked, normal
  * ones first, each with its ErtsSchedulerData address (esd) and 1-based index.

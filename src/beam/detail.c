@@ -21,11 +21,10 @@ static struct vt *named(struct items *it, uint64_t node)
 	struct beam *b = it->b;
 	const struct layout *L = &b->L;
 	uint64_t md, name, dist, nodename;
-	uint16_t off;
 	if (!LHAS(L, MDE_NAME) || !LHAS(L, MDE_DIST) || !LHAS(L, MLD_NODENAME))
 		return NULL;
-	if (core_peek(b->core, node + LV(L, ML_OFFSET), &off, 2) < 0 ||
-	    beam_read_u64(b, (md = node - off) + LV(L, MDE_NAME), &name) < 0 ||
+	if (ml_main_struct(b, node, &md) < 0 ||
+	    beam_read_u64(b, md + LV(L, MDE_NAME), &name) < 0 ||
 	    beam_read_u64(b, md + LV(L, MDE_DIST), &dist) < 0)
 		return NULL;
 	if (dist ? beam_read_u64(b, dist + LV(L, MLD_NODENAME), &nodename) < 0

@@ -37,24 +37,13 @@ static const char *protection_of(uint32_t st)
 	return st & DB_PRIVATE ? "private" : st & DB_PUBLIC ? "public" : "protected";
 }
 
-/* ErtsFlxCtr.is_decentralized: an int to OTP 27, a bool from 28: its size
- * from the DWARF. */
-static int decentralized(struct beam *b, uint64_t tb, uint64_t *dec)
-{
-	const struct layout *L = &b->L;
-	uint64_t size = L->e[DB_CTR_DECENTRALIZED].size;
-	*dec = 0;
-	if (size < 1 || size > 8)
-		return -1;
-	return core_peek(b->core, tb + LV(L, DB_CTR_DECENTRALIZED), dec, size);
-}
-
 /* Counter `id` of a table: one atomic, or a sum over the decentralized slots. */
 static int counter(struct beam *b, uint64_t tb, int id, uint64_t *out)
 {
 	const struct layout *L = &b->L;
 	uint64_t dec;
-	if (decentralized(b, tb, &dec) < 0)
+	/* ErtsFlxCtr.is_decentralized: an int to OTP 27, a bool from 28 */
+	if (beam_read_field(b, tb, DB_CTR_DECENTRALIZED, &dec) < 0)
 		return -1;
 	if (!dec)
 		return beam_read_u64(b, tb + LV(L, DB_CTR_COUNTERS) + 8 * id, out);
@@ -95,7 +84,7 @@ static void fill_table(struct beam *b, uint64_t tb, uint32_t status, struct vm_e
 		t->unknown |= VEF_ID;
 	core_peek(b->core, tb + LV(L, DB_KEYPOS), &keypos, 4);
 	core_peek(b->core, tb + LV(L, DB_COMPRESS), &compress, 4);
-	decentralized(b, tb, &dec);
+	beam_read_field(b, tb, DB_CTR_DECENTRALIZED, &dec);
 	t->keypos = keypos;
 	t->compressed = compress != 0;
 	t->decentralized_counters = dec != 0;

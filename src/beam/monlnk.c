@@ -44,22 +44,16 @@ int ml_read(struct beam *b, uint64_t node, struct ml_node *out)
 {
 	const struct layout *L = &b->L;
 	const struct ml_bits *k = bits(b);
-	uint32_t raw = 0;
-	uint16_t f16 = 0, t16 = 0;
-	if (beam_read_u64(b, node + LV(L, ML_OTHER), &out->other) < 0)
+	uint64_t raw, type;
+	if (beam_read_u64(b, node + LV(L, ML_OTHER), &out->other) < 0 ||
+	    beam_read_field(b, node, ML_FLAGS, &raw) < 0)
 		return -1;
-	if (b->ml_packed) {
-		if (beam_read_u32(b, node + LV(L, ML_FLAGS), &raw) < 0)
-			return -1;
-		out->type = raw & k->type_mask;
-	} else {
-		if (core_peek(b->core, node + LV(L, ML_FLAGS), &f16, 2) < 0 ||
-		    core_peek(b->core, node + LV(L, ML_TYPE), &t16, 2) < 0)
-			return -1;
-		raw = f16;
-		out->type = t16;
-	}
-	if (out->type > k->max_type)
+	if (b->ml_packed)
+		type = raw & k->type_mask;
+	else if (beam_read_field(b, node, ML_TYPE, &type) < 0)
+		return -1;
+	out->type = (uint32_t)type;
+	if (type > k->max_type)
 		return -1;  /* not a node of this layout: corrupt */
 	out->flags = ((raw & k->target) ? MLF_TARGET : 0) | ((raw & k->name) ? MLF_NAME : 0) |
 		     ((raw & k->extended) ? MLF_EXTENDED : 0) |
@@ -79,11 +73,10 @@ int ml_nc_heap_size(struct beam *b, uint64_t term, uint64_t *words)
 	return 0;
 }
 
-/* The structure a node is embedded in (erts_ml_node_to_main_struct__). */
-static int main_struct(struct beam *b, uint64_t node, uint64_t *out)
+int ml_main_struct(struct beam *b, uint64_t node, uint64_t *out)
 {
-	uint16_t off;
-	if (core_peek(b->core, node + LV(&b->L, ML_OFFSET), &off, 2) < 0)
+	uint64_t off;
+	if (beam_read_field(b, node, ML_OFFSET, &off) < 0)
 		return -1;
 	*out = node - off;
 	return 0;
@@ -99,7 +92,7 @@ static int link_size(struct beam *b, uint64_t node, const struct ml_node *n, uin
 	/* ErtsELink: both halves share it; the remote pid or port lives in heap[] */
 	uint64_t elnk, hdr;
 	uint32_t refc;
-	if (main_struct(b, node, &elnk) < 0 ||
+	if (ml_main_struct(b, node, &elnk) < 0 ||
 	    beam_read_u64(b, elnk + LV(L, ELINK_HEAP), &hdr) < 0 ||
 	    beam_read_u32(b, elnk + LV(L, ELINK_REFC), &refc) < 0 || refc == 0)
 		return -1;
@@ -113,7 +106,7 @@ static int monitor_size(struct beam *b, uint64_t node, const struct ml_node *n, 
 	uint64_t md;
 	uint32_t refc;
 	struct ml_node origin;
-	if (main_struct(b, node, &md) < 0 || ml_read(b, md + LV(L, MD_ORIGIN), &origin) < 0 ||
+	if (ml_main_struct(b, node, &md) < 0 || ml_read(b, md + LV(L, MD_ORIGIN), &origin) < 0 ||
 	    beam_read_u32(b, md + LV(L, MD_REFC), &refc) < 0 || refc == 0)
 		return -1;
 	uint64_t sz;

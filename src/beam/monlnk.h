@@ -47,6 +47,9 @@ int ml_walk(struct beam *b, uint64_t root, enum ml_shape shape, int is_link, ml_
 /* Does process_info(P, monitors | monitored_by) list it? */
 int ml_listed_monitor(const struct ml_node *n);
 int ml_listed_monitored_by(const struct ml_node *n);
+/* The structure a node is embedded in (erts_ml_node_to_main_struct__: the
+ * link data, the monitor data). */
+int ml_main_struct(struct beam *b, uint64_t node, uint64_t *out);
 /* NC_HEAP_SIZE: words of a pid/port/ref term off the heap (0 if immediate). */
 int ml_nc_heap_size(struct beam *b, uint64_t term, uint64_t *words);
 

@@ -10,29 +10,6 @@
 #include "target.h"
 #include "term.h"
 
-static void detail(struct vm *vm)
-{
-	static const struct vt_limits pl = { 12, 200, 256 };
-	char buf[4096];
-	for (size_t i = 0; i < vm->nprocs && i < 64; i++) {
-		struct vm_proc_detail det;
-		struct vm_detail_limits lim = { 10, 50, 200, 200, 256 };
-		if (!vm->detail || vm->detail(vm->loader, &vm->procs[i], &lim, &det) != 0)
-			continue;
-		for (size_t k = 0; k < det.ndict; k++) {
-			vt_print(det.dict_keys[k], &pl, buf, sizeof buf);
-			vt_print(det.dict_values[k], &pl, buf, sizeof buf);
-		}
-		for (size_t k = 0; k < det.nlinks; k++)
-			vt_print(det.links[k], &pl, buf, sizeof buf);
-		for (size_t k = 0; k < det.nmonitors; k++)
-			vt_print(det.monitors[k], &pl, buf, sizeof buf);
-		for (size_t k = 0; k < det.nmessages; k++)
-			vt_print(det.messages[k], &pl, buf, sizeof buf);
-		vm_detail_free(&det);
-	}
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
@@ -62,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 				bc_err_free(e);
 			an_out_free(&out);
 		}
-		detail(vm);
+		fuzz_details(vm, 64);
 	}
 	dump_close(d);
 	return 0;

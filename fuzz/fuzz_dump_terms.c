@@ -45,25 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	if ((e = dump_load(d, NEED_PROCS | NEED_STACKS)))
 		bc_err_free(e);
 	struct vm *vm = dump_vm(d);
-	static const struct vt_limits pl = { 12, 200, 256 };
-	char buf[4096];
-	for (size_t i = 0; vm && vm->detail && i < vm->nprocs && i < 16; i++) {
-		struct vm_proc_detail det;
-		struct vm_detail_limits lim = { 10, 50, 200, 200, 256 };
-		if (vm->detail(vm->loader, &vm->procs[i], &lim, &det) != 0)
-			continue;
-		for (size_t k = 0; k < det.ndict; k++) {
-			vt_print(det.dict_keys[k], &pl, buf, sizeof buf);
-			vt_print(det.dict_values[k], &pl, buf, sizeof buf);
-		}
-		for (size_t k = 0; k < det.nlinks; k++)
-			vt_print(det.links[k], &pl, buf, sizeof buf);
-		for (size_t k = 0; k < det.nmonitors; k++)
-			vt_print(det.monitors[k], &pl, buf, sizeof buf);
-		for (size_t k = 0; k < det.nmessages; k++)
-			vt_print(det.messages[k], &pl, buf, sizeof buf);
-		vm_detail_free(&det);
-	}
+	fuzz_details(vm, 16);
 	dump_close(d);
 	return 0;
 }

@@ -17,9 +17,15 @@ struct an_opts {
 	int folded;         /* stacks: folded-stack lines */
 	const char *weight; /* stacks: what a group weighs */
 	int by_status;      /* stacks: group by status too */
+	const char **max;   /* check: the --max KEY=VALUE rules, in the order given */
+	size_t nmax;
+	const char *rules;  /* check: --rules FILE */
+	const char *junit;  /* check: --junit FILE */
 };
 
 #define AN_MAX_TABLES 8
+/* exit codes an analyzer may ask for (main.c has the others) */
+enum { AN_EXIT_PARTIAL = 1, AN_EXIT_CHECK_FAILED = 3 };
 #define AN_MAX_FINDINGS 16
 
 /* A named set of byte counts: a JSON object, a two-column text block. */
@@ -44,6 +50,19 @@ struct an_field {
 };
 #define AN_MAX_FIELDS 48
 
+/* What a finding is about, for scripts (JSON "findings" objects): its kind
+ * ("deadlock", "bottleneck", ...; NULL: "note"), severity ("critical",
+ * "warning", "info"; NULL: "info"), the process and the name it concerns, and
+ * the number it is about. The sentence stays in findings[]. */
+struct an_finding {
+	const char *kind, *severity;  /* static strings */
+	bool has_pid;
+	struct vm_pid pid;
+	const char *name;             /* a registered name, a table's name (an_keep'd) */
+	bool has_value;
+	uint64_t value;
+};
+
 struct an_out {
 	const char *fields_key;              /* JSON key of the record; NULL: none */
 	struct an_field fields[AN_MAX_FIELDS];
@@ -56,10 +75,27 @@ struct an_out {
 	const char *titles[AN_MAX_TABLES];   /* text heading, may be NULL */
 	size_t ntables;
 	char *findings[AN_MAX_FINDINGS];     /* sentences for a human, JSON "findings" */
+	struct an_finding finding_of[AN_MAX_FINDINGS];  /* what each is about */
 	size_t nfindings;
+	/* output that is not a flat table (a tree): written after the tables;
+	 * ctx is one of priv[] */
+	void (*json)(struct jw *w, void *ctx);
+	void (*text)(FILE *f, void *ctx);
+	void *ctx;
+	/* the command's own verdict, beyond what the gaps make: AN_EXIT_CHECK_FAILED
+	 * (check: a rule failed) or AN_EXIT_PARTIAL (a rule not evaluated); 0 none */
+	int exit_code;
+	void (*release)(void *ctx);          /* frees what ctx holds (before priv[]); may be NULL */
 	void *priv[16];                      /* freed with free() */
 	struct an_chunk *strings;            /* an_keep's arena, freed with the output */
 };
+
+/* Add a finding (the sentence from fmt): its record to fill in, or NULL when
+ * the findings are full or memory is exhausted. */
+struct an_finding *an_find(struct an_out *out, const char *kind, const char *severity,
+			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The process (and its registered name) a finding is about. */
+void an_find_proc(struct an_finding *f, const struct vm_proc *p);
 
 /* A stable copy of str that lives as long as out (a chain of chunks that grows
  * as needed: no cap); NULL only when memory is exhausted. */
@@ -74,6 +110,9 @@ enum {
 	AO_FOLDED = 1 << 3,
 	AO_WEIGHT = 1 << 4,
 	AO_BY_STATUS = 1 << 5,
+	AO_MAX = 1 << 6,
+	AO_RULES = 1 << 7,
+	AO_JUNIT = 1 << 8,
 };
 
 struct analyzer {
@@ -88,6 +127,11 @@ struct analyzer {
 	 * (64, said on stderr) or -1 when they are good; NULL: nothing to check */
 	int (*check)(const struct an_opts *o);
 	bc_err *(*run)(const struct vm *vm, const struct an_opts *o, struct an_out *out);
+	/* 2: a command of two targets, `beamcore NAME A B` (diff): run2 with both
+	 * models instead of run; no BEAM argument (a core's recorded beam.smp) */
+	int targets;
+	bc_err *(*run2)(const struct vm *a, const struct vm *b, const struct an_opts *o,
+			struct an_out *out);
 };
 
 extern const struct analyzer *const analyzers[];
@@ -100,7 +144,8 @@ bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const cha
 const struct vm_proc *procs_row(const struct rtable *t, size_t r);
 /* procs_table's columns: the indices of its rtable's cols */
 enum procs_col { PC_PID, PC_NAME, PC_REGNAME, PC_INITIAL, PC_MEMORY, PC_THS, PC_HEAP, PC_STACK,
-		 PC_MSGQ, PC_REDS, PC_STATUS, PC_CURRENT, PC_NLINKS, PC_NMONITORS, PC_NMONITORED };
+		 PC_MSGQ, PC_REDS, PC_STATUS, PC_CURRENT, PC_NLINKS, PC_NMONITORS, PC_NMONITORED,
+		 PC_PROC_LIB_INITIAL, PC_ANCESTORS };
 /* The --sort keys (the default is total_heap_size): the column a key sorts
  * (-1: no such key); key i (NULL past the last), in the browser's order; all
  * of them, "memory, total_heap_size, ...". */
@@ -114,6 +159,12 @@ const struct vm_ets *ets_row(const struct rtable *t, size_t r);
 bc_err *holders_table(const struct vm *vm, size_t top, struct rtable *t, void **priv);
 void holders_row(const struct rtable *t, size_t r, uint32_t *proc, uint64_t *bytes,
 		 uint64_t *exclusive, uint64_t *count);
+
+/* tree's finding for the summary: the supervision subtree holding the most */
+bc_err *tree_findings(const struct vm *vm, struct an_out *out);
+
+/* waits' findings (deadlocks, the biggest bottleneck, unknown callees), at most max */
+bc_err *waits_findings(const struct vm *vm, struct an_out *out, size_t max);
 
 /* "crash_nif+0x12 (libcrash.so)" or "m:f/a (JIT)" */
 const char *frame_text(const struct vm_nframe *f, char *buf, size_t len);

@@ -73,7 +73,7 @@ static void holder_cell(void *vctx, size_t row, size_t col, struct rcell *out, c
 	case H_NAME:
 		out->s = p->registered_name;
 		if (!out->s)
-			out->s = vm_mfa_str(&p->initial_call, buf, len);
+			out->s = vm_mfa_str(vm_shown_initial_call(p), buf, len);
 		break;
 	case H_COUNT: out->u = h->count; break;
 	case H_BYTES: out->u = h->bytes; break;

@@ -8,10 +8,12 @@
 #include "analyzer.h"
 #include "target.h"
 #include "term.h"
+#include "termrank.h"
 
 #define SHOW_MESSAGES 10
 #define SHOW_DICT 50
 #define SHOW_FRAMES 200
+#define SHOW_LARGEST 10
 
 static const struct vt_limits print_limits = { 12, 200, 256 };
 
@@ -150,6 +152,103 @@ static const char **terms(struct strings *s, struct vt **t, size_t n)
 	return l;
 }
 
+/* largest_terms and message_shapes: rows copied out of the detail (freed
+ * before rendering) */
+struct big_row {
+	const char *where, *shape;
+	uint64_t size;
+	bool cut;
+};
+struct shape_row {
+	const char *shape;
+	uint64_t count;
+};
+enum { L_SIZE, L_COMPLETE, L_WHERE, L_SHAPE };
+static const struct rcol big_cols[] = {
+	[L_SIZE] = { "flat_size", "FLAT SIZE (words)", RC_U64, 0 },
+	[L_COMPLETE] = { "complete", "COMPLETE", RC_BOOL, RCOL_JSON_ONLY },
+	[L_WHERE] = { "where", "WHERE", RC_STR, RCOL_LEFT | RCOL_WIDE },
+	[L_SHAPE] = { "shape", "SHAPE", RC_STR, RCOL_LEFT | RCOL_WIDE },
+};
+static const struct rcol shape_cols[] = {
+	{ "count", "COUNT", RC_U64, 0 },
+	{ "shape", "SHAPE", RC_STR, RCOL_LEFT | RCOL_WIDE },
+};
+
+static void big_cell(void *ctx, size_t row, size_t col, struct rcell *c, char *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	const struct big_row *r = (const struct big_row *)ctx + row;
+	switch (col) {
+	case L_SIZE: c->u = r->size; break;  /* a cut: the title says, and "complete" */
+	case L_COMPLETE: c->u = !r->cut; break;
+	case L_WHERE: c->s = r->where; break;
+	case L_SHAPE: c->s = r->shape; break;
+	}
+}
+
+static void shape_cell(void *ctx, size_t row, size_t col, struct rcell *c, char *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	const struct shape_row *r = (const struct shape_row *)ctx + row;
+	if (col == 0)
+		c->u = r->count;
+	else
+		c->s = r->shape;
+}
+
+/* The two tables (and the counts that say what they cover) from the detail. */
+static void term_tables(struct strings *s, const struct vm_proc *p, const struct vm_proc_detail *d,
+			struct an_out *out)
+{
+	char buf[512], n1[32], n2[32];
+	if (d->no_largest) {
+		field_unknown(out, "term_roots");
+	} else {
+		field_u64(out, "term_roots", d->nroots, 0);
+		struct big_row *rows = calloc(d->nlargest ? d->nlargest : 1, sizeof *rows);
+		out->priv[9] = rows;
+		bool cut = false;
+		for (size_t i = 0; rows && i < d->nlargest; i++) {
+			rows[i] = (struct big_row){ keep(s, d->largest[i].where), keep(s, d->largest[i].shape),
+						    d->largest[i].flat_size, d->largest[i].size_cut };
+			cut |= rows[i].cut;
+		}
+		if (rows && out->ntables < AN_MAX_TABLES) {
+			snprintf(buf, sizeof buf, "Largest terms (%s of %s roots: %s; flat size as "
+				 "erts_debug:flat_size/1)%s", fmt_count(d->nlargest, n1, sizeof n1),
+				 fmt_count(d->nroots, n2, sizeof n2), d->roots_from ? d->roots_from : "?",
+				 cut ? "\n(a walk stopped at its bound: that size is a lower bound)" : "");
+			out->titles[out->ntables] = keep(s, buf);
+			out->tables[out->ntables++] = (struct rtable){
+				.json_key = "largest_terms", .cols = big_cols,
+				.ncols = sizeof big_cols / sizeof *big_cols, .nrows = d->nlargest,
+				.ctx = rows, .cell = big_cell };
+		}
+	}
+	if (d->no_shapes) {
+		field_unknown(out, "messages_counted");
+		return;
+	}
+	field_u64(out, "messages_counted", d->shapes_counted, 0);
+	struct shape_row *rows = calloc(d->nshapes ? d->nshapes : 1, sizeof *rows);
+	out->priv[10] = rows;
+	for (size_t i = 0; rows && i < d->nshapes; i++)
+		rows[i] = (struct shape_row){ keep(s, d->shapes[i].shape), d->shapes[i].count };
+	if (rows && out->ntables < AN_MAX_TABLES) {
+		snprintf(buf, sizeof buf, "Message shapes (%s messages of %s%s)",
+			 fmt_count(d->shapes_counted, n1, sizeof n1),
+			 p->unknown & VPF_MESSAGE_QUEUE_LEN ? "?" : fmt_count(p->message_queue_len, n2, sizeof n2),
+			 d->shapes_cut ? "; the queue could not be read to its end" : "");
+		out->titles[out->ntables] = keep(s, buf);
+		out->tables[out->ntables++] = (struct rtable){
+			.json_key = "message_shapes", .cols = shape_cols, .ncols = 2, .nrows = d->nshapes,
+			.ctx = rows, .cell = shape_cell };
+	}
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	struct vm_pid pid;
@@ -185,6 +284,17 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	field_str(out, "address", strcmp(vm->kind, "core") == 0 ? keep(s, buf) : NULL);
 	field_str(out, "registered_name", p->registered_name);
 	field_str(out, "initial_call", vm_mfa_str(&p->initial_call, buf, sizeof buf) ? keep(s, buf) : NULL);
+	/* proc_lib's identity: '$initial_call' and '$ancestors' (null: none, or unreadable;
+	 * the ancestors list comes after the scalars) */
+	if (p->unknown & VPF_IDENTITY) {
+		field_unknown(out, "proc_lib_initial_call");
+		field_unknown(out, "ancestors");
+	} else {
+		field_str(out, "proc_lib_initial_call",
+			  vm_mfa_str(&p->proc_lib_initial_call, buf, sizeof buf) ? keep(s, buf) : NULL);
+		if (!p->has_ancestors)
+			field_str(out, "ancestors", NULL);
+	}
 	field_str(out, "current_function",
 		  vm_mfa_str(&p->current_function, buf, sizeof buf) ? keep(s, buf) : NULL);
 	field_str(out, "status", vm_status_name(p->status));
@@ -210,6 +320,10 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		bins[ib++] = keep(s, buf);
 	}
 
+	if (p->has_ancestors && !(p->unknown & VPF_IDENTITY))  /* a list: after the scalars */
+		field_list(out, "ancestors", "Ancestors (proc_lib's '$ancestors', parent first)",
+			   vm->ancestors ? vm->ancestors + p->anc_first : NULL, p->anc_n);
+
 	const char **stack = calloc(p->stack_n ? p->stack_n : 1, sizeof *stack);
 	out->priv[3] = stack;
 	for (uint32_t i = 0; stack && i < p->stack_n; i++)
@@ -221,7 +335,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		field_binaries(out, p, bins, ib);
 		return s->oom ? bc_error(BC_ENOMEM, "out of memory") : NULL;
 	}
-	struct vm_detail_limits lim = { SHOW_MESSAGES, SHOW_DICT, SHOW_FRAMES, 200, 256 };
+	struct vm_detail_limits lim = { SHOW_MESSAGES, SHOW_DICT, SHOW_FRAMES, 200, 256, SHOW_LARGEST };
 	if (vm->detail(vm->loader, p, &lim, &s->d) < 0)
 		return bc_error(BC_ENOMEM, "out of memory");
 	struct vm_proc_detail *d = &s->d;
@@ -265,6 +379,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	else
 		field_list(out, "backtrace", d->frames_cut ? "Backtrace (cut)" : "Backtrace (every frame)",
 			   bt, d->nframes);
+	term_tables(s, p, d, out);
 	vm_detail_free(d);
 	out->priv[8] = bt;
 	return s->oom ? bc_error(BC_ENOMEM, "out of memory") : NULL;

@@ -10,7 +10,8 @@
 enum { C_PID = PC_PID, C_NAME = PC_NAME, C_REGNAME = PC_REGNAME, C_INITIAL = PC_INITIAL,
        C_MEMORY = PC_MEMORY, C_THS = PC_THS, C_HEAP = PC_HEAP, C_STACK = PC_STACK, C_MSGQ = PC_MSGQ,
        C_REDS = PC_REDS, C_STATUS = PC_STATUS, C_CURRENT = PC_CURRENT, C_NLINKS = PC_NLINKS,
-       C_NMONITORS = PC_NMONITORS, C_NMONITORED = PC_NMONITORED };
+       C_NMONITORS = PC_NMONITORS, C_NMONITORED = PC_NMONITORED,
+       C_PROC_LIB_INITIAL = PC_PROC_LIB_INITIAL, C_ANCESTORS = PC_ANCESTORS };
 
 static const struct rcol cols[] = {
 	[C_PID] = { "pid", "PID", RC_STR, 0 },
@@ -28,6 +29,8 @@ static const struct rcol cols[] = {
 	[C_NLINKS] = { "link_count", NULL, RC_U64, RCOL_JSON_ONLY },
 	[C_NMONITORS] = { "monitor_count", NULL, RC_U64, RCOL_JSON_ONLY },
 	[C_NMONITORED] = { "monitored_by_count", NULL, RC_U64, RCOL_JSON_ONLY },
+	[C_PROC_LIB_INITIAL] = { "proc_lib_initial_call", NULL, RC_STR, RCOL_JSON_ONLY },
+	[C_ANCESTORS] = { "ancestors", NULL, RC_LIST, RCOL_JSON_ONLY },
 };
 
 /* Numbers sort largest first; the text keys (text != 0) sort ascending. */
@@ -93,15 +96,15 @@ static int mfa_cmp(const struct vm_mfa *a, const struct vm_mfa *b)
 	return c ? c : (a->arity > b->arity) - (a->arity < b->arity);
 }
 
-/* What the NAME column shows: the registered name, else the initial call;
- * no name sorts after every name. */
+/* What the NAME column shows: the registered name, else the initial call
+ * (proc_lib's for proc_lib:init_p/5, as observer); no name sorts after every name. */
 static int name_cmp(const struct vm_proc *x, const struct vm_proc *y)
 {
 	if (!!x->registered_name != !!y->registered_name)
 		return x->registered_name ? -1 : 1;
 	if (x->registered_name)
 		return strcmp(x->registered_name, y->registered_name);
-	return mfa_cmp(&x->initial_call, &y->initial_call);
+	return mfa_cmp(vm_shown_initial_call(x), vm_shown_initial_call(y));
 }
 
 static int text_cmp(const struct vm_proc *x, const struct vm_proc *y, int k)
@@ -212,7 +215,7 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 	case C_PID: out->s = vm_pid_str(p, buf, len); break;
 	case C_NAME:
 		out->s = p->registered_name ? p->registered_name
-					    : vm_mfa_str(&p->initial_call, buf, len);
+					    : vm_mfa_str(vm_shown_initial_call(p), buf, len);
 		if (!out->s)
 			out->s = "";
 		break;
@@ -238,7 +241,25 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 	case C_NLINKS: out->u = p->nlinks; out->null = p->unknown & VPF_MEMORY; break;
 	case C_NMONITORS: out->u = p->nmonitors; out->null = p->unknown & VPF_MEMORY; break;
 	case C_NMONITORED: out->u = p->nmonitored_by; out->null = p->unknown & VPF_MEMORY; break;
+	case C_PROC_LIB_INITIAL:
+		out->s = vm_mfa_str(&p->proc_lib_initial_call, buf, len);
+		out->null = p->unknown & VPF_IDENTITY;
+		break;
+	case C_ANCESTORS:  /* null: no '$ancestors' (not started by proc_lib) */
+		out->u = p->anc_n;
+		out->null = !p->has_ancestors || (p->unknown & VPF_IDENTITY);
+		break;
 	}
+}
+
+static const char *item(void *vctx, size_t row, size_t col, size_t i, char *buf, size_t len)
+{
+	(void)col;
+	(void)buf;
+	(void)len;
+	struct ctx *c = vctx;
+	const struct vm_proc *p = &c->vm->procs[c->order[row]];
+	return c->vm->ancestors[p->anc_first + i];
 }
 
 /* --sort FIELD: the key, NULL when FIELD names none */
@@ -272,6 +293,7 @@ bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const cha
 		.nrows = n,
 		.ctx = c,
 		.cell = cell,
+		.item = item,
 	};
 	*priv = c;
 	return NULL;

@@ -1,3 +1,4 @@
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyzer.h"
@@ -53,8 +54,36 @@ void an_out_free(struct an_out *o)
 		free(c);
 	}
 	o->strings = NULL;
+	if (o->release)
+		o->release(o->ctx);
+	o->release = NULL;
 	for (size_t i = 0; i < o->nfindings; i++)
 		free(o->findings[i]);
 	for (size_t i = 0; i < sizeof o->priv / sizeof o->priv[0]; i++)
 		free(o->priv[i]);
+}
+
+struct an_finding *an_find(struct an_out *out, const char *kind, const char *severity,
+			   const char *fmt, ...)
+{
+	if (out->nfindings >= AN_MAX_FINDINGS)
+		return NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&out->findings[out->nfindings], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	struct an_finding *f = &out->finding_of[out->nfindings++];
+	*f = (struct an_finding){ .kind = kind, .severity = severity };
+	return f;
+}
+
+void an_find_proc(struct an_finding *f, const struct vm_proc *p)
+{
+	if (!f || !p)
+		return;
+	f->has_pid = true;
+	f->pid = (struct vm_pid){ p->pid_num, p->pid_serial };
+	f->name = p->registered_name;
 }

@@ -14,6 +14,7 @@ struct group {
 	uint32_t nprocs;
 	enum vm_status status;   /* with --by-status */
 	uint64_t weight;
+	uint32_t unknown;        /* members whose weight the input does not give */
 	uint32_t *members;       /* into ctx->members */
 };
 
@@ -65,6 +66,14 @@ static uint64_t weight_of(const struct vm *vm, const struct vm_proc *p, enum wei
 	case W_BINARY: return binary[p - vm->procs];
 	default: return 1;
 	}
+}
+
+/* The input does not give p's weight (a dump's binaries): unknown, never 0. */
+static int weight_unknown(const struct vm_proc *p, enum weight w)
+{
+	static const uint32_t bit[W_N] = { 0, VPF_MEMORY, VPF_TOTAL_HEAP_SIZE,
+					   VPF_MESSAGE_QUEUE_LEN, VPF_BINARY };
+	return (p->unknown & bit[w]) != 0;
 }
 
 static int group_cmp(const void *a, const void *b)
@@ -121,7 +130,7 @@ static void group_cell(void *vctx, size_t row, size_t col, struct rcell *out, ch
 	(void)len;
 	switch (col) {
 	case G_COUNT: out->u = g->nprocs; break;
-	case G_WEIGHT: out->u = g->weight; break;
+	case G_WEIGHT: out->u = g->weight; out->null = g->unknown != 0; break;
 	case G_STATUS: out->s = vm_status_name(g->status); break;
 	case G_STACK: out->u = p->stack_n; break;
 	case G_PIDS: out->u = g->nprocs; break;
@@ -143,6 +152,8 @@ static const struct rcol group_text_cols[] = {
 	{ "count", "PROCESSES", RC_U64, 0 },
 	{ "weight", "WEIGHT", RC_U64, 0 },
 	{ "current_stacktrace", "STACK (innermost first)", RC_STR, 0 },
+	/* not printed: the browser lists them on Enter */
+	{ "pids", NULL, RC_LIST, RCOL_JSON_ONLY },
 };
 
 static void group_text_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf,
@@ -152,12 +163,22 @@ static void group_text_cell(void *vctx, size_t row, size_t col, struct rcell *ou
 	const struct group *g = &c->groups[row];
 	(void)buf;
 	(void)len;
-	if (col == 0)
+	if (col == 0 || col == 3)
 		out->u = g->nprocs;
-	else if (col == 1)
+	else if (col == 1) {
 		out->u = g->weight;
+		out->null = g->unknown != 0;
+	}
 	else
 		out->s = stack_line(c, &c->vm->procs[g->first_proc], 0);
+}
+
+/* group_text_cols' pids (column 3) are group_cols' G_PIDS */
+static const char *group_text_item(void *vctx, size_t row, size_t col, size_t i, char *buf,
+				   size_t len)
+{
+	(void)col;
+	return group_item(vctx, row, G_PIDS, i, buf, len);
 }
 
 static const struct rcol folded_cols[] = {
@@ -177,11 +198,15 @@ static void folded_cell(void *vctx, size_t row, size_t col, struct rcell *out, c
 		out->u = g->weight;
 }
 
-enum { P_PID, P_STATUS, P_STACK };
+/* who each process is: a group of proc_lib:init_p/5 processes (gen_servers
+ * in gen_server:loop/7) splits by its proc_lib initial call */
+enum { P_PID, P_STATUS, P_STACK, P_REGNAME, P_PROC_LIB_INITIAL };
 static const struct rcol proc_cols[] = {
 	[P_PID] = { "pid", "PID", RC_STR, 0 },
 	[P_STATUS] = { "status", "STATUS", RC_STR, 0 },
 	[P_STACK] = { "current_stacktrace", "STACK", RC_LIST, 0 },
+	[P_REGNAME] = { "registered_name", NULL, RC_STR, RCOL_JSON_ONLY },
+	[P_PROC_LIB_INITIAL] = { "proc_lib_initial_call", NULL, RC_STR, RCOL_JSON_ONLY },
 };
 
 static void proc_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
@@ -194,6 +219,14 @@ static void proc_cell(void *vctx, size_t row, size_t col, struct rcell *out, cha
 	case P_STACK:
 		out->u = p->stack_n;
 		out->null = p->unknown & VPF_STACKTRACE;
+		break;
+	case P_REGNAME:
+		out->s = p->registered_name;
+		out->null = p->unknown & VPF_REGISTERED_NAME;
+		break;
+	case P_PROC_LIB_INITIAL:
+		out->s = vm_mfa_str(&p->proc_lib_initial_call, buf, len);
+		out->null = p->unknown & VPF_IDENTITY;
 		break;
 	}
 }
@@ -251,7 +284,10 @@ static bc_err *build(const struct vm *vm, enum weight w, struct ctx *c)
 		}
 		struct group *g = &c->groups[index.slot[j] - 1];
 		g->nprocs++;
-		g->weight += weight_of(vm, p, w, binary);
+		if (weight_unknown(p, w))
+			g->unknown++;
+		else
+			g->weight += weight_of(vm, p, w, binary);
 		gid[i] = index.slot[j] - 1;
 		c->order[i] = (uint32_t)i;
 	}
@@ -266,7 +302,8 @@ static bc_err *build(const struct vm *vm, enum weight w, struct ctx *c)
 		struct group *g = &c->groups[gid[i]];
 		g->members[g->nprocs++] = (uint32_t)i;
 	}
-	qsort(c->groups, c->ngroups, sizeof *c->groups, group_cmp);
+	if (c->ngroups > 1)
+		qsort(c->groups, c->ngroups, sizeof *c->groups, group_cmp);
 out:
 	free(gid);
 	hmap_free(&index);
@@ -294,6 +331,28 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	out->priv[4] = c->line;
 	if (err)
 		return err;
+	/* weights the input does not give: none at all is a failure (as
+	 * `binaries` on a dump), some is null for their groups and said */
+	size_t unknown = 0;
+	for (size_t g = 0; g < c->ngroups; g++)
+		unknown += c->groups[g].unknown;
+	if (vm->nprocs && unknown == vm->nprocs)
+		return bc_error(BC_EFORMAT, "%s: --weight %s: this input does not give any process's "
+				"%s%s", vm->source, weights[w], weights[w],
+				w == W_BINARY ? " (a crash dump does not record the refc binaries "
+				"a process holds: it needs a core)" : "");
+	if (unknown && o->folded)
+		return bc_error(BC_EFORMAT, "%s: --weight %s: %zu processes' %s unknown: folded "
+				"lines need every weight", vm->source, weights[w], unknown, weights[w]);
+	if (unknown) {
+		struct an_finding *f = an_find(out, "weight_unknown", "info",
+			"%zu processes' %s is unknown: their groups' weight is null", unknown,
+			weights[w]);
+		if (f) {
+			f->has_value = true;
+			f->value = unknown;
+		}
+	}
 	size_t ng = o->top && o->top < c->ngroups ? o->top : c->ngroups;
 	if (o->folded) {
 		out->tables[0] = (struct rtable){ .json_key = "folded", .cols = folded_cols, .ncols = 2,
@@ -303,7 +362,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		return NULL;
 	}
 	if (o->json) {
-		out->tables[0] = (struct rtable){ .json_key = "processes", .cols = proc_cols, .ncols = 3,
+		out->tables[0] = (struct rtable){ .json_key = "processes", .cols = proc_cols,
+						  .ncols = sizeof proc_cols / sizeof proc_cols[0],
 						  .nrows = vm->nprocs, .ctx = c, .cell = proc_cell,
 						  .item = proc_item };
 		out->tables[1] = (struct rtable){ .json_key = "groups", .cols = group_cols,
@@ -314,14 +374,15 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		return NULL;
 	}
 	out->tables[0] = (struct rtable){ .json_key = "groups", .cols = group_text_cols,
-					  .ncols = 3, .nrows = ng, .ctx = c,
-					  .cell = group_text_cell };
+					  .ncols = 4, .nrows = ng, .ctx = c,
+					  .cell = group_text_cell, .item = group_text_item };
 	if (w == W_COUNT) {
 		/* weight equals the count: show it once */
 		static const struct rcol cols2[] = {
 			{ "count", "PROCESSES", RC_U64, 0 },
 			{ "weight", NULL, RC_U64, RCOL_JSON_ONLY },
 			{ "current_stacktrace", "STACK (innermost first)", RC_STR, 0 },
+			{ "pids", NULL, RC_LIST, RCOL_JSON_ONLY },
 		};
 		out->tables[0].cols = cols2;
 	}

@@ -16,26 +16,13 @@
 
 enum { T_PROCS, T_QUEUES, T_ETS, T_HOLDERS, T_ORPHANS };
 
-static void finding(struct an_out *out, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void finding(struct an_out *out, const char *fmt, ...)
-{
-	if (out->nfindings >= AN_MAX_FINDINGS)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(&out->findings[out->nfindings], fmt, ap) >= 0)
-		out->nfindings++;
-	va_end(ap);
-}
-
 /* "<0.4142.0> sessions_server" or "<0.81.0> (beamcore_scenario:idle/1)" */
 static const char *who(const struct vm_proc *p, char *buf, size_t len)
 {
 	char pid[32], mfa[256];
 	if (p->registered_name)
 		snprintf(buf, len, "%s %s", vm_pid_str(p, pid, sizeof pid), p->registered_name);
-	else if (vm_mfa_str(&p->initial_call, mfa, sizeof mfa))
+	else if (vm_mfa_str(vm_shown_initial_call(p), mfa, sizeof mfa))
 		snprintf(buf, len, "%s (%s)", vm_pid_str(p, pid, sizeof pid), mfa);
 	else
 		snprintf(buf, len, "%s", vm_pid_str(p, pid, sizeof pid));
@@ -94,7 +81,8 @@ static bc_err *find_orphans(const struct vm *vm, struct orphans *o)
 							      p->initial_call.arity, 0 };
 		o->g[j].count++;
 	}
-	qsort(o->g, o->n, sizeof *o->g, group_cmp);
+	if (o->n > 1)
+		qsort(o->g, o->n, sizeof *o->g, group_cmp);
 	return NULL;
 }
 
@@ -166,10 +154,16 @@ static void process_findings(const struct vm *vm, const struct rtable *procs,
 		if (p->message_queue_len >= 1000)
 			snprintf(q, sizeof q, ", with %s messages queued",
 				 fmt_count(p->message_queue_len, b1, sizeof b1));
-		finding(out, "%s holds %s (total_heap_size %s words)%s, in %s%s", who(p, w, sizeof w),
+		struct an_finding *f = an_find(out, "large_process", "warning",
+			"%s holds %s (total_heap_size %s words)%s, in %s%s", who(p, w, sizeof w),
 			fmt_bytes(p->memory, m, sizeof m), (p->unknown & VPF_TOTAL_HEAP_SIZE) ? "?" :
 			fmt_count(p->total_heap_size, ths, sizeof ths),
 			q, current(p, c, sizeof c), owns);
+		an_find_proc(f, p);
+		if (f) {
+			f->has_value = true;
+			f->value = p->memory;
+		}
 		said->procs[said->nprocs++] = p;
 	}
 }
@@ -183,9 +177,15 @@ static void queue_findings(const struct rtable *queues, const struct said *said,
 		if (said_proc(said, p))  /* its finding says the queue */
 			continue;
 		char w[300], c[256], n[32], m[32];
-		finding(out, "%s has %s messages queued (memory %s), in %s", who(p, w, sizeof w),
+		struct an_finding *f = an_find(out, "long_queue", "warning",
+			"%s has %s messages queued (memory %s), in %s", who(p, w, sizeof w),
 			fmt_count(p->message_queue_len, n, sizeof n), fmt_bytes(p->memory, m, sizeof m),
 			current(p, c, sizeof c));
+		an_find_proc(f, p);
+		if (f) {
+			f->has_value = true;
+			f->value = p->message_queue_len;
+		}
 	}
 }
 
@@ -202,9 +202,17 @@ static void ets_findings(const struct vm *vm, const struct rtable *ets, const st
 		if (owner && said_proc(said, owner) && listed_with_owner(e))
 			continue;  /* named with its owner */
 		char w[300], b1[32], b2[32], pid[32];
-		finding(out, "ETS %s holds %s objects, %s, owned by %s", e->name ? e->name : "?",
+		struct an_finding *f = an_find(out, "large_ets", "warning",
+			"ETS %s holds %s objects, %s, owned by %s", e->name ? e->name : "?",
 			fmt_count(e->size, b1, sizeof b1), fmt_bytes(bytes, b2, sizeof b2),
 			owner ? who(owner, w, sizeof w) : vm_pid2str(e->owner, pid, sizeof pid));
+		if (f) {
+			f->has_pid = true;
+			f->pid = e->owner;
+			f->name = e->name;
+			f->has_value = true;
+			f->value = bytes;
+		}
 	}
 }
 
@@ -218,10 +226,16 @@ static void binary_findings(const struct vm *vm, const struct rtable *holders, s
 		if (excl < MIB || (bin && excl * 10 < bin))
 			continue;
 		char w[300], b1[32], b2[32], n[32];
-		finding(out, "%s is the only holder of %s of refc binaries (holds %s binaries, %s): "
+		struct an_finding *f = an_find(out, "binary_holder", "warning",
+			"%s is the only holder of %s of refc binaries (holds %s binaries, %s): "
 			"it keeps alive what others dropped", who(&vm->procs[proc], w, sizeof w),
 			fmt_bytes(excl, b1, sizeof b1), fmt_count(count, n, sizeof n),
 			fmt_bytes(bytes, b2, sizeof b2));
+		an_find_proc(f, &vm->procs[proc]);
+		if (f) {
+			f->has_value = true;
+			f->value = excl;
+		}
 	}
 }
 
@@ -230,16 +244,52 @@ static void limit_findings(const struct vm *vm, const struct orphans *o, struct 
 	char a[32], b[32], c[256];
 	if (o->total >= 100 && o->n) {
 		struct vm_mfa m = { o->g[0].module, o->g[0].function, o->g[0].arity };
-		finding(out, "%s orphan processes (no links, no monitors, no name): %s of them %s",
+		struct an_finding *f = an_find(out, "orphans", "info",
+			"%s orphan processes (no links, no monitors, no name): %s of them %s",
 			fmt_count(o->total, a, sizeof a), fmt_count(o->g[0].count, b, sizeof b),
 			vm_mfa_str(&m, c, sizeof c) ? c : "of unknown initial call");
+		if (f) {
+			f->has_value = true;
+			f->value = o->total;
+		}
 	}
-	if (vm->atom_limit && vm->atom_count * 10 >= vm->atom_limit * 8)
-		finding(out, "atoms: %s of the limit %s are used: the atom table is nearly full",
-			fmt_count(vm->atom_count, a, sizeof a), fmt_count(vm->atom_limit, b, sizeof b));
-	if (vm->process_limit && vm->nprocs * 10 >= vm->process_limit * 8)
-		finding(out, "processes: %s of the limit %s", fmt_count(vm->nprocs, a, sizeof a),
-			fmt_count(vm->process_limit, b, sizeof b));
+	struct an_finding *f = NULL;
+	if (vm->atom_limit && vm->atom_count * 10 >= vm->atom_limit * 8 &&
+	    (f = an_find(out, "atom_limit", "critical",
+			 "atoms: %s of the limit %s are used: the atom table is nearly full",
+			 fmt_count(vm->atom_count, a, sizeof a), fmt_count(vm->atom_limit, b, sizeof b)))) {
+		f->has_value = true;
+		f->value = vm->atom_count;
+	}
+	if (vm->process_limit && vm->nprocs * 10 >= vm->process_limit * 8 &&
+	    (f = an_find(out, "process_limit", "critical", "processes: %s of the limit %s",
+			 fmt_count(vm->nprocs, a, sizeof a),
+			fmt_count(vm->process_limit, b, sizeof b)))) {
+		f->has_value = true;
+		f->value = vm->nprocs;
+	}
+}
+
+/* Processes suspended (erlang:suspend_process/1, sys:suspend leaves them
+ * waiting): they run no more until resumed. */
+static void suspended_finding(const struct vm *vm, struct an_out *out)
+{
+	size_t n = 0;
+	const struct vm_proc *first = NULL;
+	for (size_t i = 0; i < vm->nprocs; i++)
+		if (vm->procs[i].status == VS_SUSPENDED && !n++)
+			first = &vm->procs[i];
+	if (!n)
+		return;
+	char a[32], w[300];
+	struct an_finding *f = an_find(out, "suspended", "warning",
+		"%s processes suspended (erlang:suspend_process/1): e.g. %s",
+		fmt_count(n, a, sizeof a), who(first, w, sizeof w));
+	an_find_proc(f, first);
+	if (f) {
+		f->has_value = true;
+		f->value = n;
+	}
 }
 
 /* The crash site: the signal, the thread that took it and its innermost native
@@ -292,7 +342,11 @@ static void crash_finding(const struct vm *vm, struct an_out *out)
 				      vm_mfa_str(m, buf, sizeof buf) ? buf : "?");
 		}
 	}
-	finding(out, "%s", line);
+	struct an_finding *f = an_find(out, "crash", "critical", "%s", line);
+	if (f && t->has_running) {
+		f->has_pid = true;
+		f->pid = t->running;
+	}
 }
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
@@ -330,6 +384,11 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 	struct said said = { 0 };
 	crash_finding(vm, out);
+	if ((err = waits_findings(vm, out, 4)))
+		return err;
+	suspended_finding(vm, out);
+	if ((err = tree_findings(vm, out)))
+		return err;
 	process_findings(vm, &t[T_PROCS], &t[T_ETS], &said, out);
 	queue_findings(&t[T_QUEUES], &said, out);
 	ets_findings(vm, &t[T_ETS], &said, out);
@@ -343,7 +402,8 @@ const struct analyzer analyzer_summary = {
 	.name = "summary",
 	.opts = AO_JSON | AO_TOP,
 	.summary = "what the core is, what stands out, and who holds the memory (default)",
-	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACKS | NEED_THREADS,
+	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACKS | NEED_THREADS |
+		 NEED_NODES,
 	.header = 1,
 	.run = run,
 };

@@ -3,12 +3,16 @@
 %% quiet, writes erlang:system_info(process_count) to DIR/process_count and
 %% then DIR/ready, and idles forever (the script takes a gcore, then kills us).
 %%
-%% Run: erl -noshell +P 1048576 -pa DIR -run bench_node start N DIR
+%% With C callers (third argument), C of the N wait in gen_server:call to
+%% bench_stuck, a registered process that never answers (the stuck-pool
+%% shape `beamcore waits` groups).
+%%
+%% Run: erl -noshell +P 1048576 -pa DIR -run bench_node start N DIR [C]
 -module(bench_node).
 
 -export([start/1]).
 %% spawn/3 entry points
--export([main/2, idle/1, big/2]).
+-export([main/3, idle/1, big/2, stuck/0, caller/1]).
 
 %% Element counts of the lists the "big" processes keep live (2 words per
 %% element on the heap): ~0.1, 1, 4, 8, 16 MB of live data.
@@ -17,16 +21,25 @@
 %% Called by -run in init's short-lived starter process: hand over to a
 %% long-lived process of our own and return.
 start([NStr, Dir]) ->
-    spawn(?MODULE, main, [list_to_integer(NStr), Dir]),
+    start([NStr, Dir, "0"]);
+start([NStr, Dir, CStr]) ->
+    spawn(?MODULE, main, [list_to_integer(NStr), Dir, list_to_integer(CStr)]),
     ok.
 
-main(N, Dir) ->
+main(N, Dir, C) ->
     register(bench_node, self()),
     Me = self(),
     T0 = erlang:monotonic_time(millisecond),
     Big = lists:sublist(?BIG, max(0, min(length(?BIG), N))),
     [spawn(?MODULE, big, [Me, K]) || K <- Big],
-    spawn_idle(Me, N - length(Big)),
+    Callers = max(0, min(C, N - length(Big) - 1)),
+    case Callers of
+        0 -> ok;
+        _ -> register(bench_stuck, spawn(?MODULE, stuck, [])),
+             Me ! ack,
+             [spawn(?MODULE, caller, [Me]) || _ <- lists:seq(1, Callers)]
+    end,
+    spawn_idle(Me, N - length(Big) - Callers - min(Callers, 1)),
     wait_acks(N),
     T1 = erlang:monotonic_time(millisecond),
     io:format("bench_node: ~b processes spawned and waiting in ~b ms~n", [N, T1 - T0]),
@@ -43,6 +56,13 @@ spawn_idle(_Me, 0) -> ok;
 spawn_idle(Me, I) ->
     spawn(?MODULE, idle, [Me]),
     spawn_idle(Me, I - 1).
+
+stuck() ->
+    receive {never, matches} -> ok end.
+
+caller(Parent) ->
+    Parent ! ack,
+    gen_server:call(bench_stuck, hello, infinity).
 
 idle(Parent) ->
     Parent ! ack,

@@ -4,11 +4,13 @@
 # loop), on a gcore of an OTP 25 node (our DWARF build) with 200,000 idle
 # processes. Run on demand; not part of the test suite. See bench/README.md.
 #
-#   bench/procs-200k.sh [--processes N] [--gdb-processes N | --gdb-all]
+#   bench/procs-200k.sh [--processes N] [--callers N] [--gdb-processes N | --gdb-all]
 #                       [--runs N] [--keep] [--dir DIR]
 #
 #   --processes N      processes the node spawns, all waiting in a receive
 #                      (5 of them with bigger heaps); default 200000
+#   --callers N        of them, N wait in gen_server:call to one stuck
+#                      server (timed: `waits`, `summary`); default 15000
 #   --gdb-processes N  time the gdb command loop over the first N processes
 #                      of the table and extrapolate linearly; default 10000
 #   --gdb-all          time it over every process instead (~4 min at 200k);
@@ -24,21 +26,22 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 
-usage() { sed -n '6,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
-nprocs=200000 gdbn=10000 runs=5 keep=0 parent=${TMPDIR:-/var/tmp}
+usage() { sed -n '6,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
+nprocs=200000 callers=15000 gdbn=10000 runs=5 keep=0 parent=${TMPDIR:-/var/tmp}
 while [ $# -gt 0 ]; do
   case $1 in
     --processes) [ $# -ge 2 ] || usage; nprocs=$2; shift 2 ;;
+    --callers) [ $# -ge 2 ] || usage; callers=$2; shift 2 ;;
     --gdb-processes) [ $# -ge 2 ] || usage; gdbn=$2; shift 2 ;;
     --gdb-all) gdbn=0; shift ;;
     --runs) [ $# -ge 2 ] || usage; runs=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     --dir) [ $# -ge 2 ] || usage; parent=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
   esac
 done
-for v in "$nprocs" "$gdbn" "$runs"; do [[ $v =~ ^[0-9]+$ ]] || usage; done
+for v in "$nprocs" "$callers" "$gdbn" "$runs"; do [[ $v =~ ^[0-9]+$ ]] || usage; done
 [ "$nprocs" -ge 1 ] && [ "$nprocs" -le 1000000 ] && [ "$runs" -ge 1 ] || usage
 
 die() { echo "procs-200k.sh: $*" >&2; exit 1; }
@@ -114,7 +117,7 @@ say "node: OTP 25 ($beam), spawning $nprocs processes"
 t0=$(now)
 ( cd "$work" && exec env BINDIR="$bindir" ROOTDIR=/usr/lib/erlang EMU=beam PROGNAME=erl \
     "$bindir/erlexec" -noshell +MIscs 64 +P 1048576 -pa "$work" \
-    -run bench_node start "$nprocs" "$work" ) >"$work/node.log" 2>&1 &
+    -run bench_node start "$nprocs" "$work" "$callers" ) >"$work/node.log" 2>&1 &
 pid=$!   # the subshell execs env, erlexec, then beam.smp: same pid
 for _ in $(seq 600); do
   [ -f "$work/ready" ] && break
@@ -176,6 +179,22 @@ echo "   min $text_min s, median $text_med s, peak RSS $text_rss MB"
 say "beamcore procs --json, all processes ($runs runs)"
 bench_bc json "$work/procs.json" procs "$core" "$beam" --json
 echo "   min $json_min s, median $json_med s, peak RSS $json_rss MB"
+
+# the passes that say why: waits (every caller found, one group) and summary
+say "beamcore waits --json ($runs runs)"
+bench_bc waits "$work/waits.json" waits "$core" "$beam" --json
+echo "   min $waits_min s, median $waits_med s, peak RSS $waits_rss MB"
+say "beamcore tree --json ($runs runs)"
+bench_bc tree "$work/tree.json" tree "$core" "$beam" --json
+echo "   min $tree_min s, median $tree_med s, peak RSS $tree_rss MB"
+say "beamcore summary ($runs runs)"
+bench_bc summ "$work/summary.txt" summary "$core" "$beam"
+echo "   min $summ_min s, median $summ_med s, peak RSS $summ_rss MB"
+read -r w_n w_top < <(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["groups"]
+print(len(d["waits"]), g[0]["count"] if g else 0)' "$work/waits.json")
 
 read -r bc_count bc_rows bc_heap bc_complete < <(python3 - "$work/procs.json" <<'EOF'
 import json, sys
@@ -251,6 +270,11 @@ heapcheck() {   # heapcheck NAME PROCS HEAP
   fi
 }
 heapcheck "gdb Python loop" "$py_procs" "$py_heap"
+if [ "$w_n" = "$callers" ] && { [ "$callers" = 0 ] || [ "$w_top" = "$callers" ]; }; then
+  checks+=("waits: $w_n waiters, all in one group on bench_stuck (spawned $callers)")
+else
+  echo "MISMATCH: waits found $w_n waiters, largest group $w_top; spawned $callers callers" >&2; fail=1
+fi
 [ "$gdbn" != 0 ] || heapcheck "gdb command loop" "$cmd_procs" "$cmd_heap"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{r=a/b; printf (r>=100?"%.0f":"%.1f"), r}'; }
 
@@ -263,6 +287,9 @@ beamcore procs benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(awk -F':
   core               $core_apparent apparent, $core_disk on disk after fallocate --dig-holes (gcore $gcore_s s, node RSS $node_rss_mb MB)
   beamcore --top 20  min $text_min s, median $text_med s ($runs runs), peak RSS $text_rss MB
   beamcore --json    min $json_min s, median $json_med s ($runs runs, all processes), peak RSS $json_rss MB
+  beamcore waits     min $waits_min s, median $waits_med s ($runs runs, --json, $w_n waiters), peak RSS $waits_rss MB
+  beamcore tree      min $tree_min s, median $tree_med s ($runs runs, --json), peak RSS $tree_rss MB
+  beamcore summary   min $summ_min s, median $summ_med s ($runs runs, waits included), peak RSS $summ_rss MB
   gdb command loop   measured $cmd_s s for $cmd_procs processes (startup $cmd_startup s + walk $cmd_walk s)
                      all $bc_count processes: $cmd_all s, $cmd_how
   gdb Python loop    measured $py_s s for all $py_procs processes (startup $py_startup s + walk $py_walk s)

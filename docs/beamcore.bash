@@ -4,7 +4,7 @@ _beamcore()
 	local cur prev cmd i
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmds="summary procs proc ets binaries memory stacks threads nodes tui help"
+	local cmds="summary procs proc ets binaries memory stacks threads nodes waits tree check diff tui help"
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break;; esac
@@ -13,6 +13,8 @@ _beamcore()
 	--sort) COMPREPLY=($(compgen -W "total_heap_size memory heap_size stack_size message_queue_len reductions pid name status current_function" -- "$cur")); return;;
 	--weight) COMPREPLY=($(compgen -W "count memory total_heap_size message_queue_len binary" -- "$cur")); return;;
 	--top) return;;
+	--max) COMPREPLY=($(compgen -W "message_queue_len memory total_heap_size heap_size stack_size reductions ets.size ets.memory process_count atom_count total processes processes_used system atom atom_used binary code ets" -- "$cur")); return;;
+	--rules|--junit) COMPREPLY=($(compgen -f -- "$cur")); return;;
 	--debug-file) COMPREPLY=($(compgen -f -- "$cur")); return;;
 	--sysroot) COMPREPLY=($(compgen -d -- "$cur")); return;;
 	esac
@@ -21,7 +23,8 @@ _beamcore()
 		case $cmd in
 		procs) opts+=" --json --sort --top";;
 		stacks) opts+=" --json --top --folded --weight --by-status";;
-		proc|threads) opts+=" --json";;
+		proc|threads|tree) opts+=" --json";;
+		check) opts+=" --json --max --rules --junit";;
 		tui|help) ;;
 		*) opts+=" --json --top";;
 		esac

@@ -34,7 +34,7 @@ static inline void fuzz_details(struct vm *vm, size_t max)
 	char buf[4096];
 	for (size_t i = 0; vm && vm->detail && i < vm->nprocs && i < max; i++) {
 		struct vm_proc_detail det;
-		struct vm_detail_limits lim = { 10, 50, 200, 200, 256 };
+		struct vm_detail_limits lim = { 10, 50, 200, 200, 256, 10 };
 		if (vm->detail(vm->loader, &vm->procs[i], &lim, &det) != 0)
 			continue;
 		for (size_t k = 0; k < det.ndict; k++) {

@@ -27,7 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	if (vm) {
 		for (size_t i = 0; analyzers[i]; i++) {
 			const struct analyzer *an = analyzers[i];
-			struct an_opts o = { 0 };
+			/* check: a rule of each kind */
+			static const char *rules[] = { "message_queue_len=1000", "ets.memory=1MiB",
+						       "process_count=80%", "binary=1GiB" };
+			struct an_opts o = { .max = rules, .nmax = 4 };
 			char pid[64];
 			if (an->arg_name) {
 				if (!vm->nprocs)
@@ -35,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 				o.arg = vm_pid_str(&vm->procs[vm->nprocs - 1], pid, sizeof pid);
 			}
 			struct an_out out = { 0 };
-			if ((e = an->run(vm, &o, &out)))
+			/* a command of two targets (diff): the model against itself */
+			if ((e = an->run2 ? an->run2(vm, vm, &o, &out) : an->run(vm, &o, &out)))
 				bc_err_free(e);
 			an_out_free(&out);
 		}

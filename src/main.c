@@ -3,9 +3,10 @@
  * Each command owns its options (struct analyzer's opts): another command's
  * option, an unknown option or command is exit 64 with one line saying so.
  * Exit codes (as eu-stack): 0 complete, 1 partial (something unreadable, said
- * on stderr and in JSON "missing"), 2 failed, 64 usage. */
+ * on stderr and in JSON "missing"), 2 failed, 3 a check rule failed (check), 64 usage. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +20,13 @@
 #include "utf8.h"
 #include "tui/tui.h"
 
-#define JSON_SCHEMA 1
+#define JSON_SCHEMA 2  /* 2: findings are objects (docs/json.md) */
 
-enum { EXIT_COMPLETE = 0, EXIT_PARTIAL = 1, EXIT_FAILED = 2, EXIT_USAGE = 64 };
+enum { EXIT_COMPLETE = 0, EXIT_PARTIAL = AN_EXIT_PARTIAL, EXIT_FAILED = 2,
+       EXIT_CHECK_FAILED = AN_EXIT_CHECK_FAILED, EXIT_USAGE = 64 };
+#define EXIT_HELP "exit: 0 complete, 1 partial (some memory unreadable), 2 failed, 64 usage\n"
+#define EXIT_HELP_CHECK "exit: 0 every rule holds, 1 partial (a rule not evaluated, or some memory\n" \
+	"  unreadable), 2 failed, 3 a rule failed, 64 usage\n"
 
 /* The options, each owned by the commands whose mask in analyzer.h names it
  * (--debug-file and --sysroot are every command's: they open the target). */
@@ -36,6 +41,15 @@ static const struct optdesc {
 	{ "weight", "W", "what a group weighs: count (default), memory,\n"
 			 "total_heap_size, message_queue_len, binary", AO_WEIGHT },
 	{ "by-status", NULL, "group (and prefix folded lines) by status", AO_BY_STATUS },
+	{ "max", "KEY=VALUE", "a rule, repeatable: exit 3 when KEY is above VALUE;\n"
+			      "per process: message_queue_len, memory, total_heap_size,\n"
+			      "heap_size, stack_size, reductions; per ETS table:\n"
+			      "ets.size, ets.memory; node: process_count, atom_count\n"
+			      "(80% = of the limit), erlang:memory() total, processes,\n"
+			      "processes_used, system, atom, atom_used, binary, code,\n"
+			      "ets; bytes take KiB/MiB/GiB/KB/MB/GB", AO_MAX },
+	{ "rules", "FILE", "rules from FILE, one KEY=VALUE a line, # comments", AO_RULES },
+	{ "junit", "FILE", "also write the results as JUnit XML to FILE", AO_JUNIT },
 	{ "debug-file", "FILE", "DWARF for a stripped beam.smp", 0 },
 	{ "sysroot", "DIR", "look for the core's beam.smp and libraries under DIR\n"
 			    "first (a core from a container or another host)", 0 },
@@ -89,7 +103,7 @@ static void usage(FILE *f)
 	for (size_t i = 0; analyzers[i]; i++) {
 		char name[64];
 		snprintf(name, sizeof name, "%s%s%s", analyzers[i]->name,
-			 analyzers[i]->arg_name ? " " : "",
+			 analyzers[i]->arg_name ? " " : analyzers[i]->targets == 2 ? " A B" : "",
 			 analyzers[i]->arg_name ? analyzers[i]->arg_name : "");
 		fprintf(f, "  %-10s %s\n", name, analyzers[i]->summary);
 	}
@@ -97,19 +111,26 @@ static void usage(FILE *f)
 	fprintf(f, "\noptions (each command takes its own: beamcore help COMMAND):\n");
 	option_lines(f, ~0u);
 	fprintf(f, "  %-18s %s\n", "-h, --help", "this text, or a command's;  --version");
-	fprintf(f, "exit: 0 complete, 1 partial (some memory unreadable), 2 failed, 64 usage\n");
+	fprintf(f, "exit: 0 complete, 1 partial (some memory unreadable), 2 failed, 3 a check\n"
+		   "  rule failed (check), 64 usage\n");
 }
 
 /* beamcore help CMD, beamcore CMD --help */
 static void command_usage(FILE *f, const struct analyzer *an)
 {
-	fprintf(f, "usage: beamcore %s%s%s TARGET [BEAM] [options]\n  %s\n", an->name,
-		an->arg_name ? " " : "", an->arg_name ? an->arg_name : "", an->summary);
+	if (an->targets == 2)
+		fprintf(f, "usage: beamcore %s A B [options]\n  %s\n"
+			   "  A, B  two snapshots of one node: cores or erl_crash.dumps, mixed (a\n"
+			   "        core's beam.smp is the path it recorded; --sysroot and\n"
+			   "        --debug-file apply to both)\n", an->name, an->summary);
+	else
+		fprintf(f, "usage: beamcore %s%s%s TARGET [BEAM] [options]\n  %s\n", an->name,
+			an->arg_name ? " " : "", an->arg_name ? an->arg_name : "", an->summary);
 	if (an->arg_help)
 		fprintf(f, "  %s  %s\n", an->arg_name, an->arg_help);
 	fprintf(f, "\noptions:\n");
 	option_lines(f, an->opts);
-	fprintf(f, "exit: 0 complete, 1 partial (some memory unreadable), 2 failed, 64 usage\n");
+	fprintf(f, an->opts & AO_MAX ? EXIT_HELP_CHECK : EXIT_HELP);
 }
 
 static void text_header(FILE *f, const struct vm *vm)
@@ -139,10 +160,10 @@ static void text_header(FILE *f, const struct vm *vm)
 	fprintf(f, "\n\n");
 }
 
-static void json_target(struct jw *w, const struct vm *vm)
+static void json_target(struct jw *w, const char *key, const struct vm *vm)
 {
 	char s[64];
-	jw_obj(w, "target");
+	jw_obj(w, key);
 	jw_str(w, "kind", vm->kind);
 	jw_str(w, "path", vm->source);
 	jw_str(w, "executable", vm->exe[0] ? vm->exe : NULL);
@@ -163,7 +184,33 @@ static void json_target(struct jw *w, const struct vm *vm)
 	jw_u64(w, "atom_count", vm->atom_count);
 	jw_u64(w, "atom_limit", vm->atom_limit);
 	jw_u64(w, "schedulers", vm->schedulers);
+	jw_f64(w, "time", vm->time ? vm->time : NAN);
+	jw_str(w, "time_from", vm->time ? vm->time_from : NULL);
 	jw_obj_end(w);
+}
+
+static int fail(bc_err *e);
+
+/* --json: a failure is JSON on stdout too, {"error": ...}, so a script that
+ * parses stdout learns why (the one line stays on stderr). */
+static void json_error(const char *command, const bc_err *e, int code)
+{
+	struct jw w;
+	jw_init(&w, stdout);
+	jw_obj(&w, NULL);
+	jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
+	jw_str(&w, "command", command);
+	jw_str(&w, "error", e->msg);
+	jw_u64(&w, "exit", (uint64_t)code);
+	jw_obj_end(&w);
+	fflush(stdout);
+}
+
+static int fail_json(const char *command, int json, bc_err *e)
+{
+	if (json)
+		json_error(command, e, e->code == BC_EUSAGE ? EXIT_USAGE : EXIT_FAILED);
+	return fail(e);
 }
 
 static int fail(bc_err *e)
@@ -238,6 +285,9 @@ static int parse_options(int argc, char **argv, struct cli *c)
 		{ "folded", no_argument, NULL, 'f' },
 		{ "weight", required_argument, NULL, 'w' },
 		{ "by-status", no_argument, NULL, 'b' },
+		{ "max", required_argument, NULL, 'm' },
+		{ "rules", required_argument, NULL, 'r' },
+		{ "junit", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -266,6 +316,16 @@ static int parse_options(int argc, char **argv, struct cli *c)
 		case 'f': c->ao.folded = 1; bit = AO_FOLDED; break;
 		case 'w': c->ao.weight = optarg; bit = AO_WEIGHT; break;
 		case 'b': c->ao.by_status = 1; bit = AO_BY_STATUS; break;
+		case 'm':  /* repeatable: argv outlives the run */
+			if (!c->ao.max && !(c->ao.max = calloc((size_t)argc, sizeof *c->ao.max))) {
+				fprintf(stderr, "beamcore: out of memory\n");
+				return EXIT_FAILED;
+			}
+			c->ao.max[c->ao.nmax++] = optarg;
+			bit = AO_MAX;
+			break;
+		case 'r': c->ao.rules = optarg; bit = AO_RULES; break;
+		case 'J': c->ao.junit = optarg; bit = AO_JUNIT; break;
 		case 'h': c->help = 1; break;
 		case 'V': c->version = 1; break;
 		case ':':
@@ -347,6 +407,58 @@ static int check_options(const struct cli *c, const struct analyzer *an)
 	return -1;
 }
 
+/* What follows the target(s): the command's own output, then findings. */
+static void json_body(struct jw *w, const struct an_out *out)
+{
+	if (out->fields_key) {
+		jw_obj(w, out->fields_key);
+		for (size_t i = 0; i < out->nfields; i++) {
+			const struct an_field *f = &out->fields[i];
+			if (f->kind == AF_STR)
+				jw_str(w, f->key, f->s);
+			else if (f->kind == AF_U64)
+				jw_u64(w, f->key, f->u);
+			else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
+				jw_null(w, f->key);
+			else {
+				jw_arr(w, f->key);
+				for (size_t k = 0; k < f->n; k++)
+					jw_str(w, NULL, f->list[k]);
+				jw_arr_end(w);
+			}
+		}
+		jw_obj_end(w);
+	}
+	if (out->kv_key) {
+		jw_obj(w, out->kv_key);
+		for (size_t i = 0; i < out->nkv; i++) {
+			if (out->kv[i].null)
+				jw_null(w, out->kv[i].key);
+			else
+				jw_u64(w, out->kv[i].key, out->kv[i].value);
+		}
+		jw_obj_end(w);
+	}
+	for (size_t i = 0; i < out->ntables; i++)
+		render_table_json(w, &out->tables[i]);
+	if (out->json)
+		out->json(w, out->ctx);
+	jw_arr(w, "findings");
+	for (size_t i = 0; i < out->nfindings; i++) {
+		const struct an_finding *f = &out->finding_of[i];
+		char pid[32];
+		jw_obj(w, NULL);
+		jw_str(w, "kind", f->kind ? f->kind : "note");
+		jw_str(w, "severity", f->severity ? f->severity : "info");
+		jw_str(w, "pid", f->has_pid ? vm_pid2str(f->pid, pid, sizeof pid) : NULL);
+		jw_str(w, "name", f->name);
+		jw_u64_or_null(w, "value", f->has_value, f->value);
+		jw_str(w, "text", out->findings[i]);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
 static void print_json(const struct analyzer *an, const struct vm *vm, const struct an_out *out)
 {
 	struct jw w;
@@ -355,48 +467,47 @@ static void print_json(const struct analyzer *an, const struct vm *vm, const str
 	jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
 	jw_str(&w, "command", an->name);
 	jw_bool(&w, "complete", vm->ngaps == 0 && vm->gaps_dropped == 0);
-	json_target(&w, vm);
-	if (out->fields_key) {
-		jw_obj(&w, out->fields_key);
-		for (size_t i = 0; i < out->nfields; i++) {
-			const struct an_field *f = &out->fields[i];
-			if (f->kind == AF_STR)
-				jw_str(&w, f->key, f->s);
-			else if (f->kind == AF_U64)
-				jw_u64(&w, f->key, f->u);
-			else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
-				jw_null(&w, f->key);
-			else {
-				jw_arr(&w, f->key);
-				for (size_t k = 0; k < f->n; k++)
-					jw_str(&w, NULL, f->list[k]);
-				jw_arr_end(&w);
-			}
-		}
-		jw_obj_end(&w);
-	}
-	if (out->kv_key) {
-		jw_obj(&w, out->kv_key);
-		for (size_t i = 0; i < out->nkv; i++) {
-			if (out->kv[i].null)
-				jw_null(&w, out->kv[i].key);
-			else
-				jw_u64(&w, out->kv[i].key, out->kv[i].value);
-		}
-		jw_obj_end(&w);
-	}
-	for (size_t i = 0; i < out->ntables; i++)
-		render_table_json(&w, &out->tables[i]);
-	jw_arr(&w, "findings");
-	for (size_t i = 0; i < out->nfindings; i++)
-		jw_str(&w, NULL, out->findings[i]);
-	jw_arr_end(&w);
+	json_target(&w, "target", vm);
+	json_body(&w, out);
 	jw_arr(&w, "missing");
 	for (size_t i = 0; i < vm->ngaps; i++)
 		jw_str(&w, NULL, vm->gaps[i].what);
 	jw_arr_end(&w);
 	/* the list keeps the first gaps; the total counts every one */
 	jw_u64(&w, "missing_total", vm->ngaps + vm->gaps_dropped);
+	jw_obj_end(&w);
+}
+
+/* A command of two targets: "targets": {"a", "b"}; missing sentences start
+ * with "A: " or "B: ". */
+static void print_json2(const struct analyzer *an, const struct vm *const vm[2],
+			const struct an_out *out)
+{
+	struct jw w;
+	jw_init(&w, stdout);
+	jw_obj(&w, NULL);
+	jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
+	jw_str(&w, "command", an->name);
+	jw_bool(&w, "complete", !vm[0]->ngaps && !vm[0]->gaps_dropped && !vm[1]->ngaps &&
+				!vm[1]->gaps_dropped);
+	jw_obj(&w, "targets");
+	json_target(&w, "a", vm[0]);
+	json_target(&w, "b", vm[1]);
+	jw_obj_end(&w);
+	json_body(&w, out);
+	jw_arr(&w, "missing");
+	size_t listed = 0;  /* the first 64 of both, as one target's list */
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < vm[k]->ngaps && listed < 64; i++, listed++) {
+			char *line = NULL;
+			if (asprintf(&line, "%s: %s", k ? "B" : "A", vm[k]->gaps[i].what) >= 0) {
+				jw_str(&w, NULL, line);
+				free(line);
+			}
+		}
+	jw_arr_end(&w);
+	jw_u64(&w, "missing_total",
+	       vm[0]->ngaps + vm[0]->gaps_dropped + vm[1]->ngaps + vm[1]->gaps_dropped);
 	jw_obj_end(&w);
 }
 
@@ -438,16 +549,21 @@ static void print_text(const struct analyzer *an, const struct vm *vm, const str
 			printf("%s\n", out->titles[i]);
 		render_table_text(stdout, &out->tables[i]);
 	}
+	if (out->text)
+		out->text(stdout, out->ctx);
 }
 
 /* The first ten gaps on stderr, and how many more; the exit code they make. */
-static int report_gaps(const struct vm *vm)
+static int report_gaps(const struct vm *vm, const char *label)
 {
 	char vis[4096];
+	const char *sep = label ? ": " : "";
+	label = label ? label : "";
 	for (size_t i = 0; i < vm->ngaps && i < 10; i++)
-		fprintf(stderr, "beamcore: partial: %s\n", utf8_visible(vm->gaps[i].what, vis, sizeof vis));
+		fprintf(stderr, "beamcore: partial: %s%s%s\n", label, sep,
+			utf8_visible(vm->gaps[i].what, vis, sizeof vis));
 	if (vm->ngaps + vm->gaps_dropped > 10)
-		fprintf(stderr, "beamcore: partial: ... and %zu more\n",
+		fprintf(stderr, "beamcore: partial: %s%s... and %zu more\n", label, sep,
 			vm->ngaps + vm->gaps_dropped - 10);
 	return vm->ngaps || vm->gaps_dropped ? EXIT_PARTIAL : EXIT_COMPLETE;
 }
@@ -458,10 +574,10 @@ static int run_analyzer(const struct analyzer *an, struct cli *c)
 	struct target *t;
 	bc_err *err = target_open(&to, &t);
 	if (err)
-		return fail(err);
+		return fail_json(an->name, c->json, err);
 	if ((err = target_load(t, an->needs))) {
 		target_close(t);
-		return fail(err);
+		return fail_json(an->name, c->json, err);
 	}
 	struct vm *vm = target_vm(t);
 	struct an_out out = { 0 };
@@ -469,13 +585,15 @@ static int run_analyzer(const struct analyzer *an, struct cli *c)
 	if ((err = an->run(vm, &c->ao, &out))) {
 		an_out_free(&out);
 		target_close(t);
-		return fail(err);
+		return fail_json(an->name, c->json, err);
 	}
 	if (c->json)
 		print_json(an, vm, &out);
 	else
 		print_text(an, vm, &out);
-	int rc = report_gaps(vm);
+	int rc = report_gaps(vm, NULL);
+	if (out.exit_code == EXIT_CHECK_FAILED || (out.exit_code && rc == EXIT_COMPLETE))
+		rc = out.exit_code;  /* a failed rule outranks partial input */
 	an_out_free(&out);
 	target_close(t);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -485,9 +603,46 @@ static int run_analyzer(const struct analyzer *an, struct cli *c)
 	return rc;
 }
 
+/* beamcore diff A B: both targets opened and loaded (no BEAM argument), then
+ * run2 with both models. */
+static int run_two(const struct analyzer *an, struct cli *c)
+{
+	struct target *t[2] = { NULL, NULL };
+	const struct vm *vm[2] = { NULL, NULL };
+	bc_err *err = NULL;
+	for (int i = 0; i < 2 && !err; i++) {
+		struct target_opts to = { c->pos[i], NULL, c->debug_file, c->sysroot };
+		if (!(err = target_open(&to, &t[i])) && !(err = target_load(t[i], an->needs)))
+			vm[i] = target_vm(t[i]);
+	}
+	struct an_out out = { 0 };
+	c->ao.json = c->json;
+	if (!err)
+		err = an->run2(vm[0], vm[1], &c->ao, &out);
+	if (err) {
+		an_out_free(&out);
+		target_close(t[0]);
+		target_close(t[1]);
+		return fail_json(an->name, c->json, err);
+	}
+	if (c->json)
+		print_json2(an, vm, &out);
+	else
+		print_text(an, vm[0], &out);
+	int ra = report_gaps(vm[0], "A"), rb = report_gaps(vm[1], "B");
+	an_out_free(&out);
+	target_close(t[0]);
+	target_close(t[1]);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "beamcore: writing output: %s\n", strerror(errno));
+		return EXIT_FAILED;
+	}
+	return ra > rb ? ra : rb;
+}
+
 int main(int argc, char **argv)
 {
-	struct cli c = { 0 };
+	static struct cli c;  /* static: what it holds (--max's list) lives to the end */
 	int rc = parse_options(argc, argv, &c);
 	if (rc >= 0)
 		return rc;
@@ -523,6 +678,14 @@ int main(int argc, char **argv)
 	}
 	if ((rc = check_options(&c, an)) >= 0)
 		return rc;
+	if (an->targets == 2) {
+		if (c.npos != 2) {
+			fprintf(stderr, "beamcore: %s needs two targets, %s: usage: beamcore %s A B\n",
+				an->name, c.npos < 2 ? "got fewer" : "got more", an->name);
+			return EXIT_USAGE;
+		}
+		return run_two(an, &c);
+	}
 	if (an->arg_name) {
 		if (c.npos < 2) {
 			fprintf(stderr, "beamcore: usage: beamcore %s %s TARGET [BEAM]\n", an->name,

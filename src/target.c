@@ -119,7 +119,13 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 		target_free(t);
 		return err;
 	}
-	target_vm(t)->source = o->path;
+	struct vm *vm = target_vm(t);
+	vm->source = o->path;
+	struct stat st;
+	if (t->beam && stat(o->path, &st) == 0) {  /* an ELF core carries no time of its own */
+		vm->time = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+		vm->time_from = "file mtime";
+	}
 	*out = t;
 	return NULL;
 }

@@ -88,11 +88,19 @@ static void put(struct out *o, const char *fmt, ...)
 		o->o += (size_t)n < o->len - o->o ? (size_t)n : o->len - o->o - 1;
 }
 
-/* Atoms that print without quotes: lowercase start, then alphanumerics, _ and @. */
+/* Atoms that print without quotes: lowercase start, then alphanumerics, _ and
+ * @, and not a reserved word (io_lib quotes 'end', 'of', ...). */
 static int plain_atom(const char *s)
 {
+	static const char *const reserved[] = { "after", "and", "andalso", "band", "begin", "bnot",
+		"bor", "bsl", "bsr", "bxor", "case", "catch", "cond", "div", "end", "fun",
+		"if", "let", "not", "of", "or", "orelse", "receive", "rem", "try", "when",
+		"xor" };
 	if (!*s || !(*s >= 'a' && *s <= 'z'))
 		return 0;
+	for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
+		if (strcmp(s, reserved[i]) == 0)
+			return 0;
 	for (; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
 		      *s == '_' || *s == '@'))

@@ -42,6 +42,7 @@ void vm_free(struct vm *vm)
 	free(vm->nodes);
 	free(vm->allocs);
 	free(vm->frames);
+	free(vm->ancestors);
 	free(vm->mfas);
 	hmap_free(&vm->mfa_index);
 	free(vm->threads);
@@ -239,6 +240,42 @@ int64_t vm_mfa_id(struct vm *vm, const struct vm_mfa *m)
 	if (hmap_set(ix, j, (uint32_t)vm->nmfas, mfa_hash, vm) < 0 && !ix->slot[j])
 		return -1;
 	return (int64_t)vm->nmfas++;
+}
+
+int vm_set_ancestors(struct vm *vm, struct vm_proc *p, const char *const *names, size_t n)
+{
+	p->has_ancestors = true;
+	/* the workers of one supervisor sit next to each other and share a list */
+	if (n == vm->anc_last_n && vm->ancestors &&
+	    memcmp(vm->ancestors + vm->anc_last_first, names, n * sizeof *names) == 0) {
+		p->anc_first = vm->anc_last_first;
+		p->anc_n = (uint32_t)n;
+		return 0;
+	}
+	if (n > UINT32_MAX || vm->nancestors + n > UINT32_MAX)
+		return -1;
+	while (vm->nancestors + n > vm->ancestors_cap) {
+		const char **a = vm_grow(vm->ancestors, &vm->ancestors_cap, vm->ancestors_cap,
+					 sizeof *a, 4096);
+		if (!a)
+			return -1;
+		vm->ancestors = a;
+	}
+	if (n)
+		memcpy(vm->ancestors + vm->nancestors, names, n * sizeof *names);
+	p->anc_first = vm->anc_last_first = (uint32_t)vm->nancestors;
+	p->anc_n = vm->anc_last_n = (uint32_t)n;
+	vm->nancestors += n;
+	return 0;
+}
+
+const struct vm_mfa *vm_shown_initial_call(const struct vm_proc *p)
+{
+	const struct vm_mfa *ic = &p->initial_call;
+	if (p->proc_lib_initial_call.module && ic->module && ic->function && ic->arity == 5 &&
+	    strcmp(ic->module, "proc_lib") == 0 && strcmp(ic->function, "init_p") == 0)
+		return &p->proc_lib_initial_call;
+	return ic;
 }
 
 int vm_add_frame(struct vm *vm, uint32_t mfa_id)

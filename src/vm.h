@@ -27,6 +27,7 @@ enum vm_proc_field {
 	VPF_STATUS = 1 << 9,
 	VPF_BINARY = 1 << 10,
 	VPF_STACKTRACE = 1 << 11,
+	VPF_IDENTITY = 1 << 12,        /* proc_lib_initial_call, ancestors: dictionary unreadable */
 };
 
 /* process_info(P, status), in the alphabetical order of the names (sorting by
@@ -49,6 +50,12 @@ struct vm_proc {
 	uint64_t message_queue_len, memory, reductions;   /* memory in bytes */
 	uint32_t unknown;              /* enum vm_proc_field bits */
 	uint32_t stack_first, stack_n; /* current_stacktrace: vm->frames[first .. first+n) */
+	/* proc_lib's identity, from the dictionary: '$initial_call' (module NULL:
+	 * no such key) and '$ancestors' (vm->ancestors[first .. first+n); none:
+	 * no such key) */
+	struct vm_mfa proc_lib_initial_call;
+	uint32_t anc_first, anc_n;
+	bool has_ancestors;
 };
 
 struct vm_pid {
@@ -180,10 +187,26 @@ struct vm_frame_loc {
 	const char *file;              /* NULL: no line information */
 	int line;
 };
+/* A root of a process's terms (a stack slot, an x register, a dictionary
+ * value, a message) and what hangs from it: beamcore proc's largest_terms. */
+struct vm_term_root {
+	const char *where;             /* "stack y(2) of gen_server:loop/7", "message 17" */
+	const char *shape;             /* "map, 2 keys", "list of 500,000 {integer,tuple,integer}" */
+	uint64_t flat_size;            /* words, as erts_debug:flat_size/1 counts them */
+	bool size_cut;                 /* the walk stopped at its bound: a lower bound */
+};
+/* Messages of one shape ({event,_,_}, '$gen_call' ones, pid, ...). */
+struct vm_shape_count {
+	const char *shape;
+	uint64_t count;
+};
 struct vm_proc_detail {
 	struct vt_arena *arena;
 	struct vt **links, **monitors; /* pids/ports, {process, Pid} */
 	size_t nlinks, nmonitors;
+	unsigned char *monitor_call;   /* per monitor: 1 = a pending call's (made with {alias,
+					* demonitor}, or its reference held by the waiting frame);
+					* NULL: the loader cannot tell (a crash dump) */
 	struct vt **dict_keys, **dict_values;
 	size_t ndict;
 	struct vt **messages;          /* the first ones */
@@ -193,9 +216,24 @@ struct vm_proc_detail {
 	bool frames_cut;
 	bool no_links, no_frames;      /* the loader cannot tell (a crash dump): unknown, not none */
 	const char *unreadable;        /* what could not be read, or NULL */
+	/* with limits.largest: the biggest roots by flat size, largest first, of
+	 * nroots (immediates aside); the roots the input carries (a dump: no x
+	 * registers) */
+	struct vm_term_root *largest;
+	size_t nlargest;
+	uint64_t nroots;
+	bool no_largest;               /* the loader cannot tell */
+	const char *roots_from;        /* "stack, registers, dictionary, messages" */
+	/* every message of the queue by shape: count desc, then shape */
+	struct vm_shape_count *shapes;
+	size_t nshapes;
+	uint64_t shapes_counted;       /* messages counted */
+	bool no_shapes;                /* the loader cannot tell */
+	bool shapes_cut;               /* the queue could not be read to its end */
 };
 struct vm_detail_limits {
 	size_t messages, dict, frames, items, bytes;
+	size_t largest;                /* largest_terms to keep; 0: neither they nor shapes */
 };
 
 /* Something the loader could not read or does not know: shown to the user and
@@ -223,6 +261,10 @@ struct vm {
 	uint64_t atom_count, atom_limit;
 	uint32_t schedulers;
 	const char *node;              /* nonode@nohost; NULL: unknown */
+	/* when the snapshot was taken, seconds since the epoch (0: unknown): a
+	 * dump's header date (local time, whole seconds), a core's file mtime */
+	double time;
+	const char *time_from;         /* static: "dump header", "file mtime" */
 	struct vm_death death;         /* crash dumps: the slogan and what it names */
 	struct vm_proc *procs;
 	size_t nprocs, procs_cap;
@@ -232,6 +274,9 @@ struct vm {
 	size_t nnodes, nodes_cap;
 	struct vm_binref *binrefs;
 	size_t nbinrefs, binrefs_cap;
+	const char **ancestors;        /* '$ancestors' lists: interned names, "<0.N.S>" */
+	size_t nancestors, ancestors_cap;
+	uint32_t anc_last_first, anc_last_n;  /* the last list added (shared when repeated) */
 	uint32_t *frames;              /* stack frames as indices into mfas */
 	size_t nframes, frames_cap;
 	struct vm_mfa *mfas;           /* distinct functions seen on stacks */
@@ -279,6 +324,12 @@ struct vm_node *vm_add_node(struct vm *vm);
 const struct vm_node *vm_node_by_channel(const struct vm *vm, uint64_t channel);
 /* The index of m in vm->mfas (added if new); -1 on OOM. */
 int64_t vm_mfa_id(struct vm *vm, const struct vm_mfa *m);
+/* p's '$ancestors' are names[0..n) (interned): appended to vm->ancestors, or
+ * the last list added when it is the same; -1 on OOM. */
+int vm_set_ancestors(struct vm *vm, struct vm_proc *p, const char *const *names, size_t n);
+/* p's proc_lib initial call when it has one, else its initial call (what
+ * observer shows: proc_lib:init_p/5 says nothing). */
+const struct vm_mfa *vm_shown_initial_call(const struct vm_proc *p);
 /* Append a frame to vm->frames; -1 on OOM. */
 int vm_add_frame(struct vm *vm, uint32_t mfa_id);
 /* After the processes are loaded: index them by pid (-1 on OOM). */

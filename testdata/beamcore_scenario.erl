@@ -18,7 +18,8 @@
 -export([main/0, idle/1, idle_sup/2, watcher/2, bin_router/1, bin_producer/2,
          bin_holder/1, flooded/0, deep_recursion/2, big_dict/2, suspended/0,
          stuck_server/0, caller/0, hibernated/0, off_heap/1, dist_worker/3, peer_main/0,
-         remote_watcher/2]).
+         remote_watcher/2, backend_caller/1, remote_caller/1, start_pool_worker/1,
+         erpc_caller/2, erpc_target/2]).
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2]).
 
 -define(IDLE, 5000).          % idle processes: 2000 linked, 1500 monitored, 1500 orphans
@@ -33,7 +34,12 @@
 -define(SUSPENDED, 20).       % processes suspended by us (a suspend monitor each)
 -define(HIBERNATED, 50).      % processes in erlang:hibernate/3
 -define(DIST, 3000).          % distributed: processes linked to + monitoring the peer
--define(REMOTE, 200).         % distributed: peer processes linking/monitoring ours        % backtrace_depth: current_stacktrace gets up to 64 frames, not 8
+-define(REMOTE, 200).         % distributed: peer processes linking/monitoring ours
+-define(POOL, 100).           % unnamed gen_server workers under bc_pool_sup
+-define(BACKEND_CALLERS, 500).% processes queued in gen_server:call behind bc_deadlock_a
+-define(REMOTE_CALLERS, 10).  % distributed: processes in gen_server:call to the peer's peer_target
+-define(ERPC_CALLERS, 5).     % distributed: processes in erpc:call to a peer process that never returns
+%% ?BT_DEPTH: current_stacktrace gets up to 64 frames, not 8
 
 %% Called by -run in init's short-lived starter process: hand over to a
 %% long-lived process of our own and return.
@@ -44,13 +50,22 @@ start() ->
 main() ->
     register(beamcore_collector, self()),
     erlang:system_flag(backtrace_depth, ?BT_DEPTH),
-    build(),
+    Calls = build(),
     settle(100),
     suspend(),
+    %% Asked before the passes: answering changes the asked processes' heaps.
+    Extra = [{calls, Calls},
+             {cycles, [[str(whereis(bc_deadlock_a)), str(whereis(bc_deadlock_b))]]},
+             {supervision, supervision()},
+             {state_flat_size, {obj, [{sessions_server,
+                                       erts_debug:flat_size(sys:get_state(sessions_server))}]}}],
+    settle(100),
+    put(extra, Extra),
     %% Pass 1 loads every module the collector and encoder need (atoms,
     %% code memory) so pass 2, the one that counts, sees a settled node.
     write_file("ground_truth.json", ground_truth()),
     write_file("ground_truth.json", ground_truth()),
+    erase(extra),
     %% Shrink our own heap (it held the whole ground truth) so it does not
     %% bloat the core, before "ready" so the core sees a settled collector.
     %% From here on we touch no other process.
@@ -79,7 +94,8 @@ build() ->
     {ok, _} = gen_server:start({local, sessions_server}, ?MODULE, [], []),
     build_binaries(),
     build_flood(),
-    build_stuck(),
+    Stuck = build_stuck(),
+    Backend = build_tree(),
     spawn(?MODULE, deep_recursion, [Me, ?DEPTH]),
     spawn(?MODULE, big_dict, [Me, ?DICT_KEYS]),
     [register(list_to_atom("suspended_" ++ integer_to_list(N)), spawn(?MODULE, suspended, []))
@@ -87,9 +103,9 @@ build() ->
     [spawn(?MODULE, hibernated, []) || _ <- lists:seq(1, ?HIBERNATED)],
     register(off_heap, spawn(?MODULE, off_heap, [Me])),
     wait_ack(off_heap),
-    build_dist(os:getenv("BEAMCORE_PEER")),
+    Remote = build_dist(os:getenv("BEAMCORE_PEER")),
     [wait_ack(Tag) || Tag <- [idle_sup, watcher, deep_recursion, big_dict]],
-    ok.
+    Stuck ++ Backend ++ Remote.
 
 %% Suspend once they sit in their receive (after settle/1). The suspension
 %% belongs to us and lasts as long as we live (forever).
@@ -132,6 +148,21 @@ watcher(Parent, N) ->
     Parent ! {ack, watcher},
     receive {'DOWN', _, _, _, _} = D -> {D, Mons} end.
 
+%% Supervisors (proc_lib records their '$initial_call' as {supervisor, ?MODULE, 1}).
+init({sup, bc_sup}) ->
+    Worker = fun(Id, Start) -> #{id => Id, start => Start} end,
+    {ok, {#{strategy => one_for_one, intensity => 0},
+          [#{id => bc_pool_sup, type => supervisor,
+             start => {supervisor, start_link, [{local, bc_pool_sup}, ?MODULE, {sup, bc_pool_sup}]}},
+           Worker(bc_deadlock_a, {gen_server, start_link, [{local, bc_deadlock_a}, ?MODULE, deadlock, []]}),
+           Worker(bc_deadlock_b, {gen_server, start_link, [{local, bc_deadlock_b}, ?MODULE, deadlock, []]})]}};
+init({sup, bc_pool_sup}) ->
+    {ok, {#{strategy => simple_one_for_one, intensity => 0},
+          [#{id => pool_worker, start => {?MODULE, start_pool_worker, []}}]}};
+init({pool_worker, I}) ->
+    {ok, #{id => I, data => lists:seq(1, I)}};
+init(deadlock) ->
+    {ok, deadlock};
 %% sessions_server: large heap (state) + owner of the ETS tables.
 init([]) ->
     Sessions = ets:new(sessions, [set, public, named_table]),
@@ -150,7 +181,12 @@ init([]) ->
     Cache = [{Id, {user, Id rem 9973}, Id * 3} || Id <- lists:seq(1, ?HEAP_ROWS)],
     {ok, #{tables => [Sessions, Index, Tags, Scratch, Hits], cache => Cache}}.
 
+%% bc_deadlock_b, called by a: calls a back (which waits on b): a deadlock.
+handle_call({ping_back, A}, _From, S) -> {reply, gen_server:call(A, ping, infinity), S};
 handle_call(_, _From, S) -> {reply, ok, S}.
+handle_cast({call, Other}, S) ->
+    ok = gen_server:call(Other, {ping_back, self()}, infinity),   % never returns
+    {noreply, S};
 handle_cast(_, S) -> {noreply, S}.
 handle_info(_, S) -> {noreply, S}.
 
@@ -217,9 +253,52 @@ flooded() ->
 %% stuck_server: a registered process that never answers; ?CALLERS processes
 %% wait in gen_server:call to it (the stuck-pool shape: one stack, many pids).
 build_stuck() ->
-    register(stuck_server, spawn(?MODULE, stuck_server, [])),
-    [spawn(?MODULE, caller, []) || _ <- lists:seq(1, ?CALLERS)],
-    ok.
+    Server = spawn(?MODULE, stuck_server, []),
+    register(stuck_server, Server),
+    [call_truth(spawn(?MODULE, caller, []), Server) || _ <- lists:seq(1, ?CALLERS)].
+
+%% One entry of the ground truth's `calls`: who waits in gen:do_call on whom.
+call_truth(Waiter, Callee) ->
+    {obj, [{waiter, str(Waiter)}, {callee, callee(Callee)}, {via, str("gen:do_call/4")}]}.
+
+callee(P) when is_pid(P) -> str(P);
+callee(T) -> print(T).   % {Name, Node}: a monitor by name
+
+%% A supervision tree: bc_sup (one_for_one) over bc_pool_sup (simple_one_for_one,
+%% ?POOL unnamed gen_server workers) and two gen_servers that call each other
+%% (a deadlock), with ?BACKEND_CALLERS proc_lib processes queued in
+%% gen_server:call behind bc_deadlock_a. Returns the calls.
+build_tree() ->
+    {ok, _} = supervisor:start_link({local, bc_sup}, ?MODULE, {sup, bc_sup}),
+    [{ok, _} = supervisor:start_child(bc_pool_sup, [I]) || I <- lists:seq(1, ?POOL)],
+    A = whereis(bc_deadlock_a),
+    B = whereis(bc_deadlock_b),
+    gen_server:cast(A, {call, bc_deadlock_b}),
+    wait_until(fun() -> in_call(A) andalso in_call(B) end, 100),
+    %% the first 50 also monitor two other processes: which monitor is the
+    %% call's only its alias state tells
+    Watch = [whereis(flooded), whereis(stuck_server)],
+    Callers = [proc_lib:spawn(?MODULE, backend_caller, [case I =< 50 of true -> Watch; false -> [] end])
+               || I <- lists:seq(1, ?BACKEND_CALLERS)],
+    wait_until(fun() -> process_info(A, message_queue_len) =:=
+                            {message_queue_len, ?BACKEND_CALLERS + 1} end, 100),
+    [call_truth(A, B), call_truth(B, A) | [call_truth(C, A) || C <- Callers]].
+
+in_call(P) -> process_info(P, current_function) =:= {current_function, {gen, do_call, 4}}.
+
+wait_until(_, 0) -> exit(wait_until);
+wait_until(F, N) ->
+    case F() of
+        true -> ok;
+        false -> receive after 50 -> ok end, wait_until(F, N - 1)
+    end.
+
+backend_caller(Watch) ->
+    [monitor(process, P) || P <- Watch],
+    gen_server:call(bc_deadlock_a, hello, infinity).
+
+start_pool_worker(I) ->
+    gen_server:start_link(?MODULE, {pool_worker, I}, []).
 
 stuck_server() ->
     receive {never, matches} -> ok end.
@@ -261,8 +340,8 @@ off_heap(Parent) ->
 %%% Distribution
 %%% ------------------------------------------------------------------
 
-build_dist(false) -> ok;
-build_dist("") -> ok;
+build_dist(false) -> [];
+build_dist("") -> [];
 build_dist(PeerName) ->
     Peer = list_to_atom(PeerName),
     true = net_kernel:connect_node(Peer),
@@ -275,7 +354,31 @@ build_dist(PeerName) ->
     register(dist_named, hd(Local)),
     [spawn(Peer, ?MODULE, remote_watcher, [Me, P]) || P <- Local],
     [wait_ack(remote_watcher) || _ <- Local],
-    ok.
+    %% calls to a remote registered name that never answers
+    Callers = [spawn(?MODULE, remote_caller, [Peer]) || _ <- lists:seq(1, ?REMOTE_CALLERS)],
+    wait_until(fun() -> lists:all(fun in_call/1, Callers) end, 100),
+    %% erpc:call: the callee is the process erpc spawned on the peer, which
+    %% tells us its pid
+    Erpc = [spawn(?MODULE, erpc_caller, [Peer, Me]) || _ <- lists:seq(1, ?ERPC_CALLERS)],
+    Targets = [receive {erpc_target, C, T} -> T after 60000 -> exit(no_erpc_target) end || C <- Erpc],
+    wait_until(fun() -> lists:all(fun(C) -> process_info(C, current_function) =:=
+                                                {current_function, {erpc, call, 5}} end, Erpc) end, 100),
+    [call_truth(C, {peer_target, Peer}) || C <- Callers] ++
+        [{obj, [{waiter, str(C)}, {callee, str(T)}, {via, str("erpc:call/5")}]}
+         || {C, T} <- lists:zip(Erpc, Targets)].
+
+erpc_caller(Peer, Parent) ->
+    erpc:call(Peer, ?MODULE, erpc_target, [Parent, self()], infinity).
+
+%% Runs on the peer (spawned by erpc): never returns.
+erpc_target(Parent, Caller) ->
+    Parent ! {erpc_target, Caller, self()},
+    receive {never, matches} -> ok end.
+
+%% (not a tail call: its frame keeps its stack apart from caller/0's group)
+remote_caller(Peer) ->
+    Reply = gen_server:call({peer_target, Peer}, hello, infinity),
+    {never, Reply}.
 
 dist_worker(Parent, Peer, I) ->
     spawn_link(Peer, ?MODULE, idle, [I]),
@@ -311,16 +414,27 @@ peer_main() ->
                 memory, reductions, trap_exit, links, monitors, monitored_by, dictionary, messages,
                 current_stacktrace, binary]).
 
+%% Until erlang:memory(total) stays within 64 KiB and no allocator carrier
+%% comes or goes for 100 ms (a carrier emptied by our GC can be released
+%% later, from the carrier pool: it did once between memory.json and a dump).
 settle_memory(0) ->
     ok;
 settle_memory(N) ->
     T1 = erlang:memory(total),
+    C1 = carriers(),
     receive after 100 -> ok end,   % (not timer:sleep: loading `timer` would disturb code_server)
     garbage_collect(),
-    case abs(erlang:memory(total) - T1) < 65536 of
+    case abs(erlang:memory(total) - T1) < 65536 andalso carriers() =:= C1 of
         true -> ok;
         false -> settle_memory(N - 1)
     end.
+
+%% Carrier bytes of every allocator instance (multiblock, pool, singleblock).
+carriers() ->
+    lists:sum([proplists:get_value(carriers_size, proplists:get_value(K, Props, []), 0)
+               || A <- erlang:system_info(alloc_util_allocators),
+                  {instance, _, Props} <- alloc_info(A),
+                  K <- [mbcs, mbcs_pool, sbcs]]).
 
 memory_truth() ->
     Mem = erlang:memory(),
@@ -379,7 +493,88 @@ ground_truth() ->
                              || {N, C} <- erlang:system_info(dist_ctrl)]},
                 {memory, {obj, [{K, proplists:get_value(K, Mem)} || K <- MemKeys]}},
                 {processes, [P || P <- Procs, P =/= dead]},
-                {ets, [T || T <- Ets, T =/= undefined]}]}).
+                {ets, [T || T <- Ets, T =/= undefined]}
+                | get(extra)]}).
+
+%% The supervision trees as supervisor:which_children/1 tells them: roots are
+%% supervisors whose first ancestor is not a supervisor. A child that is a
+%% supervisor by its spec but not a `supervisor` (user_sup, a
+%% supervisor_bridge) cannot be asked: children null.
+supervision() ->
+    Sups = [P || P <- erlang:processes(), is_supervisor(P)],
+    Roots = [P || P <- Sups, not is_supervisor(parent(P))],
+    [sup_tree(P, supervisor) || P <- Roots].
+
+is_supervisor(P) when is_pid(P) ->
+    case process_info(P, dictionary) of
+        {dictionary, D} -> element(1, proplists:get_value('$initial_call', D, {x})) =:= supervisor;
+        undefined -> false
+    end;
+is_supervisor(_) -> false.
+
+parent(P) ->
+    {dictionary, D} = process_info(P, dictionary),
+    case proplists:get_value('$ancestors', D, []) of
+        [A | _] when is_atom(A) -> whereis(A);
+        [A | _] -> A;
+        [] -> undefined
+    end.
+
+sup_tree(P, Type) ->
+    Children = case is_supervisor(P) of
+                   true -> [sup_tree(C, T) || {_, C, T, _} <- supervisor:which_children(P), is_pid(C)];
+                   false when Type =:= supervisor -> null;
+                   false -> []
+               end,
+    {obj, [{pid, str(P)},
+           {registered_name, case process_info(P, registered_name) of
+                                 {registered_name, N} -> str(N);
+                                 _ -> null
+                             end},
+           {type, str(Type)},
+           {children, Children}]}.
+
+%% How beamcore groups a message queue: a tagged tuple by tag and arity, any
+%% other term by its type.
+shape(T) when is_tuple(T), tuple_size(T) > 0, is_atom(element(1, T)) ->
+    lists:flatten(["{", io_lib:format("~p", [element(1, T)]),
+                   lists:duplicate(tuple_size(T) - 1, ",_"), "}"]);
+shape(T) when is_tuple(T) ->
+    "{" ++ lists:join($,, lists:duplicate(tuple_size(T), "_")) ++ "}";
+shape(T) when is_atom(T) -> lists:flatten(io_lib:format("~p", [T]));
+shape([]) -> "[]";
+shape(T) when is_list(T) -> "[_|_]";
+shape(T) when is_bitstring(T) -> "<<_>>";
+shape(T) when is_map(T) -> "#{_}";
+shape(T) when is_integer(T) -> "integer";
+shape(T) when is_float(T) -> "float";
+shape(T) when is_pid(T) -> "pid";
+shape(T) when is_port(T) -> "port";
+shape(T) when is_reference(T) -> "reference";
+shape(T) when is_function(T) -> "fun".
+
+message_shapes(Msgs) ->
+    Counts = lists:foldl(fun(M, Acc) -> maps:update_with(shape(M), fun(C) -> C + 1 end, 1, Acc) end,
+                         #{}, Msgs),
+    Sorted = lists:sort([{-C, S} || {S, C} <- maps:to_list(Counts)]),
+    [{obj, [{shape, str(S)}, {count, -C}]} || {C, S} <- Sorted].
+
+%% proc_lib's '$initial_call' and '$ancestors' (names plain, pids as <0.N.S>).
+pl_initial_call(D) ->
+    case proplists:get_value('$initial_call', D) of
+        {M, F, A} when is_atom(M), is_atom(F), is_integer(A) -> mfa({M, F, A});
+        _ -> null
+    end.
+
+ancestors(D) ->
+    case lists:keyfind('$ancestors', 1, D) of
+        {_, L} when is_list(L) -> [case A of
+                                       _ when is_atom(A) -> str(A);
+                                       _ when is_pid(A) -> str(A);
+                                       _ -> print(A)
+                                   end || A <- L];
+        _ -> null
+    end.
 
 proc(_, undefined) -> dead;
 proc(Pid, Info) ->
@@ -414,6 +609,9 @@ proc(Pid, Info) ->
                                  _ -> null
                              end},
            {messages_head, [print(M) || M <- lists:sublist(G(messages), 3)]},
+           {message_shapes, message_shapes(G(messages))},
+           {proc_lib_initial_call, pl_initial_call(G(dictionary))},
+           {ancestors, ancestors(G(dictionary))},
            {binary, [[Addr, Size, Refc] || {Addr, Size, Refc} <- G(binary)]}]}.
 
 %% ets:info/1 returns undefined if the table died meanwhile.

@@ -33,7 +33,11 @@ set +e
   rm -rf "$dir" "$cache/src-$ver"
   mkdir -p "$cache/src-$ver"
   cd "$cache/src-$ver"
-  apt-get source --download-only "erlang/$suite" >/dev/null
+  # Only the upstream tarball is used: a mirror that lacks the Debian patch
+  # files (.dsc, .debian.tar.xz: 404 once a stable update replaced them) fails
+  # apt-get source after it fetched the tarball, and that is fine.
+  apt-get source --download-only "erlang/$suite" >/dev/null ||
+    ls erlang_*.orig.tar.xz >/dev/null
   tar xf erlang_*.orig.tar.xz
   mv otp-OTP-$ver "$dir"
   rm -rf "$cache/src-$ver"

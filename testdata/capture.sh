@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Capture a test fixture: run beamcore_scenario on our DWARF build of OTP REL,
 # then take a gdb core (gcore) and a kernel core of the same idle node.
-#   testdata/capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--emu] [--dist]
+#   testdata/capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist]
 # OUTDIR gets: ground_truth.json, core.gcore, core.kernel (both made sparse),
 # beam.smp.path, pid, node.log, beamcore_scenario.beam.
 # --dump: no cores; `kill -USR1` makes the idle node write erl_crash.dump (same
@@ -9,6 +9,9 @@
 # ways (testdata/beamcore_deaths.erl): oom.dump (eheap_alloc fails under
 # `ulimit -v`) and kernel_pid.dump ("Kernel pid terminated"); links.dump: a
 # process linked to 120,000 others, its links in links.json.
+# --gcore-dump: a gcore of the idle node, then the same node's erl_crash.dump
+# (SIGUSR1, as --dump) and no other dumps: one state seen both ways (beamcore
+# diff core.gcore erl_crash.dump: no changes).
 # --emu: the emulator flavor (beam.emu, erl -emu_flavor emu; OTP 29 only).
 # --dist: a distributed node (-sname, loopback only) and a peer node it is
 # linked to and monitors, both ways (beamcore_scenario's build_dist); the peer
@@ -16,17 +19,19 @@
 # Exit 0 ok, 77 not enough disk space, 64 usage, other non-zero on failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage() { echo "usage: capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--emu] [--dist]" >&2; exit 64; }
+usage() { echo "usage: capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist]" >&2; exit 64; }
 [ $# -ge 2 ] || usage
 rel=$1; out=$(realpath -m "$2"); shift 2
-gcore=1; kcore=1; dump=0; emu=0; dist=0
+gcore=1; kcore=1; dump=0; emu=0; dist=0; deaths=1
 for a in "$@"; do
   case $a in
     --no-gcore) gcore=0 ;; --no-kernel-core) kcore=0 ;; --dump) dump=1 ;;
+    --gcore-dump) dump=2 ;;
     --emu) emu=1 ;; --dist) dist=1 ;; *) usage ;;
   esac
 done
-[ $dump = 0 ] || { gcore=0; kcore=0; }
+[ $dump != 1 ] || { gcore=0; kcore=0; }
+[ $dump != 2 ] || { gcore=1; kcore=0; dump=1; deaths=0; }
 case $rel in 25|27|29) ;; *) usage ;; esac
 [ $emu = 0 ] || [ "$rel" = 29 ] || usage
 die() { echo "capture.sh: $*" >&2; exit 1; }
@@ -76,7 +81,7 @@ fi
 rm -f "$out"/{ground_truth.json,memory.json,ready,core,core.[0-9]*,core.gcore,core.kernel,beam.smp.path,pid,node.log}
 rm -f "$out"/{erl_crash,oom,kernel_pid,kernel_pid_cut,links}.{dump,log} "$out/links.json"
 "$erlc" -o "$out" "$here/beamcore_scenario.erl"
-[ $dump = 0 ] || "$erlc" -o "$out" "$here/beamcore_deaths.erl"
+[ $deaths = 0 ] || [ $dump = 0 ] || "$erlc" -o "$out" "$here/beamcore_deaths.erl"
 
 pid=
 peerpid=
@@ -167,6 +172,8 @@ if [ $dump = 1 ]; then
   [ "$(tail -c 5 "$out/erl_crash.dump" 2>/dev/null)" = "=end" ] ||
     { cat "$out/node.log" >&2; die "no complete erl_crash.dump after SIGUSR1 (node exit $rc)"; }
   echo "erl_crash.dump took $(since "$t"): $(du -h "$out/erl_crash.dump" | cut -f1)"
+fi
+if [ $dump = 1 ] && [ $deaths = 1 ]; then
   # 2 GB of address space: beam.smp starts in far less; the growing heap hits it.
   death oom 2000000
   death kernel_pid ""

@@ -32,7 +32,8 @@ def complete(words):
 def check_completion(bc):
     """The bash completion offers each command exactly the options its help lists,
     and the --sort and --weight values the help names (no second copy that drifts)."""
-    cmds = ["summary", "procs", "proc", "ets", "binaries", "memory", "stacks", "threads", "nodes", "tui"]
+    cmds = ["summary", "procs", "proc", "ets", "binaries", "memory", "stacks", "threads", "nodes",
+            "waits", "tree", "check", "diff", "tui"]
     got = complete(["beamcore", ""])
     ok = set(cmds) <= got
     print(f"{'ok  ' if ok else 'FAIL'} completion: the commands")
@@ -139,7 +140,8 @@ def main():
         found = {os.path.relpath(os.path.join(root, f), d)
                  for root, _, files in os.walk(d) for f in files}
         for want in ["bin/beamcore", "share/man/man1/beamcore.1",
-                     "share/bash-completion/completions/beamcore", "share/doc/beamcore/json.md"]:
+                     "share/bash-completion/completions/beamcore", "share/doc/beamcore/json.md",
+                     "share/doc/beamcore/schema/common.json", "share/doc/beamcore/schema/summary.json"]:
             ok = r.returncode == 0 and any(f.endswith(want) for f in found)
             print(f"{'ok  ' if ok else 'FAIL'} meson install: {want}")
             if not ok:

@@ -18,7 +18,7 @@ def main():
     bad = []
     s = subprocess.run([bc, "summary", core, beam, "--json"], capture_output=True, text=True, timeout=300)
     doc = json.loads(s.stdout)
-    site = doc["findings"][0] if doc["findings"] else ""
+    site = doc["findings"][0]["text"] if doc["findings"] else ""
     signal = None if want["signal"] == "none" else want["signal"]
     head = f"died of {signal}" if signal else f"caught dying in {want['c_function']}"
     for part in (head, want["c_function"], want["pid"], want["registered_name"], want["caller"]) + \

@@ -12,7 +12,7 @@ import json, os, subprocess, sys
 def summary(bc, core):
     r = subprocess.run([bc, "summary", core, "--json"], capture_output=True, text=True, timeout=300)
     doc = json.loads(r.stdout)
-    return doc["target"], (doc["findings"] or [""])[0]
+    return doc["target"], (doc["findings"] or [{"text": ""}])[0]["text"]
 
 def main():
     bc, rel = sys.argv[1], sys.argv[2]

@@ -1,10 +1,63 @@
 #!/usr/bin/env python3
-"""The summary of the incident scenario names the culprits in its first ten lines,
+"""The summary of the incident scenario names the culprits in its first fifteen lines
+(the deadlock, the biggest bottleneck and the suspended come first),
 and its JSON agrees with the live ground truth: the top process by memory, the
 longest queue, the largest ETS table, the largest refc-binary holder, the orphans.
 Usage: check_summary.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
 import sys
 from fixture import Fixture
+
+def subtree_holding_most(gt, dump):
+    """(pid, bytes) of the subtree summary should name: the root holding the
+    most, then down while one child holds at least half of its parent."""
+    procs = {p["pid"]: p for p in gt["processes"]}
+    ets = {}
+    for t in gt["ets"]:
+        ets[t["owner"]] = ets.get(t["owner"], 0) + t["memory"] * 8
+    holders = {}
+    for p in gt["processes"]:
+        for addr, size, _ in p["binary"] or []:
+            holders.setdefault(addr, (size, set()))[1].add(p["pid"])
+    def bridge_children(n, parent):
+        # a supervisor_bridge cannot be asked (children null): its children as
+        # the tree finds them, linked and proc_lib-started by it (or not by
+        # proc_lib at all), from the live links and '$ancestors'
+        me = procs.get(n["pid"], {})
+        out = set()
+        for l in me.get("links", []):
+            p = procs.get(l)
+            if not p or l == parent:
+                continue
+            anc = p.get("ancestors")
+            if anc is None or (anc and anc[0] in (n["pid"], n["registered_name"])):
+                out.add(l)
+        return out
+    def pids(n, parent=None):
+        out = {n["pid"]}
+        bridge = (procs.get(n["pid"], {}).get("proc_lib_initial_call") or "").startswith(
+            "supervisor_bridge:")
+        if n["children"] is None or bridge:   # (the live node may call a bridge a worker)
+            return out | bridge_children(n, parent)
+        for c in n["children"]:
+            out |= pids(c, n["pid"])
+        return out
+    def held(n):
+        s = pids(n)
+        b = 0 if dump else sum(size for size, hs in holders.values() if hs <= s)
+        return sum(procs[p]["memory"] for p in s if p in procs) + sum(ets.get(p, 0) for p in s) + b
+    roots = gt.get("supervision") or []
+    if not roots:
+        return None
+    at = max(roots, key=held)   # (ties: beamcore takes the first in pid order)
+    while True:
+        kids = at["children"] or []
+        if not kids:
+            break
+        best = max(kids, key=held)
+        if held(best) * 2 < held(at):
+            break
+        at = best
+    return at["pid"], held(at)
 
 def main():
     fx = Fixture(sys.argv)
@@ -12,7 +65,7 @@ def main():
     live_mem = fx.json_file("memory.json")["memory"]
     bad = []
     rc, text, err = fx.run("summary")
-    head = "\n".join(text.splitlines()[:10])
+    head = "\n".join(text.splitlines()[:15])
     if rc != 0:
         bad.append(f"text exit {rc}: {err}")
     for want in ("sessions_server holds", "ETS sessions: 200,000 objects", "flooded ",
@@ -20,7 +73,7 @@ def main():
                  "bin_router is the only holder",
                  "1,500 of them beamcore_scenario:idle/1"):
         if want not in head:
-            bad.append(f"first ten lines lack {want!r}")
+            bad.append(f"first fifteen lines lack {want!r}")
     doc = fx.json("summary")
     by_name = {p["registered_name"]: p for p in gt["processes"] if p["registered_name"]}
     live_procs = [p for p in gt["processes"] if p["pid"] != gt["collector"]]
@@ -52,6 +105,31 @@ def main():
             bad.append(f"memory {k} {doc['memory'][k]} != live {live_mem[k]}")
     if not doc["findings"]:
         bad.append("no findings")
+    # the findings a script keys on: kind, pid, value as the live node had them
+    kinds = {}
+    for f in doc["findings"]:
+        kinds.setdefault(f["kind"], []).append(f)
+    flooded = by_name["flooded"]
+    lq = [f for f in kinds.get("long_queue", []) if f["pid"] == flooded["pid"]]
+    if not lq or lq[0]["value"] != flooded["message_queue_len"] or lq[0]["name"] != "flooded":
+        bad.append(f"no long_queue finding for flooded with value {flooded['message_queue_len']}: {lq}")
+    big = [f for f in kinds.get("large_process", []) if f["pid"] == top["pid"]]
+    if not big or big[0]["value"] != top["memory"]:
+        bad.append(f"no large_process finding for {top['pid']} with value {top['memory']}: {big}")
+    susp = sum(1 for p in gt["processes"] if p["status"] == "suspended")
+    sf = kinds.get("suspended", [])
+    if susp and (len(sf) != 1 or sf[0]["value"] != susp):
+        bad.append(f"suspended finding {sf}, live {susp} suspended")
+    # the supervision subtree holding the most (memory, ETS owned, refc binaries
+    # only it holds): from the live which_children trees, the same descent
+    want_sub = subtree_holding_most(gt, fx.name.endswith(".dump"))
+    sub = kinds.get("subtree", [])
+    if want_sub and (len(sub) != 1 or (sub[0]["pid"], sub[0]["value"]) != want_sub):
+        bad.append(f"subtree finding {sub}, live {want_sub}")
+    for f in doc["findings"]:
+        if set(f) != {"kind", "severity", "pid", "name", "value", "text"} or \
+                f["severity"] not in ("critical", "warning", "info"):
+            bad.append(f"finding not in schema 2's shape: {f}")
     print(f"{fx.name}: summary checked ({len(doc['findings'])} findings); "
           f"{len(bad)} problems")
     for b in bad:

@@ -142,7 +142,7 @@ def summary(bc, dump, gt, live):
     text = subprocess.run([bc, dump], capture_output=True, text=True, timeout=300)
     if not doc:
         return
-    head = "\n".join(text.stdout.splitlines()[:12])
+    head = "\n".join(text.stdout.splitlines()[:15])
     for want in ("slogan Received SIGUSR1", "sessions_server holds",
                  "1,500 of them beamcore_scenario:idle/1"):
         if want not in head:

@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Every command on every fuzz seed (testdata/fuzz: cut, tiny and distributed
 dumps, synthetic and broken cores, the core that made the fuzzer crash) under
-the build given: exit 0, 1 or 2 (64 when a core names no readable beam.smp
+the build given: exit 0, 1 or 2 (check also 3; 64 when a core names no readable beam.smp
 and none was given) within 20 s, one line on stderr for 2 and 64, and
 --json output that is valid UTF-8 JSON whenever it exits 0 or 1.
 Usage: corpus_cli.py BEAMCORE"""
 import glob, json, os, subprocess, sys
 
 CMDS = [["summary"], ["procs"], ["ets"], ["memory"], ["stacks"], ["nodes"], ["threads"],
-        ["binaries"], ["proc", "<0.0.0>"]]
+        ["binaries"], ["proc", "<0.0.0>"], ["tree"],
+        # check: a rule of each kind (exit 3 when one fails)
+        ["check", "--max", "message_queue_len=1000", "--max", "ets.memory=1MiB",
+         "--max", "process_count=80%", "--max", "binary=1GiB"],
+        ["diff", "{input}"]]  # diff: the input twice
 
 def main():
     bc = sys.argv[1]
@@ -19,7 +23,7 @@ def main():
     bad, runs = [], 0
     for path in inputs:
         for cmd in CMDS:
-            args = [bc, cmd[0], *cmd[1:], path, "--json"]
+            args = [bc, *(path if w == "{input}" else w for w in cmd), path, "--json"]
             runs += 1
             try:
                 r = subprocess.run(args, capture_output=True, timeout=20)
@@ -28,11 +32,19 @@ def main():
                 continue
             err = r.stderr.decode("utf-8", "replace")
             name = f"{os.path.basename(path)} {cmd[0]}"
-            if r.returncode not in (0, 1, 2, 64) or "Sanitizer" in err or "runtime error" in err:
+            ok_rc = (0, 1, 2, 3, 64) if cmd[0] == "check" else (0, 1, 2, 64)
+            if r.returncode not in ok_rc or "Sanitizer" in err or "runtime error" in err:
                 bad.append(f"{name}: exit {r.returncode}: {err[-400:]}")
             elif r.returncode in (2, 64) and len(err.strip().splitlines()) != 1:
                 bad.append(f"{name}: exit 2 with {len(err.strip().splitlines())} lines")
-            elif r.returncode in (0, 1):
+            elif r.returncode == 2:  # --json: the failure as JSON on stdout too
+                try:
+                    doc = json.loads(r.stdout.decode("utf-8"))
+                    if not doc.get("error") or doc.get("exit") != 2:
+                        bad.append(f"{name}: exit 2 without an error object: {doc}")
+                except (UnicodeDecodeError, ValueError) as e:
+                    bad.append(f"{name}: exit 2, stdout is not a JSON error: {e}")
+            elif r.returncode in (0, 1, 3):
                 try:
                     json.loads(r.stdout.decode("utf-8"))
                 except (UnicodeDecodeError, ValueError) as e:

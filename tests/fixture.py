@@ -42,6 +42,15 @@ class Fixture:
             sys.exit(1)
         return json.loads(out)
 
+def report(bad, limit=30):
+    """Print the first mismatches and PASS/FAIL; the exit code."""
+    for b in bad[:limit]:
+        print("  " + b)
+    if len(bad) > limit:
+        print(f"  ... and {len(bad) - limit} more")
+    print("FAIL" if bad else "PASS")
+    return 1 if bad else 0
+
 def idle_processes(gt):
     """Processes that slept through the capture: waiting, and not the one that
     wrote the ground truth."""

@@ -89,6 +89,25 @@ for rel in 25 27 25-dist 29-dist; do
   testdata/capture.sh "${rel%-dist}" "$d" --dump $dist || nocap "capture.sh $rel --dump failed"
 done
 
+# beamcore diff: a gcore and then the same node's erl_crash.dump (one state
+# seen twice); two gcores of a node whose ETS table and message queue grow.
+d=$fixtures/otp27-gcore-dump
+if [ -f "$d/core.gcore" ] && [ -f "$d/erl_crash.dump" ] && [ -f "$d/memory.json" ]; then
+  say "diff fixture $d (reused)"
+else
+  say "diff fixture $d"
+  testdata/capture.sh 27 "$d" --gcore-dump || nocap "capture.sh 27 --gcore-dump failed"
+fi
+for rel in 27 29; do
+  d=$fixtures/otp$rel-grow
+  if [ -f "$d/core.2" ] && [ -f "$d/truth2.json" ]; then
+    say "grow fixture $d (reused)"
+    continue
+  fi
+  say "grow fixture $d"
+  testdata/capture-grow.sh "$rel" "$d" || nocap "capture-grow.sh $rel failed"
+done
+
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 for b in build build-asan; do
   say "meson test ($b)"

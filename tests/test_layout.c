@@ -54,6 +54,8 @@ int main(int argc, char **argv)
 	static const enum layout_id new_code[] = { G_EXPORT_ENTRIES_BYTES, EXPORT_ENTRIES_BYTES_VAL,
 		G_FUN_TABLES, S_FUN_TABLES, G_FUN_ENTRIES_BYTES, FUN_ENTRIES_BYTES_VAL };
 	static const enum layout_id jit_only[] = { G_FRAME_LAYOUT };
+	/* OTP 27+ keep a fun's free-variable count in its header word */
+	static const enum layout_id old_fun[] = { FUN_NUM_FREE };
 #define N(a) (sizeof a / sizeof a[0])
 	static const struct { const enum layout_id *a, *b; size_t na, nb; } alts[] = {
 		{ old_bits, new_bits, N(old_bits), N(new_bits) },
@@ -63,6 +65,7 @@ int main(int argc, char **argv)
 		{ old_atom, NULL, 1, 0 },
 		{ old_code, new_code, N(old_code), N(new_code) },
 		{ jit_only, NULL, 1, 0 },  /* the emulator flavor has no frame layout */
+		{ old_fun, NULL, 1, 0 },
 	};
 	char skip[L_COUNT] = { 0 };
 	int binref = 0;

@@ -146,9 +146,22 @@ def main():
         t.keys("p")
         t.wait("back with p", lambda s: lines(s)[1].startswith("Processes"))
 
-        t.tmux(["resize-window", "-x", "80", "-y", "24"])
-        s = t.wait("resize", lambda s: len(lines(s.rstrip("\n"))) == 24 and "q quit" in s
-                   and lines(s)[0].startswith("OTP "))
+        # (a resize whose SIGWINCH the browser misses under heavy load leaves
+        # the 120x40 screen scrolled in 80x24: seen once; resize again, at most
+        # three times, before failing)
+        ok80 = lambda s: len(lines(s.rstrip("\n"))) == 24 and "q quit" in s \
+            and lines(s)[0].startswith("OTP ")
+        for attempt in range(3):
+            if attempt:
+                t.tmux(["resize-window", "-x", "81", "-y", "25"])
+                time.sleep(0.5)
+            t.tmux(["resize-window", "-x", "80", "-y", "24"])
+            end = time.time() + TIMEOUT / 3
+            while time.time() < end and not ok80(t.text()):
+                time.sleep(0.1)
+            if ok80(t.text()):
+                break
+        s = t.wait("resize", ok80)
         save("procs-80x24", s)
         if any(len(l) > 80 for l in lines(s)):
             fail("a line wider than 80 columns after the resize")

@@ -148,6 +148,7 @@ void beam_close(struct beam *b)
 		return;
 	vm_free(b->vm);
 	free(b->atom_cache);
+	beam_ident_free(b);
 	beam_code_cache_free(b);
 	session_close(b->session);
 	core_close(b->core);

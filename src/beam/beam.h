@@ -29,6 +29,7 @@ struct beam {
 	const char *ml_bad;        /* why links and monitors cannot be read, or NULL */
 	int ranges_ok;             /* code ranges usable: -1 not yet known */
 	struct code_cache *code_cache;  /* code.c */
+	struct beam_ident *ident;  /* identity.c: the dictionary keys proc_lib sets */
 };
 
 struct beam_open_opts {
@@ -99,8 +100,20 @@ struct vt *beam_decode_term(struct beam *b, struct vt_arena *a, uint64_t term, s
  * (the innermost frame), not a return address. */
 void beam_describe_pc(struct beam *b, uint64_t pc, int activation, struct vm_nframe *f);
 
+/* largest_terms (the top `top` roots by flat size) and message_shapes (every
+ * message) of a process into d (termsize.c). */
+void beam_term_roots(struct beam *b, const struct vm_proc *vp, uint64_t dict, size_t top,
+		     struct vm_proc_detail *d);
+
 /* Lets analyzers ask for one process in full (vm->detail). */
 void beam_enable_detail(struct beam *b);
+
+/* proc_lib's '$initial_call' and '$ancestors' of a process whose dictionary
+ * is at dict (identity.c): init once (-1: the layout lacks the dictionary's
+ * members), then per process; an unreadable one sets VPF_IDENTITY. */
+int beam_ident_init(struct beam *b);
+void beam_proc_identity(struct beam *b, uint64_t dict, struct vm_proc *vp);
+void beam_ident_free(struct beam *b);
 
 /* Walks: fill b->vm. */
 bc_err *beam_load_procs(struct beam *b);

@@ -1,6 +1,7 @@
 /* One process in full from a core: links, monitors, dictionary, the first
  * messages, and every frame of its stack with file:line. Terms are decoded into
  * trees (terms.c) with limits; all in one arena. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "beam/beam.h"
@@ -13,6 +14,9 @@ struct items {
 	const struct vm_detail_limits *lim;
 	struct vt **v;
 	size_t n, cap;
+	unsigned char *call;       /* MLF_CALL of each, while walking (malloc) */
+	const char **ref;          /* each monitor's reference, printed (malloc; arena strings) */
+	size_t ccap;
 };
 
 /* {Name, Node} of a monitor by name, as process_info(P, monitors) shows it. */
@@ -40,6 +44,18 @@ static struct vt *named(struct items *it, uint64_t node)
 	return t;
 }
 
+/* "#Ref<0.a.b.c>" of the monitor whose origin node is at node, or NULL. */
+static const char *monitor_ref(struct beam *b, struct vm_proc_detail *d, uint64_t node)
+{
+	const struct layout *L = &b->L;
+	uint64_t md, ref;
+	if (!LHAS(L, MD_REF) || ml_main_struct(b, node, &md) < 0 ||
+	    beam_read_u64(b, md + LV(L, MD_REF), &ref) < 0)
+		return NULL;
+	struct vt *t = beam_decode_term(b, d->arena, ref, 1, 0);
+	return t && t->kind == VT_REF ? t->text : NULL;
+}
+
 /* The other end of each link, or of each monitor process_info lists. */
 static int item(void *ctx, uint64_t node, const struct ml_node *n, int is_link)
 {
@@ -49,19 +65,66 @@ static int item(void *ctx, uint64_t node, const struct ml_node *n, int is_link)
 	if (!(it->v = vt_grow(it->d->arena, it->v, it->n, &it->cap)))
 		return -1;
 	struct vt *t = (n->flags & MLF_NAME) ? named(it, node) : NULL;
+	if (it->n >= it->ccap) {
+		size_t nc = it->ccap ? 2 * it->ccap : 16;
+		unsigned char *c = realloc(it->call, nc);
+		if (c)
+			it->call = c;
+		const char **r = c ? realloc(it->ref, nc * sizeof *r) : NULL;
+		if (!r)
+			return -1;
+		it->ref = r;
+		it->ccap = nc;
+	}
+	it->call[it->n] = (n->flags & MLF_CALL) != 0;
+	it->ref[it->n] = is_link ? NULL : monitor_ref(it->b, it->d, node);
 	it->v[it->n++] = t ? t : beam_decode_term(it->b, it->d->arena, n->other, it->lim->items,
 						   it->lim->bytes);
 	return 0;
 }
 
-static void tree_items(struct beam *b, struct vm_proc_detail *d, uint64_t root, int is_link,
-		       const struct vm_detail_limits *lim, struct vt ***out, size_t *n)
+/* A local call without a timeout (gen:do_call/4 with infinity) monitors with no
+ * alias: of several monitors, the call's is the one whose reference the
+ * waiting frame (the top of the stack, up to its return address) holds. */
+static void call_by_stack(struct beam *b, struct vm_proc_detail *d, uint64_t p, const char **ref,
+			  size_t n)
 {
-	struct items it = { b, d, lim, NULL, 0, 0 };
+	const struct layout *L = &b->L;
+	uint64_t stop, hend;
+	if (beam_read_u64(b, p + LV(L, P_STOP), &stop) < 0 ||
+	    beam_read_u64(b, p + LV(L, P_HEND), &hend) < 0 || hend < stop)
+		return;
+	for (uint64_t a = stop, k = 0; a < hend && k < 64; a += 8, k++) {
+		uint64_t w;
+		if (beam_read_u64(b, a, &w) < 0 || ((w & 3) == 0))
+			return;  /* unreadable, or the frame's return address: its end */
+		if ((w & 3) != 2)
+			continue;  /* only boxed terms can be references */
+		struct vt *t = beam_decode_term(b, d->arena, w, 1, 0);
+		if (!t || t->kind != VT_REF || !t->text)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (ref[i] && strcmp(ref[i], t->text) == 0)
+				d->monitor_call[i] = 1;
+	}
+}
+
+static void tree_items(struct beam *b, struct vm_proc_detail *d, uint64_t root, int is_link,
+		       const struct vm_detail_limits *lim, struct vt ***out, size_t *n,
+		       uint64_t pid_addr)
+{
+	struct items it = { b, d, lim, NULL, 0, 0, NULL, NULL, 0 };
 	if (b->ml_bad || ml_walk(b, root, ML_TREE, is_link, item, &it) < 0)
 		d->unreadable = is_link ? "a link" : "a monitor";
 	*out = it.v;
 	*n = it.n;
+	if (!is_link && (d->monitor_call = vt_alloc(d->arena, it.n + 1))) {
+		memcpy(d->monitor_call, it.call ? it.call : (unsigned char *)"", it.n);
+		if (it.n > 1)
+			call_by_stack(b, d, pid_addr, it.ref, it.n);
+	}
+	free(it.call);
+	free(it.ref);
 }
 
 /* ProcDict data[]: NIL, a {Key, Value} tuple, or a list of them (erl_process_dict.c). */
@@ -220,15 +283,18 @@ static int detail(void *loader, const struct vm_proc *vp, const struct vm_detail
 	    beam_read_u64(b, vp->addr + LV(L, P_MONITORS), &monitors) < 0 ||
 	    beam_read_u64(b, vp->addr + LV(L, P_DICTIONARY), &dict) < 0) {
 		d->unreadable = "struct process";
+		d->no_largest = d->no_shapes = true;  /* unknown, not none */
 		return 0;
 	}
 	if (vp->status != VS_EXITING && vp->status != VS_FREE) {
-		tree_items(b, d, links, 1, lim, &d->links, &d->nlinks);
-		tree_items(b, d, monitors, 0, lim, &d->monitors, &d->nmonitors);
+		tree_items(b, d, links, 1, lim, &d->links, &d->nlinks, vp->addr);
+		tree_items(b, d, monitors, 0, lim, &d->monitors, &d->nmonitors, vp->addr);
 	}
 	dictionary(b, d, dict, lim);
 	messages(b, d, vp->addr, lim);
 	frames(b, d, vp->addr, vp->status == VS_RUNNING, lim);
+	if (lim->largest)
+		beam_term_roots(b, vp, dict, lim->largest, d);
 	return 0;
 }
 

@@ -14,8 +14,9 @@ static const struct ml_bits {
 	uint32_t type_mask;        /* 0: the type is its own member */
 	uint32_t target, name, extended, spawn_pending;
 	uint32_t max_type;
-} split = { 0, 1u << 0, 1u << 3, 1u << 4, 1u << 5, ML_LNK_DIST_PROC },
-  packed = { 0x1f, 1u << 7, 1u << 10, 1u << 11, 1u << 12, ML_LNK_DIST_PORT };
+	uint32_t alias_mask, alias_demonitor;  /* ERTS_ML_STATE_ALIAS_{MASK,DEMONITOR} */
+} split = { 0, 1u << 0, 1u << 3, 1u << 4, 1u << 5, ML_LNK_DIST_PROC, 3u << 11, 2u << 11 },
+  packed = { 0x1f, 1u << 7, 1u << 10, 1u << 11, 1u << 12, ML_LNK_DIST_PORT, 3u << 5, 2u << 5 };
 
 static const struct ml_bits *bits(const struct beam *b)
 {
@@ -57,7 +58,8 @@ int ml_read(struct beam *b, uint64_t node, struct ml_node *out)
 		return -1;  /* not a node of this layout: corrupt */
 	out->flags = ((raw & k->target) ? MLF_TARGET : 0) | ((raw & k->name) ? MLF_NAME : 0) |
 		     ((raw & k->extended) ? MLF_EXTENDED : 0) |
-		     ((raw & k->spawn_pending) ? MLF_SPAWN_PENDING : 0);
+		     ((raw & k->spawn_pending) ? MLF_SPAWN_PENDING : 0) |
+		     ((raw & k->alias_mask) == k->alias_demonitor ? MLF_CALL : 0);
 	return 0;
 }
 

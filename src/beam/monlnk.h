@@ -13,6 +13,8 @@ enum ml_flag {
 	MLF_NAME = 1 << 1,
 	MLF_EXTENDED = 1 << 2,
 	MLF_SPAWN_PENDING = 1 << 3,
+	MLF_CALL = 1 << 4,         /* alias state "demonitor": monitor(_, _, [{alias, demonitor}]),
+				    * the monitor of a call (gen:do_call, send_request) */
 };
 
 /* Types (ERTS_MON_TYPE_*, ERTS_LNK_TYPE_*): the same numbers in every layout. */

@@ -303,6 +303,8 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 		}
 	}
 	uint64_t dict = f64(w, P_DICTIONARY);
+	if (alive)
+		beam_proc_identity(b, dict, vp);
 	if (dict) {
 		uint32_t asz;
 		if (beam_read_u32(b, dict + LV(L, PD_ARRAYSIZE), &asz) < 0)
@@ -419,6 +421,9 @@ bc_err *beam_load_procs(struct beam *b)
 	}
 	b->vm->process_count = count;
 	b->vm->process_limit = max;
+	if (beam_ident_init(b) < 0)
+		vm_gap(b->vm, "proc_lib_initial_call and ancestors: the dictionary's layout is not in "
+		       "the DWARF (or out of memory)");
 	if (max == 0 || max > (1u << 28))
 		return bc_error(BC_EFORMAT, "process table size %u is implausible: corrupt core "
 				"or the VM was not started", max);

@@ -105,8 +105,10 @@ static bc_err *scan(struct dump *d, unsigned needs)
 	if ((needs & NEED_PROCS) && !(pp = proc_pass_new(d, needs & NEED_STACKS)))
 		return bc_error(BC_ENOMEM, "out of memory");
 	if ((err = dump_index(d, pp))) {
-		if (pp)
+		if (pp) {
+			dump_ident_end(pp);
 			free(pp->pcs);
+		}
 		free(pp);
 		return err;
 	}
@@ -199,6 +201,7 @@ void dump_close(struct dump *d)
 	free(d->allocs.v);
 	free(d->scheds.v);
 	free(d->nodes.v);
+	dump_deep_free(d);
 	vm_free(d->vm);
 	free(d);
 }

@@ -3,6 +3,7 @@
  * limit, the schedulers and what they were running (the culprit of a death). */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dump/internal.h"
 #include "dump/text.h"
@@ -32,6 +33,30 @@ static void system_version(struct vm *vm, const char *v, const char *end)
 	vm->have_jit = true;  /* the string names the JIT when there is one */
 }
 
+/* The line after "=erl_crash_dump:0.5": the node's ctime(), "Mon Nov 23
+ * 12:15:24 2026", in its local time zone (taken as ours: the usual case of a
+ * dump read where it was written). */
+static bool dump_time(struct vm *vm, const char *p, const char *end)
+{
+	char buf[64];
+	size_t n = (size_t)(end - p);
+	if (n >= sizeof buf)
+		return false;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	struct tm tm = { 0 };
+	const char *rest = strptime(buf, "%a %b %d %H:%M:%S %Y", &tm);
+	if (!rest || *rest)
+		return false;
+	tm.tm_isdst = -1;
+	time_t t = mktime(&tm);
+	if (t == (time_t)-1)
+		return false;
+	vm->time = (double)t;
+	vm->time_from = "dump header";
+	return true;
+}
+
 static void header(struct dump *d)
 {
 	struct vm *vm = d->vm;
@@ -42,6 +67,8 @@ static void header(struct dump *d)
 	struct line l;
 	const char *v, *slogan = NULL, *slogan_end = NULL;
 	bool seen_version = false;
+	if (next_line(&pos, lim, &l) && !dump_time(vm, l.p, l.end))
+		pos = l.p;  /* no date line: the line is read again below */
 	while (next_line(&pos, lim, &l)) {
 		uint64_t n;
 		if (KEY(&l, "Slogan: ", &v)) {

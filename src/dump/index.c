@@ -51,10 +51,14 @@ static int section(struct dump *d, size_t off, const char *lim)
 	size_t n = (size_t)((nl ? nl : lim) - t);
 	enum dump_kind k = DK_OTHER;
 	int rc = 0;
-	d->is_stack = false;
+	d->is_stack = d->is_dict = d->is_heap = false;
 	switch (t[0]) {
 	case 'p':  /* the hot cases first: four sections per process */
-		if (PREFIX("proc_heap:") || PREFIX("proc_messages:") || PREFIX("proc_dictionary:"))
+		if (PREFIX("proc_heap:"))
+			k = DK_DEEP, d->is_heap = true;
+		else if (PREFIX("proc_dictionary:"))
+			k = DK_DEEP, d->is_dict = true;
+		else if (PREFIX("proc_messages:"))
 			k = DK_DEEP;
 		else if (PREFIX("proc_stack:"))
 			k = DK_DEEP, d->is_stack = true;
@@ -124,7 +128,7 @@ static int section(struct dump *d, size_t off, const char *lim)
 		if (EXACT("loaded_modules"))
 			k = DK_MODULES;
 		else if (EXACT("literals"))
-			k = DK_LITERALS;
+			k = DK_LITERALS, d->literals = off;
 		break;
 	}
 	if (k < DK_COUNT)
@@ -189,6 +193,10 @@ bc_err *dump_index(struct dump *d, struct proc_pass *pp)
 				p = proc_pass_section(pp, (size_t)(q - m));
 			else if (pp && d->is_stack)
 				p = proc_pass_stack(pp, (size_t)(q - m));
+			else if (pp && d->is_heap)
+				p = dump_ident_heap(pp, (size_t)(q - m));
+			else if (pp && d->is_dict && (dump_ident_dict(pp, (size_t)(q - m)), 1))
+				p = q + 1;
 			else
 				p = q + 1;
 		}

@@ -53,12 +53,15 @@ struct dump {
 	struct offs ets, allocs, scheds;
 	struct offs nodes;         /* =visible_node: and =hidden_node: */
 	size_t memory, atom_table, node;   /* 0: absent */
+	size_t literals;           /* =literals; 0: absent */
 	unsigned seen;             /* bit per enum dump_kind */
 	enum dump_kind last_kind;  /* the last section before the end */
 	size_t last_off;
 	unsigned loaded;           /* NEED_* bits done */
 	bool indexed;
-	bool is_stack;             /* the section just classified is a =proc_stack */
+	bool is_stack;             /* the section just classified is a =proc_stack, */
+	bool is_dict, is_heap;     /* a =proc_dictionary, a =proc_heap */
+	struct dump_deep *deep;    /* per-process sections by pid (deep.c), built on first use */
 };
 
 /* Where a stack frame's code is: a function (mfa id) and the offset in it
@@ -81,6 +84,7 @@ struct proc_pass {
 	struct code_pos *pcs;          /* with stacks: per process, p->i */
 	size_t pcs_cap;
 	struct mfa_cache cache;
+	struct dump_ident *ident;      /* identity.c */
 };
 
 struct proc_pass *proc_pass_new(struct dump *d, bool stacks);
@@ -90,6 +94,19 @@ const char *proc_pass_section(struct proc_pass *pp, size_t off);
 const char *proc_pass_stack(struct proc_pass *pp, size_t off);
 /* After the last section: gaps, the pid index; frees pp. */
 bc_err *proc_pass_end(struct proc_pass *pp);
+/* The process of a deep section (=proc_stack, ...) by its pid, or NULL. */
+struct vm_proc *proc_pass_owner(struct proc_pass *pp, struct vm_pid pid);
+
+/* proc_lib's '$initial_call' and '$ancestors' of each process (identity.c),
+ * from its =proc_dictionary and =proc_heap as the scan meets them; a
+ * process's identity stays VPF_IDENTITY until its deep sections are read. */
+struct dump_ident *dump_ident_new(struct dump *d);
+void dump_ident_dict(struct proc_pass *pp, size_t off);
+void dump_ident_stack(struct proc_pass *pp, struct vm_proc *p);
+/* Returns where the scan goes on (past the heap when it was read). */
+const char *dump_ident_heap(struct proc_pass *pp, size_t off);
+/* After the scan: values in =literals; frees the state. false: out of memory. */
+bool dump_ident_end(struct proc_pass *pp);
 
 /* Where a cut dump's content ends (its last complete line); complete/aborted. */
 void dump_find_end(struct dump *d);
@@ -116,6 +133,14 @@ void dump_slogan(struct vm *vm, const char *s, size_t n);
 bc_err *dump_load_ets(struct dump *d);
 bc_err *dump_load_memory(struct dump *d);
 bc_err *dump_load_nodes(struct dump *d);
+
+/* The body [*start, *end) of the section "TAG<pid>" (tag "=proc_heap:"); -1:
+ * none. The first call indexes every per-process section once. */
+int dump_proc_section(struct dump *d, const char *tag, const char *pid, const char **start,
+		      const char **end);
+/* The same for a whole tag line without '=': "literals", "binary:7F0A...". */
+int dump_tag_section(struct dump *d, const char *key, const char **start, const char **end);
+void dump_deep_free(struct dump *d);
 
 /* One process in full: its dictionary and messages from the deep sections. */
 int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_limits *lim,

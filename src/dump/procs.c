@@ -227,6 +227,7 @@ static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct v
 	}
 	/* processes have no binary list in a dump (process_info(P, binary)) */
 	vp->unknown |= VPF_BINARY;
+	vp->unknown |= VPF_IDENTITY;  /* until its deep sections are read (identity.c) */
 	if (pc)
 		vp->unknown |= VPF_STACKTRACE;  /* until its =proc_stack is read */
 	return true;
@@ -235,6 +236,10 @@ static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct v
 struct proc_pass *proc_pass_new(struct dump *d, bool stacks)
 {
 	struct proc_pass *pp = calloc(1, sizeof *pp);
+	if (pp && !(pp->ident = dump_ident_new(d))) {
+		free(pp);
+		return NULL;
+	}
 	if (pp) {
 		pp->d = d;
 		pp->stacks = stacks;
@@ -286,7 +291,7 @@ bc_err *proc_pass_end(struct proc_pass *pp)
 {
 	struct dump *d = pp->d;
 	struct vm *vm = d->vm;
-	bool oom = pp->oom, stacks = pp->stacks;
+	bool oom = !dump_ident_end(pp) || pp->oom, stacks = pp->stacks;
 	bool indexed = pp->indexed && pp->indexed_n == vm->nprocs;
 	if (pp->skipped)
 		vm_gap(vm, "%zu =proc sections unreadable (no pid or State line)", pp->skipped);
@@ -305,6 +310,12 @@ bc_err *proc_pass_end(struct proc_pass *pp)
 		if (unknown)
 			vm_gap(vm, "stack_size%s of %zu processes unknown: the dump stops before their "
 			       "=proc_stack sections", stacks ? " and current_stacktrace" : "", unknown);
+		unknown = 0;
+		for (size_t i = 0; i < vm->nprocs; i++)
+			unknown += (vm->procs[i].unknown & VPF_IDENTITY) != 0;
+		if (unknown)
+			vm_gap(vm, "proc_lib_initial_call and ancestors of %zu processes unknown: the "
+			       "dump stops before their =proc_heap sections", unknown);
 	}
 	return NULL;
 }

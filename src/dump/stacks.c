@@ -14,7 +14,7 @@
 
 /* The process of a =proc_stack: they come in process table order as the
  * =proc sections do, so in step with a cursor; by pid when that fails. */
-static struct vm_proc *stack_owner(struct proc_pass *pp, struct vm_pid pid)
+struct vm_proc *proc_pass_owner(struct proc_pass *pp, struct vm_pid pid)
 {
 	struct vm *vm = pp->d->vm;
 	if (!pp->indexed) {
@@ -61,7 +61,7 @@ const char *proc_pass_stack(struct proc_pass *pp, size_t off)
 	const char *pos, *tag = dump_section(d, off, &pos) + 11;  /* after "proc_stack:" */
 	const char *lim = d->map + d->end;
 	struct vm_pid pid;
-	struct vm_proc *p = parse_pid(&tag, pos, &pid) && tag == pos ? stack_owner(pp, pid) : NULL;
+	struct vm_proc *p = parse_pid(&tag, pos, &pid) && tag == pos ? proc_pass_owner(pp, pid) : NULL;
 	bool frames = p && pp->stacks;
 	size_t first = vm->nframes;
 	struct code_pos prev = { -1, 0 };
@@ -94,6 +94,7 @@ const char *proc_pass_stack(struct proc_pass *pp, size_t off)
 	}
 	p->stack_size = words;
 	p->unknown &= ~(uint32_t)VPF_STACK_SIZE;
+	dump_ident_stack(pp, p);
 	if (frames) {
 		p->stack_first = (uint32_t)first;
 		p->stack_n = (uint32_t)(vm->nframes - first);

@@ -9,45 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dump/heap.h"
 #include "dump/internal.h"
 #include "target.h"
 #include "term.h"
 
-struct heap_line { uint64_t addr; const char *body, *end; };
-
-/* "ADDR:BODY" lines by address */
-struct lines {
-	struct heap_line *e;
-	size_t n;
-	struct hmap index;
-};
-
-struct heap {
-	struct dump *d;
-	struct vt_arena *a;
-	struct lines lines;         /* this process's heap, */
-	struct lines lit;           /* and the literal area (=literals), indexed on first use */
-	int lit_tried;
-	size_t budget;              /* nodes left */
-	size_t items, bytes;
-};
-
 /* The body of section "=TAG<pid>\n": [*start, *end), or -1. */
-static int section(struct dump *d, const char *tag, const char *pid, const char **start,
-		   const char **end)
+int heap_section(struct dump *d, const char *tag, const char *pid, const char **start,
+		 const char **end)
 {
-	char key[96];
-	int n = snprintf(key, sizeof key, "\n%s%s\n", tag, pid);
-	const char *p = memmem(d->map, d->end, key, (size_t)n);
-	if (!p)
-		return -1;
-	*start = p + n;
-	const char *e = memmem(*start, d->map + d->end - *start, "\n=", 2);
-	*end = e ? e + 1 : d->map + d->end;
-	return 0;
+	return dump_proc_section(d, tag, pid, start, end);
 }
 
-static uint64_t hex(const char **p, const char *end)
+uint64_t heap_hex(const char **p, const char *end)
 {
 	uint64_t v = 0;
 	for (; *p < end; (*p)++) {
@@ -66,27 +40,27 @@ static uint64_t line_hash(const void *l, uint32_t i)
 	return ((const struct lines *)l)->e[i].addr;
 }
 
-static void lines_free(struct lines *l)
+void heap_lines_free(struct lines *l)
 {
 	free(l->e);
 	hmap_free(&l->index);
 }
 
 /* Index the "ADDR:BODY" lines of [p, end) by address; -1 on OOM. */
-static int index_lines(const char *p, const char *end, struct lines *l)
+int heap_index(const char *p, const char *end, struct lines *l)
 {
 	size_t n = 0;
 	for (const char *q = p; q < end; q++)
 		n += *q == '\n';
 	if (!(l->e = malloc((n + 1) * sizeof *l->e)) || hmap_init(&l->index, n + 1) < 0) {
-		lines_free(l);
+		heap_lines_free(l);
 		return -1;
 	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		const char *q = p;
-		uint64_t addr = hex(&q, le);
+		uint64_t addr = heap_hex(&q, le);
 		if (q < le && *q == ':' && addr && l->n <= n) {
 			size_t j = hmap_first(&l->index, addr);
 			while (l->index.slot[j])
@@ -112,20 +86,16 @@ static const struct heap_line *find_line(const struct lines *l, uint64_t addr)
 
 /* A heap address: the process's own heap, else a literal (literals are dumped
  * once, in =literals). */
-static const struct heap_line *line_at(struct heap *h, uint64_t addr)
+const struct heap_line *heap_line_at(struct heap *h, uint64_t addr)
 {
 	const struct heap_line *l = find_line(&h->lines, addr);
 	if (l)
 		return l;
 	if (!h->lit_tried) {
 		h->lit_tried = 1;
-		const char *key = "\n=literals\n";
-		const char *s = memmem(h->d->map, h->d->end, key, strlen(key));
-		if (s) {
-			s += strlen(key);
-			const char *e = memmem(s, h->d->map + h->d->end - s, "\n=", 2);
-			index_lines(s, e ? e + 1 : h->d->map + h->d->end, &h->lit);
-		}
+		const char *s, *e;
+		if (dump_tag_section(h->d, "literals", &s, &e) == 0)
+			heap_index(s, e, &h->lit);
 	}
 	return find_line(&h->lit, addr);
 }
@@ -217,7 +187,6 @@ static struct vt *link_target(struct heap *h, const char **p, const char *end)
 }
 
 
-static struct vt *element(struct heap *h, const char **p, const char *end, int depth);
 
 /* External term format, for what the dump writes that way: references, funs
  * (the terms ~p prints as #Ref<...>, #Fun<...>, fun m:f/a); anything else
@@ -319,18 +288,18 @@ static void hamt(struct heap *h, struct vt *t, size_t cap, const char *p, const 
 	while (p < end && *p == 'H' && t->n + 2 <= cap && depth < 32 && h->budget > 0) {
 		h->budget--;  /* a node that names itself must not recurse without end */
 		p++;
-		const struct heap_line *l = line_at(h, hex(&p, end));
+		const struct heap_line *l = heap_line_at(h, heap_hex(&p, end));
 		p += p < end && *p == ',';
 		if (!l || l->body >= l->end)
 			continue;
 		const char *q = l->body + 1;
 		if (l->body[0] == 'l') {
-			t->elems[t->n++] = element(h, &q, l->end, depth + 1);
+			t->elems[t->n++] = heap_element(h, &q, l->end, depth + 1);
 			q += q < l->end && *q == '|';
-			t->elems[t->n++] = element(h, &q, l->end, depth + 1);
+			t->elems[t->n++] = heap_element(h, &q, l->end, depth + 1);
 		} else if (l->body[0] == 'M' && q < l->end && *q == 'n') {
 			q++;
-			hex(&q, l->end);
+			heap_hex(&q, l->end);
 			hamt(h, t, cap, q, l->end, depth + 1);
 		}
 	}
@@ -338,7 +307,7 @@ static void hamt(struct heap *h, struct vt *t, size_t cap, const char *p, const 
 
 static struct vt *body(struct heap *h, uint64_t addr, int depth)
 {
-	const struct heap_line *l = line_at(h, addr);
+	const struct heap_line *l = heap_line_at(h, addr);
 	char buf[64];
 	if (!l) {
 		snprintf(buf, sizeof buf, "#NotDumped<%llx>", (unsigned long long)addr);
@@ -368,7 +337,7 @@ static struct vt *body(struct heap *h, uint64_t addr, int depth)
 				t->elems = m;
 				cap *= 2;
 			}
-			t->elems[t->n++] = element(h, &p, end, depth + 1);
+			t->elems[t->n++] = heap_element(h, &p, end, depth + 1);
 			if (p >= end || *p != '|')
 				return t;
 			p++;
@@ -376,19 +345,19 @@ static struct vt *body(struct heap *h, uint64_t addr, int depth)
 				return t;
 			if (p < end && *p == 'H') {
 				const char *q = p + 1;
-				const struct heap_line *nx = line_at(h, hex(&q, end));
+				const struct heap_line *nx = heap_line_at(h, heap_hex(&q, end));
 				if (nx && nx->body < nx->end && nx->body[0] == 'l') {
 					p = nx->body + 1;
 					end = nx->end;
 					continue;
 				}
 			}
-			t->tail = element(h, &p, end, depth + 1);
+			t->tail = heap_element(h, &p, end, depth + 1);
 			return t;
 		}
 	}
 	case 't': {
-		uint64_t n = hex(&p, end);
+		uint64_t n = heap_hex(&p, end);
 		t = vt_new(h->a, VT_TUPLE);
 		size_t shown = n < h->items ? n : h->items + 1;
 		t->elems = vt_alloc(h->a, (shown + 1) * sizeof *t->elems);
@@ -399,14 +368,14 @@ static struct vt *body(struct heap *h, uint64_t addr, int depth)
 				t->elems[t->n++] = vt_new(h->a, VT_CUT);
 				break;
 			}
-			t->elems[t->n++] = element(h, &p, end, depth + 1);
+			t->elems[t->n++] = heap_element(h, &p, end, depth + 1);
 			if (p < end && *p == ',')
 				p++;
 		}
 		return t;
 	}
 	case 'F': {
-		uint64_t n = hex(&p, end);
+		uint64_t n = heap_hex(&p, end);
 		if (p < end && *p == ':')
 			p++;
 		char f[64];
@@ -426,25 +395,25 @@ static struct vt *body(struct heap *h, uint64_t addr, int depth)
 	case 'Y': {
 		char kind = p < end ? *p++ : 0;
 		if (kind == 'h') {
-			uint64_t n = hex(&p, end);
+			uint64_t n = heap_hex(&p, end);
 			if (p < end && *p == ':')
 				p++;
 			return binary(h, p, end, n);
 		}
-		uint64_t bin = hex(&p, end);
+		uint64_t bin = heap_hex(&p, end);
 		p += p < end && *p == ':';
-		uint64_t off = hex(&p, end);
+		uint64_t off = heap_hex(&p, end);
 		p += p < end && *p == ':';
-		uint64_t n = hex(&p, end);
+		uint64_t n = heap_hex(&p, end);
 		char key[64];
-		snprintf(key, sizeof key, "=binary:%llX\n", (unsigned long long)bin);
-		const char *s = memmem(h->d->map, h->d->end, key, strlen(key));
-		if (!s)
+		const char *s, *s_end;
+		snprintf(key, sizeof key, "binary:%llX", (unsigned long long)bin);
+		if (dump_tag_section(h->d, key, &s, &s_end) < 0)
 			return other(h, "#Binary<not dumped>");
-		s += strlen(key);
+		(void)s_end;
 		const char *se = memchr(s, '\n', (size_t)(h->d->map + h->d->end - s));
 		se = se ? se : h->d->map + h->d->end;
-		hex(&s, se);  /* the whole binary's size */
+		heap_hex(&s, se);  /* the whole binary's size */
 		s += s < se && *s == ':';
 		/* skip off bytes: 4 base64 chars per 3 bytes; decode from the group start */
 		size_t groups = off / 3;
@@ -462,16 +431,16 @@ static struct vt *body(struct heap *h, uint64_t addr, int depth)
 		char kind = p < end ? *p++ : 0;
 		t = vt_new(h->a, VT_MAP);
 		if (kind == 'f') {
-			uint64_t n = hex(&p, end);
+			uint64_t n = heap_hex(&p, end);
 			p += p < end && *p == ':';
-			struct vt *keys = element(h, &p, end, depth + 1);
+			struct vt *keys = heap_element(h, &p, end, depth + 1);
 			p += p < end && *p == ':';
 			size_t shown = n < h->items ? n : h->items;
 			t->elems = vt_alloc(h->a, (2 * shown + 2) * sizeof *t->elems);
 			for (size_t i = 0; i < shown && t->elems; i++) {
 				t->elems[t->n++] = keys && keys->kind == VT_TUPLE && i < keys->n ? keys->elems[i]
 												  : vt_new(h->a, VT_CUT);
-				t->elems[t->n++] = element(h, &p, end, depth + 1);
+				t->elems[t->n++] = heap_element(h, &p, end, depth + 1);
 				p += p < end && *p == ',';
 			}
 			if (shown < n) {
@@ -482,10 +451,10 @@ static struct vt *body(struct heap *h, uint64_t addr, int depth)
 		}
 		/* HAMT: head "Mh<size>:<n>:<e>,..." or node "Mn<n>:<e>,...", each
 		 * element a leaf cons [K|V] or a further node, in iteration order. */
-		uint64_t size = hex(&p, end);
+		uint64_t size = heap_hex(&p, end);
 		if (kind == 'h') {
 			p += p < end && *p == ':';
-			hex(&p, end);
+			heap_hex(&p, end);
 		} else {
 			size = 1u << 20;
 		}
@@ -500,7 +469,7 @@ static struct vt *body(struct heap *h, uint64_t addr, int depth)
 		return t;
 	}
 	case 'E': {
-		uint64_t n = hex(&p, end);
+		uint64_t n = heap_hex(&p, end);
 		p += p < end && *p == ':';
 		return etf(h, p, end, n);
 	}
@@ -508,7 +477,7 @@ static struct vt *body(struct heap *h, uint64_t addr, int depth)
 	return other(h, "#Term<>");
 }
 
-static struct vt *element(struct heap *h, const char **pp, const char *end, int depth)
+struct vt *heap_element(struct heap *h, const char **pp, const char *end, int depth)
 {
 	const char *p = *pp;
 	struct vt *t = NULL;
@@ -524,7 +493,7 @@ static struct vt *element(struct heap *h, const char **pp, const char *end, int 
 	h->budget--;
 	switch (*p++) {
 	case 'H': {
-		uint64_t addr = hex(&p, end);
+		uint64_t addr = heap_hex(&p, end);
 		*pp = p;
 		return body(h, addr, depth);
 	}
@@ -545,7 +514,7 @@ static struct vt *element(struct heap *h, const char **pp, const char *end, int 
 		return t;
 	}
 	case 'A': {
-		uint64_t n = hex(&p, end);
+		uint64_t n = heap_hex(&p, end);
 		p += p < end && *p == ':';
 		if (n > (uint64_t)(end - p))
 			n = (uint64_t)(end - p);
@@ -592,10 +561,11 @@ static struct vt *monitor_target(struct heap *h, const char **p, const char *end
 /* "Link list: [<0.1.0>, #Port<0.5>, {to,<0.2.0>,#Ref<..>}, {from,<0.3.0>,#Ref<..>}]"
  * of the =proc section (break.c): links, and the other end of the monitors
  * this process set up ({to,...}). */
-static void links(struct heap *h, const char *pid, struct vm_proc_detail *out)
+static void links(struct heap *h, const char *pid, struct vm_proc_detail *out,
+		  const char ***refs)
 {
 	const char *s, *e;
-	if (section(h->d, "=proc:", pid, &s, &e) < 0)
+	if (heap_section(h->d, "=proc:", pid, &s, &e) < 0)
 		return;
 	const char *key = "\nLink list: [";
 	const char *l = memmem(s - 1, (size_t)(e - s + 1), key, strlen(key));
@@ -605,15 +575,20 @@ static void links(struct heap *h, const char *pid, struct vm_proc_detail *out)
 	const char *p = l + strlen(key);
 	const char *le = memchr(p, '\n', (size_t)(e - p));
 	le = le ? le : e;
-	size_t cl = 0, cm = 0;
+	size_t cl = 0, cm = 0, cr = 0;
 	while (p < le && *p != ']') {
 		struct vt *t = NULL;
+		const char *ref = NULL;
 		int monitor = 0;
 		if (*p == '{') {
 			monitor = strncmp(p, "{to,", 4) == 0;
 			const char *q = p + (monitor ? 4 : 0);
 			if (monitor)
 				t = monitor_target(h, &q, le);
+			if (t && q + 6 < le && q[0] == ',' && strncmp(q + 1, "#Ref<", 5) == 0) {
+				const char *re = memchr(q + 1, '>', (size_t)(le - q - 1));
+				ref = re ? vt_strdup(out->arena, q + 1, (size_t)(re + 1 - (q + 1))) : NULL;
+			}
 			int depth = 0;  /* skip to the end of the tuple */
 			for (; p < le; p++) {
 				depth += *p == '{';
@@ -629,6 +604,17 @@ static void links(struct heap *h, const char *pid, struct vm_proc_detail *out)
 				break;  /* something this parser does not know: stop, keep what it has */
 		}
 		if (t && monitor) {
+			size_t k = out->nmonitors;
+			if (cr <= k) {  /* the references, beside the monitors */
+				size_t nc = cr ? 2 * cr : 16;
+				const char **r = vt_alloc(out->arena, nc * sizeof *r);
+				if (r && *refs)
+					memcpy(r, *refs, cr * sizeof *r);
+				*refs = r;
+				cr = r ? nc : 0;
+			}
+			if (*refs)
+				(*refs)[k] = ref;
 			if ((out->monitors = vt_grow(out->arena, out->monitors, out->nmonitors, &cm)))
 				out->monitors[out->nmonitors++] = t;
 		} else if (t && !monitor) {
@@ -637,6 +623,35 @@ static void links(struct heap *h, const char *pid, struct vm_proc_detail *out)
 		}
 		while (p < le && (*p == ',' || *p == ' '))
 			p++;
+	}
+}
+
+/* Of several monitors, the one a pending call made: its reference is held by
+ * the waiting frame (=proc_stack's y slots up to the first return address). */
+static void call_by_stack(struct heap *h, const char *pid, struct vm_proc_detail *out,
+			  const char **refs)
+{
+	const char *s, *e;
+	if (!(out->monitor_call = vt_alloc(out->arena, out->nmonitors)))
+		return;
+	memset(out->monitor_call, 0, out->nmonitors);
+	if (heap_section(h->d, "=proc_stack:", pid, &s, &e) < 0)
+		return;
+	for (int k = 0; s < e && k < 64; k++) {
+		const char *nl = memchr(s, '\n', (size_t)(e - s));
+		const char *le = nl ? nl : e;
+		if (le - s < 3 || s[0] != 'y')
+			break;  /* the return address: the frame ends */
+		const char *q = memchr(s, ':', (size_t)(le - s));
+		struct vt *t = NULL;
+		if (q) {
+			q++;
+			t = heap_element(h, &q, le, 0);
+		}
+		for (size_t i = 0; t && t->kind == VT_REF && t->text && i < out->nmonitors; i++)
+			if (refs[i] && strcmp(refs[i], t->text) == 0)
+				out->monitor_call[i] = 1;
+		s = le + 1;
 	}
 }
 
@@ -655,19 +670,22 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 	struct heap h = { .d = d, .a = out->arena, .budget = 20000, .items = lim->items,
 			  .bytes = lim->bytes };
 	const char *hs, *he;
-	if (section(d, "=proc_heap:", pid, &hs, &he) == 0 && index_lines(hs, he, &h.lines) < 0)
+	if (heap_section(d, "=proc_heap:", pid, &hs, &he) == 0 && heap_index(hs, he, &h.lines) < 0)
 		return -1;
 	if (!(d->loaded & NEED_NODES) && !dump_load_nodes(d))  /* names of the nodes' pids */
 		d->loaded |= NEED_NODES;
-	links(&h, pid, out);
+	const char **refs = NULL;
+	links(&h, pid, out, &refs);
+	if (refs && out->nmonitors > 1)
+		call_by_stack(&h, pid, out, refs);
 	const char *s, *e;
-	if (section(d, "=proc_dictionary:", pid, &s, &e) == 0) {
+	if (heap_section(d, "=proc_dictionary:", pid, &s, &e) == 0) {
 		size_t cap = 0, cap2 = 0;
 		while (s < e && out->ndict < lim->dict) {
 			const char *nl = memchr(s, '\n', (size_t)(e - s));
 			const char *le = nl ? nl : e;
 			const char *q = s;
-			struct vt *kv = element(&h, &q, le, 0);
+			struct vt *kv = heap_element(&h, &q, le, 0);
 			if (kv && kv->kind == VT_TUPLE && kv->n == 2) {
 				out->dict_keys = vt_grow(out->arena, out->dict_keys, out->ndict, &cap);
 				out->dict_values = vt_grow(out->arena, out->dict_values, out->ndict, &cap2);
@@ -679,7 +697,7 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 			s = le + 1;
 		}
 	}
-	if (section(d, "=proc_messages:", pid, &s, &e) == 0) {
+	if (heap_section(d, "=proc_messages:", pid, &s, &e) == 0) {
 		size_t cap = 0;
 		while (s < e && out->nmessages < lim->messages) {
 			const char *nl = memchr(s, '\n', (size_t)(e - s));
@@ -688,11 +706,13 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 			out->messages = vt_grow(out->arena, out->messages, out->nmessages, &cap);
 			if (!out->messages)
 				break;
-			out->messages[out->nmessages++] = element(&h, &q, le, 0);
+			out->messages[out->nmessages++] = heap_element(&h, &q, le, 0);
 			s = le + 1;
 		}
 	}
-	lines_free(&h.lines);
-	lines_free(&h.lit);
+	if (lim->largest)
+		dump_term_roots(&h, p, pid, lim->largest, out);
+	heap_lines_free(&h.lines);
+	heap_lines_free(&h.lit);
 	return 0;
 }

@@ -26,6 +26,25 @@ static inline bool next_line(const char **pos, const char *lim, struct line *l)
 	return true;
 }
 
+/* memmem(p, end - p, pat, n), in windows of 1 MiB: the same answer, but a
+ * sanitizer's memmem checks its whole haystack on every call, and searching a
+ * multi-GB dump from here to its end once per section made ASan builds take
+ * minutes. Linear in what it reads. */
+static inline const char *text_find(const char *p, const char *end, const char *pat, size_t n)
+{
+	const size_t win = (size_t)1 << 20;
+	while (p < end && (size_t)(end - p) >= n) {
+		size_t len = (size_t)(end - p) < win + n ? (size_t)(end - p) : win + n;
+		const char *r = memmem(p, len, pat, n);
+		if (r)
+			return r;
+		if (len < win + n)
+			return NULL;
+		p += win;  /* the next window overlaps this one by n bytes */
+	}
+	return NULL;
+}
+
 /* Does the line start with the literal `key` (e.g. "Memory: ")? Then *val is
  * what follows. */
 #define KEY(l, key, val) key_is((l), key, sizeof key - 1, (val))

@@ -60,7 +60,7 @@ static const char *who(const struct vm_proc *p, struct vm_pid pid, char *buf, si
 		snprintf(buf, len, "%s %s", s, p->registered_name);
 	else
 		snprintf(buf, len, "%s (%s)", s,
-			 vm_mfa_str(&p->initial_call, m, sizeof m) ? m : "unknown initial call");
+			 vm_mfa_str(vm_shown_initial_call(p), m, sizeof m) ? m : "unknown initial call");
 	return buf;
 }
 

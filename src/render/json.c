@@ -1,3 +1,4 @@
+#include <math.h>
 #include <inttypes.h>
 #include <string.h>
 #include "render/render.h"
@@ -115,6 +116,16 @@ void jw_i64(struct jw *w, const char *key, int64_t v)
 	fprintf(w->f, "%" PRId64, v);
 }
 
+void jw_f64(struct jw *w, const char *key, double v)
+{
+	if (!isfinite(v)) {  /* JSON has no NaN or infinity */
+		jw_null(w, key);
+		return;
+	}
+	prefix(w, key);
+	fprintf(w->f, "%.15g", v);  /* 15 digits: a time to 10 us */
+}
+
 void jw_bool(struct jw *w, const char *key, bool v)
 {
 	prefix(w, key);
@@ -132,6 +143,16 @@ void render_table_json(struct jw *w, const struct rtable *t)
 	char buf[512];
 	jw_arr(w, t->json_key);
 	for (size_t r = 0; r < t->nrows; r++) {
+		if (t->bare_lists && t->ncols == 1 && t->cols[0].kind == RC_LIST) {
+			struct rcell cell = { 0 };
+			char ib[128];
+			t->cell(t->ctx, r, 0, &cell, buf, sizeof buf);
+			jw_arr(w, NULL);
+			for (size_t i = 0; i < cell.u; i++)
+				jw_str(w, NULL, t->item(t->ctx, r, 0, i, ib, sizeof ib));
+			jw_arr_end(w);
+			continue;
+		}
 		jw_obj(w, NULL);
 		for (size_t c = 0; c < t->ncols; c++) {
 			const struct rcol *col = &t->cols[c];

@@ -34,6 +34,7 @@ struct rtable {
 	/* buf is scratch space for formatted strings, valid until the next call. */
 	void (*cell)(void *ctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len);
 	int plain;            /* text: no header, no padding, cells separated by one space */
+	int bare_lists;       /* JSON: each row is its one RC_LIST column's array, not an object */
 	/* RC_LIST columns: item i of the cell's list. */
 	const char *(*item)(void *ctx, size_t row, size_t col, size_t i, char *buf, size_t len);
 };
@@ -53,6 +54,7 @@ void jw_str(struct jw *w, const char *key, const char *s);  /* s NULL -> null */
 void jw_u64(struct jw *w, const char *key, uint64_t v);
 void jw_i64(struct jw *w, const char *key, int64_t v);
 void jw_u64_or_null(struct jw *w, const char *key, bool known, uint64_t v);
+void jw_f64(struct jw *w, const char *key, double v);  /* %.15g; NaN, inf -> null */
 void jw_bool(struct jw *w, const char *key, bool v);
 void jw_null(struct jw *w, const char *key);
 

@@ -14,7 +14,7 @@
 #define MAX_COL 60        /* a column's width at most (the last one is not cut) */
 #define MAX_SEGS 256
 
-enum seg_kind { S_TEXT, S_FIELD, S_ITEM, S_KV, S_THEAD, S_TROW };
+enum seg_kind { S_TEXT, S_FIELD, S_ITEM, S_KV, S_THEAD, S_TROW, S_BLOB };
 struct seg {
 	enum seg_kind kind;
 	size_t a;             /* field, table index */
@@ -32,6 +32,9 @@ struct pane {
 	int *widths[AN_MAX_TABLES];
 	size_t cur, top;
 	int hx;               /* columns scrolled right */
+	char *blob;           /* output an analyzer writes itself (a tree), as text */
+	size_t *blob_line;    /* where each of its lines starts */
+	size_t blob_lines;
 };
 
 static void add(struct pane *p, enum seg_kind k, size_t a, const char *text, size_t n)
@@ -87,6 +90,34 @@ static void table_widths(struct pane *p, size_t t)
 	}
 }
 
+/* What the analyzer writes itself (tree's indented tree) as one segment of
+ * lines, however many. */
+static void add_blob(struct pane *p)
+{
+	size_t size = 0;
+	FILE *f = open_memstream(&p->blob, &size);
+	if (!f)
+		return;
+	p->out.text(f, p->out.ctx);
+	if (fclose(f) != 0 || !p->blob)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < size; i++)
+		n += p->blob[i] == '\n';
+	n += size && p->blob[size - 1] != '\n';
+	if (!n || !(p->blob_line = malloc(n * sizeof *p->blob_line)))
+		return;
+	for (size_t i = 0, k = 0; k < n; k++) {
+		p->blob_line[k] = i;
+		const char *nl = memchr(p->blob + i, '\n', size - i);
+		if (nl)
+			p->blob[nl - p->blob] = '\0';
+		i = nl ? (size_t)(nl - p->blob) + 1 : size;
+	}
+	p->blob_lines = n;
+	add(p, S_BLOB, 0, NULL, n);
+}
+
 static void layout(struct pane *p)
 {
 	struct an_out *o = &p->out;
@@ -127,6 +158,8 @@ static void layout(struct pane *p)
 			add(p, S_TEXT, 0, "  (none)", 1);
 		add(p, S_TEXT, 0, "", 1);
 	}
+	if (o->text)
+		add_blob(p);
 	if (!p->nlines)
 		add(p, S_TEXT, 0, "(nothing)", 1);
 }
@@ -222,6 +255,7 @@ static const char *line_text(const struct pane *p, size_t line, int cols, char *
 		return out;
 	case S_THEAD: return row_text(p, s->a, (size_t)-1, cols, out, len);
 	case S_TROW: return row_text(p, s->a, k, cols, out, len);
+	case S_BLOB: snprintf(out, len, "%s", p->blob + p->blob_line[k]); return out;
 	}
 	return "";
 }
@@ -266,20 +300,103 @@ static int line_pid(const struct pane *p, size_t line, char *pid, size_t len)
 		const struct rtable *tb = &p->out.tables[s->a];
 		for (size_t c = 0; c < tb->ncols; c++)
 			if (tb->cols[c].json && tb->cols[c].kind == RC_STR &&
-			    (!strcmp(tb->cols[c].json, "pid") || !strcmp(tb->cols[c].json, "owner"))) {
+			    (!strcmp(tb->cols[c].json, "pid") || !strcmp(tb->cols[c].json, "owner") ||
+			     !strcmp(tb->cols[c].json, "waiter") || !strcmp(tb->cols[c].json, "callee"))) {
 				snprintf(pid, len, "%s", ui_cell(tb, line - s->first, c, buf, sizeof buf));
-				return pid[0] == '<';
+				if (pid[0] == '<' && strncmp(pid, "<0.", 3) == 0)
+					return 1;
 			}
+	}
+	if (s && s->kind == S_BLOB) {  /* "  <0.50.0> code_server ...": its pid */
+		const char *it = p->blob + p->blob_line[line - s->first];
+		it += strspn(it, " ");
+		size_t n = strcspn(it, " ");
+		if (n > 4 && n < len && strncmp(it, "<0.", 3) == 0 && it[n - 1] == '>') {
+			snprintf(pid, len, "%.*s", (int)n, it);
+			return 1;
+		}
 	}
 	if (s && s->kind == S_ITEM) {
 		const char *it = p->out.fields[s->a].list[line - s->first];
-		size_t n = strlen(it);
-		if (n > 2 && n < len && it[0] == '<' && it[n - 1] == '>' && !strchr(it, ' ')) {
-			snprintf(pid, len, "%s", it);
+		size_t n = strcspn(it, " ");  /* "<0.1.0>" or "<0.1.0>  name" */
+		if (n > 2 && n < len && it[0] == '<' && it[n - 1] == '>') {
+			snprintf(pid, len, "%.*s", (int)n, it);
 			return 1;
 		}
 	}
 	return 0;
+}
+
+static void pane_free(struct view *v);
+static void draw(struct view *v, struct ui *u);
+static enum ui_act key(struct view *v, struct ui *u, int ch);
+
+static const struct view pane_view = {
+	.footer = "arrows PgUp/PgDn Home/End <> scroll  Enter open pid  ? keys  Esc/q back",
+	.help = "Up/Down, j/k, PgUp/PgDn, Home/End   move\n"
+		"Left/Right, h/l   scroll sideways (wide tables)\n"
+		"Enter      open the process the line names (a pid, an owner, a waiter),\n"
+		"           or list the processes of a group (stack groups, callees)\n",
+	.draw = draw, .key = key, .free = pane_free,
+};
+
+/* Enter on a row with a list of pids (a stack group, the waiters of a callee):
+ * a pane listing them, each with its name or initial call (Enter opens one). */
+static struct view *pids_view(const struct pane *p, struct ui *u)
+{
+	const struct seg *s = seg_of(p, p->cur);
+	if (!s || s->kind != S_TROW)
+		return NULL;
+	const struct rtable *tb = &p->out.tables[s->a];
+	size_t row = p->cur - s->first, c;
+	for (c = 0; c < tb->ncols; c++)
+		if (tb->cols[c].kind == RC_LIST && tb->cols[c].json && !strcmp(tb->cols[c].json, "pids"))
+			break;
+	if (c == tb->ncols || !tb->item)
+		return NULL;
+	struct rcell cell = { 0 };
+	char buf[512];
+	tb->cell(tb->ctx, row, c, &cell, buf, sizeof buf);
+	struct pane *q = calloc(1, sizeof *q);
+	const char **list = calloc(cell.u + 1, sizeof *list);
+	if (!q || !list) {
+		free(q);
+		free(list);
+		snprintf(u->msg, sizeof u->msg, "out of memory");
+		return NULL;
+	}
+	q->out.priv[0] = list;
+	for (size_t i = 0; i < cell.u; i++) {
+		char pid[64], line[512], mfa[256];
+		snprintf(pid, sizeof pid, "%s", tb->item(tb->ctx, row, c, i, buf, sizeof buf));
+		unsigned num, ser;
+		const struct vm_proc *vp = sscanf(pid, "<0.%u.%u>", &num, &ser) == 2
+			? vm_find_proc(u->vm, (struct vm_pid){ num, ser }) : NULL;
+		if (vp && vp->registered_name)
+			snprintf(line, sizeof line, "%s  %s", pid, vp->registered_name);
+		else if (vp && vm_mfa_str(&vp->initial_call, mfa, sizeof mfa))
+			snprintf(line, sizeof line, "%s  (%s)", pid, mfa);
+		else
+			snprintf(line, sizeof line, "%s", pid);
+		if (!(list[i] = an_keep(&q->out, line))) {
+			an_out_free(&q->out);
+			free(q);
+			snprintf(u->msg, sizeof u->msg, "out of memory");
+			return NULL;
+		}
+	}
+	q->out.fields[0] = (struct an_field){ .key = "pids", .kind = AF_LIST, .list = list,
+					      .n = cell.u };
+	q->out.nfields = 1;
+	snprintf(buf, sizeof buf, "%s processes", fmt_count(cell.u, (char[32]){ 0 }, 32));
+	q->out.fields[0].title = an_keep(&q->out, buf);
+	q->v = pane_view;
+	int tn = snprintf(q->title, sizeof q->title, "%.80s: %s, row %zu", p->title,
+			  tb->json_key ? tb->json_key : "", row + 1);
+	if (tn < 0 || (size_t)tn >= sizeof q->title)  /* cut: say so */
+		memcpy(q->title + sizeof q->title - 4, "...", 4);
+	layout(q);
+	return &q->v;
 }
 
 static enum ui_act key(struct view *v, struct ui *u, int ch)
@@ -296,6 +413,9 @@ static enum ui_act key(struct view *v, struct ui *u, int ch)
 	case KEY_LEFT: case 'h': p->hx = p->hx > 8 ? p->hx - 8 : 0; break;
 	case KEY_RIGHT: case 'l': p->hx += 8; break;
 	case '\n': case '\r': case KEY_ENTER:
+		/* a row with a list of processes lists them; else the pid it names */
+		if ((u->want_view = pids_view(p, u)))
+			return ACT_OPEN_VIEW;
 		if (line_pid(p, p->cur, u->want_pid, sizeof u->want_pid))
 			return ACT_OPEN_PROC;
 		break;
@@ -310,6 +430,8 @@ static void pane_free(struct view *v)
 	an_out_free(&p->out);
 	for (size_t t = 0; t < AN_MAX_TABLES; t++)
 		free(p->widths[t]);
+	free(p->blob);
+	free(p->blob_line);
 	free(p);
 }
 
@@ -331,13 +453,7 @@ struct view *pane_new(struct ui *u, const char *analyzer, const char *arg, const
 		free(p);
 		return NULL;
 	}
-	p->v = (struct view){
-		.footer = "arrows PgUp/PgDn Home/End <> scroll  Enter open pid  ? keys  Esc/q back",
-		.help = "Up/Down, j/k, PgUp/PgDn, Home/End   move\n"
-			"Left/Right, h/l   scroll sideways (wide tables)\n"
-			"Enter      open the process the line names (a pid, an owner)\n",
-		.draw = draw, .key = key, .free = pane_free,
-	};
+	p->v = pane_view;
 	snprintf(p->title, sizeof p->title, "%s", title);
 	layout(p);
 	/* a view that is only tables starts on its first row, not on a heading */

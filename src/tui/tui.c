@@ -31,6 +31,8 @@ static const struct {
 	{ 'g', "stacks", "Stack groups" },
 	{ 'n', "threads", "Native threads" },
 	{ 'd', "nodes", "Connected nodes (distribution)" },
+	{ 'w', "waits", "Who waits on whom (Enter: waiter, callee; the waiters of a callee)" },
+	{ 't', "tree", "Supervision trees (Enter: the process)" },
 };
 #define NVIEWS (sizeof views / sizeof views[0])
 
@@ -44,6 +46,8 @@ static const char global_keys[] =
 	"g          stack groups\n"
 	"n          native threads\n"
 	"d          connected nodes\n"
+	"w          who waits on whom (calls, deadlocks)\n"
+	"t          supervision trees\n"
 	"?          this help (any key closes it)\n"
 	"Esc, q     back (q on the process list quits)\n";
 
@@ -146,6 +150,11 @@ static int loop(struct ui *u, struct target *t, struct view **stack, int depth)
 			snprintf(title, sizeof title, "Process %s", u->want_pid);
 			if (ensure(u, t, "proc") == 0)
 				push(stack, &depth, pane_new(u, "proc", u->want_pid, title));
+			continue;
+		}
+		if (a == ACT_OPEN_VIEW) {
+			push(stack, &depth, u->want_view);
+			u->want_view = NULL;
 			continue;
 		}
 		if (a == ACT_CLOSE) {

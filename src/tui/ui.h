@@ -11,12 +11,14 @@ enum ui_act {
 	ACT_UNHANDLED,   /* not the view's key: the global keys get it */
 	ACT_OPEN_PROC,   /* open ui.want_pid */
 	ACT_CLOSE,       /* pop this view */
+	ACT_OPEN_VIEW,   /* push ui.want_view (made by the view) */
 };
 
 struct ui {
 	const struct vm *vm;
 	int rows, cols;
 	char want_pid[64];
+	struct view *want_view;
 	char msg[600];       /* one-shot message on the title line (errors) */
 };
 

@@ -1,0 +1,834 @@
+/* check: thresholds for CI. Each rule (--max KEY=VALUE, --rules FILE) holds,
+ * fails (exit 3, naming every process or table above it, worst first) or
+ * cannot be evaluated on this input (a value the input does not carry, a limit
+ * it does not record: said, exit 1, never passed). --junit writes the same as
+ * JUnit XML, atomically (temporary file + rename). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyzer.h"
+#include "target.h"
+#include "utf8.h"
+
+#define TEXT_OFFENDERS 20  /* text lists this many per rule and "+N more"; JSON all */
+
+enum scope { S_PROC, S_ETS, S_NODE, S_MEM };
+enum unit { U_COUNT, U_WORDS, U_BYTES };
+enum limit { L_NONE, L_PROCESSES, L_ATOMS };
+
+struct key {
+	const char *name;
+	enum scope scope;
+	enum unit unit;
+	size_t off;        /* S_PROC: the field in struct vm_proc */
+	uint32_t bit;      /* S_PROC/S_ETS: its unknown bit; S_MEM: enum vm_mem_kind */
+	enum limit limit;  /* S_NODE: what a percent is of */
+};
+
+#define PROC(n, u, b) { #n, S_PROC, u, offsetof(struct vm_proc, n), b, L_NONE }
+#define MEM(n, k) { n, S_MEM, U_BYTES, 0, k, L_NONE }
+static const struct key keys[] = {
+	PROC(message_queue_len, U_COUNT, VPF_MESSAGE_QUEUE_LEN),
+	PROC(memory, U_BYTES, VPF_MEMORY),
+	PROC(total_heap_size, U_WORDS, VPF_TOTAL_HEAP_SIZE),
+	PROC(heap_size, U_WORDS, VPF_HEAP_SIZE),
+	PROC(stack_size, U_WORDS, VPF_STACK_SIZE),
+	PROC(reductions, U_COUNT, VPF_REDUCTIONS),
+	{ "ets.size", S_ETS, U_COUNT, 0, VEF_SIZE, L_NONE },
+	{ "ets.memory", S_ETS, U_BYTES, 0, VEF_MEMORY, L_NONE },  /* bytes: ets:info words x 8 */
+	{ "process_count", S_NODE, U_COUNT, 0, 0, L_PROCESSES },
+	{ "atom_count", S_NODE, U_COUNT, 0, 0, L_ATOMS },
+	MEM("total", VM_MEM_TOTAL), MEM("processes", VM_MEM_PROCESSES),
+	MEM("processes_used", VM_MEM_PROCESSES_USED), MEM("system", VM_MEM_SYSTEM),
+	MEM("atom", VM_MEM_ATOM), MEM("atom_used", VM_MEM_ATOM_USED), MEM("binary", VM_MEM_BINARY),
+	MEM("code", VM_MEM_CODE), MEM("ets", VM_MEM_ETS),
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+static const char *const unit_names[] = { "count", "words", "bytes" };
+
+struct rule {
+	const struct key *key;
+	size_t text;       /* "message_queue_len<=10000": offset in rules.text */
+	uint64_t max;      /* base units (count, words, bytes) */
+	bool percent;
+	double pct;        /* percent: of the limit */
+};
+
+struct rules {
+	struct rule *r;
+	size_t n, cap;
+	char *text;
+	size_t tlen, tcap;
+};
+
+static void rules_free(struct rules *rs)
+{
+	free(rs->r);
+	free(rs->text);
+}
+
+static const char *rule_text(const struct rules *rs, const struct rule *r)
+{
+	return rs->text + r->text;
+}
+
+static bool oom(char *why, size_t len)
+{
+	snprintf(why, len, "out of memory");
+	return false;
+}
+
+static const struct key *key_find(const char *s, size_t n)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (strlen(keys[i].name) == n && memcmp(keys[i].name, s, n) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+static const char *key_names(void)
+{
+	static char list[512];
+	if (!list[0])
+		for (size_t i = 0, o = 0; i < NKEYS && o < sizeof list; i++)
+			o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "", keys[i].name);
+	return list;
+}
+
+/* VALUE of KEY=VALUE: a count, or a size with a unit (bytes keys), or a percent
+ * of the limit (process_count, atom_count). false with why[] when malformed. */
+static bool parse_value(const struct key *k, const char *v, struct rule *r, char *why, size_t len)
+{
+	static const struct { const char *name; uint64_t mult; } units[] = {
+		{ "B", 1 }, { "KiB", 1ull << 10 }, { "MiB", 1ull << 20 }, { "GiB", 1ull << 30 },
+		{ "TiB", 1ull << 40 }, { "KB", 1000 }, { "MB", 1000000 }, { "GB", 1000000000 },
+		{ "TB", 1000000000000ull },
+	};
+	const char *p = v;
+	uint64_t whole = 0;
+	bool overflow = false;
+	for (; *p >= '0' && *p <= '9'; p++)
+		overflow |= __builtin_mul_overflow(whole, 10, &whole) ||
+			    __builtin_add_overflow(whole, (uint64_t)(*p - '0'), &whole);
+	if (p == v) {
+		snprintf(why, len, "not a number");
+		return false;
+	}
+	/* the decimals as frac/10^nfrac: exact, and no locale's decimal point */
+	uint64_t frac = 0, scale = 1;
+	if (*p == '.') {
+		const char *d = ++p;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (p - d >= 18) {
+				snprintf(why, len, "too many decimals");
+				return false;
+			}
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			scale *= 10;
+		}
+		if (p == d) {
+			snprintf(why, len, "not a number");
+			return false;
+		}
+	}
+	bool has_frac = scale > 1;
+	const char *suffix = p;
+	while (*suffix == ' ' || *suffix == '\t')
+		suffix++;
+	if (overflow) {
+		snprintf(why, len, "too large");
+		return false;
+	}
+	if (*suffix == '%') {
+		if (k->limit == L_NONE) {
+			snprintf(why, len, "a percent is only of a limit (process_count, atom_count)");
+			return false;
+		}
+		if (suffix[1]) {
+			snprintf(why, len, "nothing may follow '%%'");
+			return false;
+		}
+		r->percent = true;
+		r->pct = (double)whole + (double)frac / (double)scale;
+		if (r->pct > 100) {
+			snprintf(why, len, "a percent of the limit is 0-100%%");
+			return false;
+		}
+		return true;
+	}
+	if (!*suffix) {
+		if (has_frac) {
+			snprintf(why, len, "not a whole number");
+			return false;
+		}
+		r->max = whole;
+		return true;
+	}
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcasecmp(suffix, units[i].name) != 0)
+			continue;
+		if (k->unit != U_BYTES) {
+			snprintf(why, len, "%s is in %s: no unit", k->name, unit_names[k->unit]);
+			return false;
+		}
+		uint64_t part = (uint64_t)((unsigned __int128)frac * units[i].mult / scale);
+		if (__builtin_mul_overflow(whole, units[i].mult, &r->max) ||
+		    __builtin_add_overflow(r->max, part, &r->max)) {
+			snprintf(why, len, "too large");
+			return false;
+		}
+		return true;
+	}
+	snprintf(why, len, "unknown unit '%s' (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB%s)", suffix,
+		 k->limit != L_NONE ? ", or %" : "");
+	return false;
+}
+
+/* One rule: "KEY=VALUE" or "KEY<=VALUE" (a rules file may also say "--max KEY=VALUE"). */
+static bool parse_rule(const char *s, struct rules *rs, char *why, size_t len)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (strncmp(s, "--max", 5) == 0 && (s[5] == ' ' || s[5] == '\t' || s[5] == '=')) {
+		for (s += 6; *s == ' ' || *s == '\t'; s++)
+			;
+	}
+	size_t kn = strcspn(s, "=< \t");
+	const char *e = s + kn;
+	while (*e == ' ' || *e == '\t')
+		e++;
+	if (kn == 0 || !(*e == '=' || (e[0] == '<' && e[1] == '='))) {
+		snprintf(why, len, "not KEY=VALUE");
+		return false;
+	}
+	const struct key *k = key_find(s, kn);
+	if (!k) {
+		char vis[128], name[64];
+		snprintf(name, sizeof name, "%.*s", (int)(kn < 60 ? kn : 60), s);
+		snprintf(why, len, "unknown key '%s' (keys: %s)", utf8_visible(name, vis, sizeof vis),
+			 key_names());
+		return false;
+	}
+	e += *e == '<' ? 2 : 1;
+	while (*e == ' ' || *e == '\t')
+		e++;
+	size_t vn = strlen(e);
+	while (vn && (e[vn - 1] == ' ' || e[vn - 1] == '\t' || e[vn - 1] == '\r' || e[vn - 1] == '\n'))
+		vn--;
+	char *value = strndup(e, vn);
+	if (!value)
+		return oom(why, len);
+	struct rule r = { .key = k };
+	char vwhy[200];
+	bool ok = parse_value(k, value, &r, vwhy, sizeof vwhy);
+	if (!ok) {
+		char vis[128];
+		snprintf(why, len, "malformed threshold '%s' for %s: %s",
+			 utf8_visible(value, vis, sizeof vis), k->name, vwhy);
+		free(value);
+		return false;
+	}
+	/* the rule as written: "memory<=1GiB" */
+	size_t need = strlen(k->name) + 2 + vn + 1;
+	while (rs->tcap - rs->tlen < need) {
+		size_t cap = rs->tcap ? rs->tcap * 2 : 256;
+		char *t = realloc(rs->text, cap);
+		if (!t) {
+			free(value);
+			return oom(why, len);
+		}
+		rs->text = t;
+		rs->tcap = cap;
+	}
+	r.text = rs->tlen;
+	rs->tlen += (size_t)snprintf(rs->text + rs->tlen, need, "%s<=%s", k->name, value) + 1;
+	free(value);
+	struct rule *slot = vm_grow(rs->r, &rs->cap, rs->n, sizeof *rs->r, 8);
+	if (!slot)
+		return oom(why, len);
+	rs->r = slot;
+	rs->r[rs->n++] = r;
+	return true;
+}
+
+/* Every rule of --max and --rules FILE (in that order); false with a one-line
+ * reason in why[] (usage). */
+static bool load_rules(const struct an_opts *o, struct rules *rs, char *why, size_t len)
+{
+	char rwhy[1024], vis[300];
+	for (size_t i = 0; i < o->nmax; i++)
+		if (!parse_rule(o->max[i], rs, rwhy, sizeof rwhy)) {
+			snprintf(why, len, "--max %s: %s", utf8_visible(o->max[i], vis, sizeof vis), rwhy);
+			return false;
+		}
+	if (o->rules) {
+		FILE *f = fopen(o->rules, "r");
+		if (!f) {
+			snprintf(why, len, "--rules %s: %s", utf8_visible(o->rules, vis, sizeof vis),
+				 strerror(errno));
+			return false;
+		}
+		char *line = NULL;
+		size_t cap = 0, lineno = 0;
+		bool ok = true;
+		errno = 0;
+		while (ok && getline(&line, &cap, f) >= 0) {
+			lineno++;
+			line[strcspn(line, "#\r\n")] = 0;
+			if (!line[strspn(line, " \t")])
+				continue;
+			if (!(ok = parse_rule(line, rs, rwhy, sizeof rwhy)))
+				snprintf(why, len, "%s:%zu: %s", utf8_visible(o->rules, vis, sizeof vis),
+					 lineno, rwhy);
+		}
+		if (ok && ferror(f)) {
+			snprintf(why, len, "--rules %s: %s", utf8_visible(o->rules, vis, sizeof vis),
+				 strerror(errno ? errno : EIO));
+			ok = false;
+		}
+		free(line);
+		fclose(f);
+		if (!ok)
+			return false;
+	}
+	if (rs->n == 0) {
+		snprintf(why, len, o->rules ? "--rules %s holds no rule"
+					    : "no rules: give --max KEY=VALUE or --rules FILE",
+			 o->rules ? utf8_visible(o->rules, vis, sizeof vis) : "");
+		return false;
+	}
+	return true;
+}
+
+/* --junit FILE can be written: its directory takes a new file (the temporary
+ * one the report is renamed from) and FILE itself is no directory. */
+static bool junit_writable(const char *path, char *why, size_t len)
+{
+	char vis[300];
+	size_t n = strlen(path);
+	char *tmp = malloc(n + 16);
+	if (!tmp)
+		return oom(why, len);
+	snprintf(tmp, n + 16, "%s.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(why, len, "--junit %s: %s", utf8_visible(path, vis, sizeof vis), strerror(errno));
+		free(tmp);
+		return false;
+	}
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	struct stat st;
+	if ((n && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+		snprintf(why, len, "--junit %s: a directory, not a file", utf8_visible(path, vis, sizeof vis));
+		return false;
+	}
+	return true;
+}
+
+static int check(const struct an_opts *o)
+{
+	struct rules rs = { 0 };
+	char why[2048], vis[2100];
+	bool ok = load_rules(o, &rs, why, sizeof why) && (!o->junit || junit_writable(o->junit, why, sizeof why));
+	rules_free(&rs);
+	if (ok)
+		return -1;
+	fprintf(stderr, "beamcore: check: %s\n", utf8_visible(why, vis, sizeof vis));
+	return 64;
+}
+
+/* ---- evaluation ---- */
+
+enum status { ST_PASS, ST_FAIL, ST_UNKNOWN };
+static const char *const status_names[] = { "pass", "fail", "unknown" };
+
+struct offender {
+	uint32_t idx;      /* into vm->procs or vm->ets */
+	uint64_t value;
+};
+
+struct result {
+	const struct key *key;
+	const char *text;
+	enum status status;
+	bool percent;
+	double pct;
+	uint64_t limit;    /* percent: the limit (0: unknown) */
+	bool max_known;
+	uint64_t max;
+	bool have_value;
+	uint64_t value;    /* node-wide: the value; per process/table: the largest read */
+	int64_t worst;     /* the process/table with it; -1: none */
+	uint64_t nobjects, nunknown;
+	const char *reason;   /* unknown: why; NULL otherwise */
+	size_t first, n;   /* offenders: ctx->off[first .. first+n) */
+};
+
+struct ctx {
+	const struct vm *vm;
+	struct result *res;
+	size_t nres;
+	struct offender *off;
+	size_t noff, offcap;
+	size_t npass, nfail, nunknown;
+};
+
+static int off_cmp(const void *a, const void *b)
+{
+	const struct offender *x = a, *y = b;
+	if (x->value != y->value)
+		return x->value < y->value ? 1 : -1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static bool object_value(const struct vm *vm, const struct key *k, size_t i, uint64_t *v)
+{
+	if (k->scope == S_PROC) {
+		const struct vm_proc *p = &vm->procs[i];
+		if (p->unknown & k->bit)
+			return false;
+		memcpy(v, (const char *)p + k->off, sizeof *v);
+		return true;
+	}
+	const struct vm_ets *t = &vm->ets[i];
+	if (t->unknown & k->bit)
+		return false;
+	*v = k->bit == VEF_SIZE ? t->size : t->memory * 8;
+	return true;
+}
+
+static bc_err *evaluate(struct ctx *c, struct result *r, struct an_out *out)
+{
+	const struct vm *vm = c->vm;
+	const struct key *k = r->key;
+	char buf[256];
+	r->worst = -1;
+	r->first = c->noff;
+	if (r->percent) {
+		r->limit = k->limit == L_PROCESSES ? vm->process_limit : vm->atom_limit;
+		if (r->limit) {
+			r->max = (uint64_t)((double)r->limit * r->pct / 100.0);
+			r->max_known = true;
+		}
+	} else {
+		r->max_known = true;
+	}
+	if (k->scope == S_PROC || k->scope == S_ETS) {
+		size_t n = k->scope == S_PROC ? vm->nprocs : vm->nets;
+		r->nobjects = n;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t v;
+			if (!object_value(vm, k, i, &v)) {
+				r->nunknown++;
+				continue;
+			}
+			if (!r->have_value || v > r->value) {
+				r->have_value = true;
+				r->value = v;
+				r->worst = (int64_t)i;
+			}
+			if (v <= r->max)
+				continue;
+			struct offender *o = vm_grow(c->off, &c->offcap, c->noff, sizeof *c->off, 64);
+			if (!o)
+				return bc_error(BC_ENOMEM, "out of memory");
+			c->off = o;
+			c->off[c->noff++] = (struct offender){ (uint32_t)i, v };
+		}
+		r->n = c->noff - r->first;
+		if (r->n)  /* (c->off is NULL until the first offender) */
+			qsort(c->off + r->first, r->n, sizeof *c->off, off_cmp);
+		if (r->n)
+			r->status = ST_FAIL;
+		else if (r->nunknown) {
+			r->status = ST_UNKNOWN;
+			snprintf(buf, sizeof buf, "%s of %llu %s of %llu unreadable in this input: none of "
+				 "the others is above", k->name + (k->scope == S_ETS ? 4 : 0),
+				 (unsigned long long)r->nunknown, k->scope == S_PROC ? "processes" : "tables",
+				 (unsigned long long)r->nobjects);
+			r->reason = an_keep(out, buf);
+		} else
+			r->status = ST_PASS;
+		return NULL;
+	}
+	if (k->scope == S_MEM) {
+		r->have_value = vm->memory.known & (1u << k->bit);
+		r->value = vm->memory.v[k->bit];
+		if (!r->have_value) {
+			snprintf(buf, sizeof buf, "erlang:memory(%s) is unknown in this input", k->name);
+			r->reason = an_keep(out, buf);
+		}
+	} else if (k->limit == L_PROCESSES) {
+		r->have_value = true;
+		r->value = vm->nprocs;
+	} else {
+		r->have_value = vm->atom_count != 0;  /* a VM always has atoms: 0 is unread */
+		r->value = vm->atom_count;
+		if (!r->have_value)
+			r->reason = "atom_count is unknown in this input";
+	}
+	if (r->have_value && !r->max_known) {
+		snprintf(buf, sizeof buf, "%s is unknown in this input: %s of it cannot be evaluated",
+			 k->limit == L_PROCESSES ? "process_limit" : "atom_limit", "a percent");
+		r->reason = an_keep(out, buf);
+	}
+	if (!r->have_value || !r->max_known)
+		r->status = ST_UNKNOWN;
+	else
+		r->status = r->value > r->max ? ST_FAIL : ST_PASS;
+	return NULL;
+}
+
+/* ---- output ---- */
+
+static const char *fmt_value(const struct key *k, uint64_t v, char *buf, size_t len)
+{
+	return k->unit == U_BYTES ? fmt_bytes(v, buf, len)
+	     : k->unit == U_WORDS ? fmt_words(v, buf, len) : fmt_count(v, buf, len);
+}
+
+/* An offender's identity: pid, registered name, and the name text shows (the
+ * registered name, else the initial call); a table's id, name and owner. */
+struct who {
+	char pid[32], name[300], id[64];
+	const char *regname, *shown;
+};
+
+static void who(const struct vm *vm, const struct key *k, uint32_t idx, struct who *w)
+{
+	if (k->scope == S_PROC) {
+		const struct vm_proc *p = &vm->procs[idx];
+		vm_pid_str(p, w->pid, sizeof w->pid);
+		w->regname = p->registered_name;
+		w->shown = p->registered_name ? p->registered_name
+			 : vm_mfa_str(vm_shown_initial_call(p), w->name, sizeof w->name);
+		return;
+	}
+	const struct vm_ets *t = &vm->ets[idx];
+	if (t->unknown & VEF_ID)  /* a dump's named table: the dump prints its name instead */
+		snprintf(w->id, sizeof w->id, "-");
+	else
+		vm_ets_id_str(t, w->id, sizeof w->id);
+	vm_pid2str(t->owner, w->pid, sizeof w->pid);
+	const struct vm_proc *p = vm_find_proc(vm, t->owner);
+	w->regname = p ? p->registered_name : NULL;
+	w->shown = t->unknown & VEF_NAME ? NULL : t->name;
+}
+
+static void json_rules(struct jw *w, void *ctx)
+{
+	const struct ctx *c = ctx;
+	jw_obj(w, "check");
+	jw_u64(w, "rules", c->nres);
+	jw_u64(w, "passed", c->npass);
+	jw_u64(w, "failed", c->nfail);
+	jw_u64(w, "unknown", c->nunknown);
+	jw_obj_end(w);
+	jw_arr(w, "rules");
+	for (size_t i = 0; i < c->nres; i++) {
+		const struct result *r = &c->res[i];
+		const struct key *k = r->key;
+		jw_obj(w, NULL);
+		jw_str(w, "rule", r->text);
+		jw_str(w, "key", k->name);
+		jw_str(w, "unit", unit_names[k->unit]);
+		jw_u64_or_null(w, "max", r->max_known, r->max);
+		if (r->percent) {
+			jw_f64(w, "max_percent", r->pct);
+			jw_u64_or_null(w, "limit", r->limit != 0, r->limit);
+		} else {
+			jw_null(w, "max_percent");
+			jw_null(w, "limit");
+		}
+		jw_str(w, "status", status_names[r->status]);
+		jw_u64_or_null(w, "value", r->have_value, r->value);
+		jw_str(w, "reason", r->reason);
+		if (k->scope == S_PROC || k->scope == S_ETS) {
+			jw_u64(w, k->scope == S_PROC ? "processes" : "tables", r->nobjects);
+			jw_u64(w, "unreadable", r->nunknown);
+		}
+		jw_arr(w, "offenders");
+		for (size_t j = 0; j < r->n; j++) {
+			const struct offender *o = &c->off[r->first + j];
+			struct who wh;
+			who(c->vm, k, o->idx, &wh);
+			jw_obj(w, NULL);
+			if (k->scope == S_ETS) {
+				jw_str(w, "id", c->vm->ets[o->idx].unknown & VEF_ID ? NULL : wh.id);
+				jw_str(w, "name", wh.shown);
+				jw_str(w, "owner", wh.pid);
+				jw_str(w, "owner_name", wh.regname);
+			} else {
+				jw_str(w, "pid", wh.pid);
+				jw_str(w, "registered_name", wh.regname);
+				jw_str(w, "name", wh.shown);
+			}
+			jw_u64(w, "value", o->value);
+			jw_obj_end(w);
+		}
+		jw_arr_end(w);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+static void text_rules(FILE *f, void *ctx)
+{
+	const struct ctx *c = ctx;
+	char a[48], b[48], vis[400];
+	fprintf(f, "check: %zu rule%s: %zu passed, %zu failed, %zu not evaluated\n\n", c->nres,
+		c->nres == 1 ? "" : "s", c->npass, c->nfail, c->nunknown);
+	for (size_t i = 0; i < c->nres; i++) {
+		const struct result *r = &c->res[i];
+		const struct key *k = r->key;
+		bool objects = k->scope == S_PROC || k->scope == S_ETS;
+		const char *what = k->scope == S_PROC ? "process" : "table";
+		fprintf(f, "%-8s %s", r->status == ST_PASS ? "PASS" : r->status == ST_FAIL ? "FAIL" : "UNKNOWN",
+			utf8_visible(r->text, vis, sizeof vis));
+		if (r->percent && r->max_known)
+			fprintf(f, " (%s of %s)", fmt_count(r->max, a, sizeof a), fmt_count(r->limit, b, sizeof b));
+		if (r->status == ST_UNKNOWN)
+			fprintf(f, ": not evaluated: %s\n", r->reason ? r->reason : "unknown");
+		else if (objects && r->status == ST_FAIL)
+			fprintf(f, ": %zu %s%s above %s\n", r->n, what, r->n == 1 ? "" : "es" + (k->scope == S_ETS),
+				fmt_value(k, r->max, a, sizeof a));
+		else if (objects && r->have_value) {
+			struct who wh;
+			who(c->vm, k, (uint32_t)r->worst, &wh);
+			fprintf(f, ": largest %s (%s%s%s)\n", fmt_value(k, r->value, a, sizeof a),
+				k->scope == S_ETS ? "" : wh.pid, k->scope == S_ETS || !wh.shown ? "" : " ",
+				wh.shown ? utf8_visible(wh.shown, vis, sizeof vis) : "");
+		} else if (objects)
+			fprintf(f, ": no %ses\n", what);
+		else
+			fprintf(f, ": %s\n", fmt_value(k, r->value, a, sizeof a));
+		if (objects && r->status == ST_FAIL && r->nunknown)
+			fprintf(f, "         (%llu %s%s unreadable)\n", (unsigned long long)r->nunknown, what,
+				r->nunknown == 1 ? "" : "es" + (k->scope == S_ETS));
+		for (size_t j = 0; j < r->n && j < TEXT_OFFENDERS; j++) {
+			const struct offender *o = &c->off[r->first + j];
+			struct who wh;
+			who(c->vm, k, o->idx, &wh);
+			char v[48];
+			if (k->scope == S_ETS)
+				fprintf(f, "         %-32s %14s  owner %s%s%s\n",
+					wh.shown ? utf8_visible(wh.shown, vis, sizeof vis) : "?",
+					fmt_value(k, o->value, v, sizeof v), wh.pid,
+					strcmp(wh.id, "-") ? "  " : "", strcmp(wh.id, "-") ? wh.id : "");
+			else
+				fprintf(f, "         %-14s %-32s %14s\n", wh.pid,
+					wh.shown ? utf8_visible(wh.shown, vis, sizeof vis) : "",
+					fmt_value(k, o->value, v, sizeof v));
+		}
+		if (r->n > TEXT_OFFENDERS)
+			fprintf(f, "         +%zu more (--json lists every one)\n", r->n - TEXT_OFFENDERS);
+	}
+}
+
+/* ---- JUnit XML ---- */
+
+/* Text as XML character data or an attribute value: markup escaped; bytes
+ * that are no valid UTF-8, and control characters XML 1.0 forbids, as \xNN. */
+static void xml_put(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *e = p + strlen(s);
+	for (; p < e; p++) {
+		if (*p >= 0x80) {
+			size_t k = utf8_seq(p, (size_t)(e - p));
+			if (k) {
+				fwrite(p, 1, k, f);
+				p += k - 1;
+			} else
+				fprintf(f, "\\x%02x", *p);
+			continue;
+		}
+		switch (*p) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		case '\n': case '\t': fputc(*p, f); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\x%02x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+}
+
+static void xml_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void xml_printf(FILE *f, const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	xml_put(f, s);
+	free(s);
+}
+
+static void junit_body(FILE *f, const struct ctx *c)
+{
+	char a[48];
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		   "<testsuites name=\"beamcore check\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+		   "skipped=\"%zu\">\n", c->nres, c->nfail, c->nunknown);
+	fprintf(f, "  <testsuite name=\"");
+	xml_printf(f, "beamcore check %s", c->vm->source);
+	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n", c->nres,
+		c->nfail, c->nunknown);
+	for (size_t i = 0; i < c->nres; i++) {
+		const struct result *r = &c->res[i];
+		const struct key *k = r->key;
+		fprintf(f, "    <testcase classname=\"beamcore.check\" name=\"");
+		xml_put(f, r->text);
+		fprintf(f, "\"");
+		if (r->status == ST_PASS) {
+			fprintf(f, "/>\n");
+			continue;
+		}
+		fprintf(f, ">\n");
+		if (r->status == ST_UNKNOWN) {
+			fprintf(f, "      <skipped message=\"");
+			xml_printf(f, "not evaluated: %s", r->reason ? r->reason : "unknown");
+			fprintf(f, "\"/>\n    </testcase>\n");
+			continue;
+		}
+		fprintf(f, "      <failure type=\"threshold\" message=\"");
+		if (k->scope == S_PROC || k->scope == S_ETS)
+			xml_printf(f, "%zu %s above %s", r->n,
+				   k->scope == S_PROC ? (r->n == 1 ? "process" : "processes")
+						      : (r->n == 1 ? "table" : "tables"),
+				   fmt_value(k, r->max, a, sizeof a));
+		else
+			xml_printf(f, "%s is %s, above %s", k->name, fmt_value(k, r->value, a, sizeof a),
+				   fmt_value(k, r->max, a + 24, 24));
+		fprintf(f, "\">");
+		for (size_t j = 0; j < r->n; j++) {
+			const struct offender *o = &c->off[r->first + j];
+			struct who wh;
+			who(c->vm, k, o->idx, &wh);
+			if (k->scope == S_ETS)
+				xml_printf(f, "%s %s %llu (owner %s)\n", wh.id, wh.shown ? wh.shown : "?",
+					   (unsigned long long)o->value, wh.pid);
+			else
+				xml_printf(f, "%s %s %llu\n", wh.pid, wh.shown ? wh.shown : "-",
+					   (unsigned long long)o->value);
+		}
+		if (!r->n)
+			xml_printf(f, "%s %llu > %llu\n", k->name, (unsigned long long)r->value,
+				   (unsigned long long)r->max);
+		fprintf(f, "</failure>\n    </testcase>\n");
+	}
+	fprintf(f, "  </testsuite>\n</testsuites>\n");
+}
+
+/* Written to a temporary file beside it and renamed: a reader never sees half a report. */
+static bc_err *junit_write(const char *path, const struct ctx *c)
+{
+	size_t n = strlen(path);
+	char *tmp = malloc(n + 16);
+	if (!tmp)
+		return bc_error(BC_ENOMEM, "out of memory");
+	snprintf(tmp, n + 16, "%s.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		bc_err *e = bc_error(BC_EIO, "--junit %s: %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		return e;
+	}
+	fchmod(fd, 0644);  /* mkstemp's 0600 is not what a CI artifact wants */
+	junit_body(f, c);
+	int err = fflush(f) != 0 || ferror(f) ? errno : 0;
+	if (!err && fsync(fd) != 0)
+		err = errno;
+	if (fclose(f) != 0 && !err)
+		err = errno;
+	if (!err && rename(tmp, path) != 0)
+		err = errno;
+	if (err) {
+		unlink(tmp);
+		free(tmp);
+		return bc_error(BC_EIO, "--junit %s: %s", path, strerror(err ? err : EIO));
+	}
+	free(tmp);
+	return NULL;
+}
+
+static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
+{
+	struct rules rs = { 0 };
+	char why[2048];
+	if (!load_rules(o, &rs, why, sizeof why)) {  /* changed since check(): say it */
+		rules_free(&rs);
+		return bc_error(BC_EUSAGE, "check: %.400s", why);
+	}
+	struct ctx *c = calloc(1, sizeof *c);
+	struct result *res = calloc(rs.n, sizeof *res);
+	out->priv[0] = c;
+	out->priv[1] = res;
+	if (!c || !res) {
+		rules_free(&rs);
+		return bc_error(BC_ENOMEM, "out of memory");
+	}
+	c->vm = vm;
+	c->res = res;
+	c->nres = rs.n;
+	bc_err *err = NULL;
+	for (size_t i = 0; i < rs.n && !err; i++) {
+		struct result *r = &res[i];
+		r->key = rs.r[i].key;
+		r->text = an_keep(out, rule_text(&rs, &rs.r[i]));
+		r->percent = rs.r[i].percent;
+		r->pct = rs.r[i].pct;
+		r->max = rs.r[i].max;
+		if (!r->text)
+			err = bc_error(BC_ENOMEM, "out of memory");
+		else
+			err = evaluate(c, r, out);
+		out->priv[2] = c->off;  /* (moves as it grows) */
+		if (!err) {
+			c->npass += r->status == ST_PASS;
+			c->nfail += r->status == ST_FAIL;
+			c->nunknown += r->status == ST_UNKNOWN;
+		}
+	}
+	rules_free(&rs);
+	if (err)
+		return err;
+	out->json = json_rules;
+	out->text = text_rules;
+	out->ctx = c;
+	out->exit_code = c->nfail ? AN_EXIT_CHECK_FAILED : c->nunknown ? AN_EXIT_PARTIAL : 0;
+	if (o->junit)
+		err = junit_write(o->junit, c);
+	return err;
+}
+
+const struct analyzer analyzer_check = {
+	.name = "check",
+	.opts = AO_JSON | AO_MAX | AO_RULES | AO_JUNIT,
+	.summary = "CI thresholds (--max KEY=VALUE, --rules FILE): exit 3 when one fails",
+	.needs = NEED_PROCS | NEED_ETS | NEED_MEMORY,
+	.header = 1,
+	.check = check,
+	.run = run,
+};

@@ -1,0 +1,207 @@
+/* proc_lib's identity of every process, read during the procs walk: the
+ * '$initial_call' and '$ancestors' keys of its dictionary (proc_lib.erl puts
+ * them there). Only those two keys are looked up, each by its hash bucket as
+ * erl_process_dict.c finds it (an atom hashes to its index), so a process
+ * costs a few reads however large its dictionary is. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "beam/beam.h"
+#include "term.h"
+
+#define ATOM_TAG 0x0b
+#define NIL 0x3b
+#define MAX_ANCESTORS (1u << 16)   /* longer is a corrupt list, not a family */
+#define MAX_BUCKET (1u << 20)
+#define PID_CACHE 1024             /* term -> "<0.N.S>", direct-mapped */
+
+struct beam_ident {
+	uint64_t k_initial_call, k_ancestors;  /* the key atoms' terms; 0: not in the atom table */
+	uint64_t mask;                         /* pointer mask (etp_ptr_mask) */
+	const char **names;                    /* one process's ancestors, reused */
+	size_t names_cap;
+	struct { uint64_t term; const char *s; } pids[PID_CACHE];
+	struct vt_arena *arena;                /* another node's pid in a list: printed once */
+};
+
+void beam_ident_free(struct beam *b)
+{
+	if (!b->ident)
+		return;
+	free(b->ident->names);
+	vt_arena_free(b->ident->arena);
+	free(b->ident);
+	b->ident = NULL;
+}
+
+/* The atom table's index of each key, by walking it once from the start:
+ * proc_lib's atoms come early (it is loaded at boot). */
+static void find_keys(struct beam *b, struct beam_ident *id)
+{
+	const char *ic = vm_intern(b->vm, "$initial_call", 13);
+	const char *an = vm_intern(b->vm, "$ancestors", 10);
+	beam_atom(b, ATOM_TAG);  /* sizes the atom cache: atom_entries */
+	for (int64_t i = 0; i < b->atom_entries && (!id->k_initial_call || !id->k_ancestors); i++) {
+		uint64_t t = (uint64_t)i << 6 | ATOM_TAG;
+		const char *s = beam_atom(b, t);
+		if (s == ic)
+			id->k_initial_call = t;
+		else if (s == an)
+			id->k_ancestors = t;
+	}
+}
+
+int beam_ident_init(struct beam *b)
+{
+	const struct layout *L = &b->L;
+	if (b->ident)
+		return 0;
+	if (!LHAS(L, PD_SIZE_MASK) || !LHAS(L, PD_USED_SLOTS) || !LHAS(L, PD_DATA))
+		return -1;
+	struct beam_ident *id = calloc(1, sizeof *id);
+	if (!id)
+		return -1;
+	id->mask = ~(uint64_t)3;
+	if (LHAS(L, G_PTR_MASK))
+		beam_read_u64(b, beam_global(b, G_PTR_MASK), &id->mask);
+	find_keys(b, id);
+	b->ident = id;
+	return 0;
+}
+
+/* Key's value in the dictionary: 1 found, 0 absent, -1 unreadable. */
+static int lookup(struct beam *b, uint64_t dict, uint64_t key, uint64_t *val)
+{
+	const struct layout *L = &b->L;
+	const struct beam_ident *id = b->ident;
+	uint32_t mask, used;
+	if (beam_read_u32(b, dict + LV(L, PD_SIZE_MASK), &mask) < 0 ||
+	    beam_read_u32(b, dict + LV(L, PD_USED_SLOTS), &used) < 0)
+		return -1;
+	/* pd_hash_value_to_ix: linear hashing over usedSlots buckets */
+	uint64_t hx = (uint32_t)(key >> 6);
+	uint64_t ix = hx & mask;
+	if (ix >= used)
+		ix = hx & (mask >> 1);
+	if (ix >= used)
+		return -1;
+	uint64_t slot, kv[3];
+	if (beam_read_u64(b, dict + LV(L, PD_DATA) + 8 * ix, &slot) < 0)
+		return -1;
+	for (unsigned n = 0; slot != NIL; n++) {
+		uint64_t tuple = slot, cell[2] = { 0, NIL };
+		if ((slot & 3) == 1) {  /* a bucket of several: a list of {K,V} */
+			if (n > MAX_BUCKET || core_peek(b->core, slot & id->mask, cell, 16) < 0)
+				return -1;
+			tuple = cell[0];
+		}
+		if ((tuple & 3) != 2 || core_peek(b->core, tuple & id->mask, kv, 24) < 0 ||
+		    kv[0] != (2u << 6))
+			return -1;
+		if (kv[1] == key) {
+			*val = kv[2];
+			return 1;
+		}
+		if ((slot & 3) != 1)
+			return 0;
+		slot = cell[1];
+	}
+	return 0;
+}
+
+/* {M, F, Arity}: 0, or 1 when the value is something else (no initial call
+ * to show), -1 unreadable. */
+static int mfa(struct beam *b, uint64_t v, struct vm_mfa *out)
+{
+	uint64_t t[4];
+	if ((v & 3) != 2)
+		return 1;
+	if (core_peek(b->core, v & b->ident->mask, t, 8) < 0)
+		return -1;
+	if (t[0] != (3u << 6))
+		return 1;
+	if (core_peek(b->core, v & b->ident->mask, t, 32) < 0)
+		return -1;
+	if ((t[1] & 0x3f) != ATOM_TAG || (t[2] & 0x3f) != ATOM_TAG || (t[3] & 0xf) != 0xf)
+		return 1;
+	out->module = beam_atom(b, t[1]);
+	out->function = beam_atom(b, t[2]);
+	out->arity = (int)((int64_t)t[3] >> 4);
+	return out->module && out->function ? 0 : -1;
+}
+
+/* An ancestor as the ground truth prints it: a name plain, a pid as <0.N.S>. */
+static const char *ancestor(struct beam *b, uint64_t t)
+{
+	struct beam_ident *id = b->ident;
+	if ((t & 0x3f) == ATOM_TAG)
+		return beam_atom(b, t);
+	size_t slot = (size_t)(t >> 4) % PID_CACHE;
+	if (t && id->pids[slot].term == t)
+		return id->pids[slot].s;
+	char buf[512];
+	if ((t & 0xf) == 0x3) {  /* a local pid */
+		struct vm_pid pid;
+		beam_decode_pid(b, t, &pid);
+		vm_pid2str(pid, buf, sizeof buf);
+	} else {  /* another node's pid, or not what proc_lib puts there: as printed */
+		if (!id->arena && !(id->arena = vt_arena_new()))
+			return NULL;
+		static const struct vt_limits lim = { 4, 16, 64 };
+		struct vt *v = beam_decode_term(b, id->arena, t, 16, 64);
+		if (!v || v->kind == VT_UNREADABLE)
+			return NULL;
+		vt_print(v, &lim, buf, sizeof buf);
+	}
+	const char *s = vm_intern(b->vm, buf, strlen(buf));
+	if (s) {
+		id->pids[slot].term = t;
+		id->pids[slot].s = s;
+	}
+	return s;
+}
+
+static int ancestors(struct beam *b, uint64_t v, struct vm_proc *vp)
+{
+	struct beam_ident *id = b->ident;
+	size_t n = 0;
+	while (v != NIL) {
+		uint64_t cell[2];
+		if ((v & 3) != 1 || n >= MAX_ANCESTORS || core_peek(b->core, v & id->mask, cell, 16) < 0)
+			return -1;
+		if (n == id->names_cap) {
+			size_t cap = id->names_cap ? id->names_cap * 2 : 16;
+			const char **a = realloc(id->names, cap * sizeof *a);
+			if (!a)
+				return -1;
+			id->names = a;
+			id->names_cap = cap;
+		}
+		if (!(id->names[n++] = ancestor(b, cell[0])))
+			return -1;
+		v = cell[1];
+	}
+	return vm_set_ancestors(b->vm, vp, id->names, n);
+}
+
+void beam_proc_identity(struct beam *b, uint64_t dict, struct vm_proc *vp)
+{
+	const struct beam_ident *id = b->ident;
+	if (!id) {
+		vp->unknown |= VPF_IDENTITY;
+		return;
+	}
+	if (!dict)
+		return;  /* an empty dictionary: neither key */
+	uint64_t v;
+	int r = id->k_initial_call ? lookup(b, dict, id->k_initial_call, &v) : 0;
+	if (r > 0 && (r = mfa(b, v, &vp->proc_lib_initial_call)) != 0)
+		memset(&vp->proc_lib_initial_call, 0, sizeof vp->proc_lib_initial_call);
+	if (r < 0)
+		vp->unknown |= VPF_IDENTITY;
+	r = id->k_ancestors ? lookup(b, dict, id->k_ancestors, &v) : 0;
+	if (r < 0 || (r > 0 && ancestors(b, v, vp) < 0)) {
+		vp->has_ancestors = false;
+		vp->unknown |= VPF_IDENTITY;
+	}
+}

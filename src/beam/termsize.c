@@ -1,0 +1,524 @@
+/* largest_terms and message_shapes of one process in a core. The flat size of
+ * a term is erts_debug:flat_size/1's count (copy.c size_object: heap words with
+ * headers, a shared subterm each time it is reached, immediates 0, a refc
+ * binary its ProcBin/BinRef words), walked with an explicit stack of word
+ * spans: no recursion, a list's tail replaces its cell's span (a list of a
+ * million elements keeps the stack flat), and a word budget from the heap's
+ * size ends a walk that runs away (cycles, absurd arities in a corrupt core)
+ * as a cut, never a hang. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "beam/beam.h"
+#include "termrank.h"
+
+#define MAX_SPANS (1u << 22)   /* nesting the walk follows; deeper is a cut */
+
+struct span {
+	uint64_t at, n;             /* n term words from address at */
+	const uint64_t *direct;     /* the same words mapped, or NULL: peek each */
+};
+
+struct tw {
+	struct beam *b;
+	uint64_t mask;
+	int bits27;                 /* OTP 27+ bitstrings, funs, map subtag */
+	int records;                /* OTP 28+: subtag 0x1c is a native record */
+	uint64_t procbin;           /* PROC_BIN_SIZE (to 26) */
+	uint64_t budget;            /* words this walk may still count */
+	bool cut;                   /* some of it was not counted */
+	struct span *st;
+	size_t n, cap;
+};
+
+static int push(struct tw *w, uint64_t at, uint64_t n)
+{
+	if (w->n == w->cap) {
+		size_t nc = w->cap ? 2 * w->cap : 256;
+		struct span *m = nc <= MAX_SPANS ? realloc(w->st, nc * sizeof *m) : NULL;
+		if (!m)
+			return -1;
+		w->st = m;
+		w->cap = nc;
+	}
+	w->st[w->n++] = (struct span){ at, n, core_ptr(w->b->core, at, n * 8) };
+	return 0;
+}
+
+static int word(struct tw *w, uint64_t a, uint64_t *v)
+{
+	return beam_read_u64(w->b, a, v);
+}
+
+/* One boxed object: its words, and the span of terms it holds. */
+static uint64_t boxed(struct tw *w, uint64_t p, uint64_t *at, uint64_t *n)
+{
+	const struct layout *L = &w->b->L;
+	uint64_t hdr;
+	*n = 0;
+	if (word(w, p, &hdr) < 0 || (hdr & 3) != 0) {
+		w->cut = true;  /* unreadable, or not a header: the branch ends here */
+		return 0;
+	}
+	uint64_t arity = hdr >> 6, sub = hdr & 0x3c;
+	if (sub == 0x00 || (w->records && sub == 0x1c)) {  /* tuple (the empty one is a literal) */
+		*at = p + 8;
+		*n = arity;
+		return arity ? arity + 1 : 0;
+	}
+	if (sub == (uint64_t)(w->bits27 ? 0x2c : 0x3c)) {  /* map */
+		unsigned type = (hdr >> 6) & 3;
+		if (type == 0) {  /* flatmap: header, size, keys tuple, values */
+			uint64_t size;
+			if (word(w, p + 8, &size) < 0) {
+				w->cut = true;
+				return 0;
+			}
+			*at = p + 16;
+			*n = size + 1;
+			return size + 3;
+		}
+		uint64_t ha = (hdr >> 8) & 0xff, val = (hdr >> 16) & 0xffff;
+		uint64_t sz = (uint64_t)__builtin_popcountll(val);
+		*at = p + 8 * (1 + ha);
+		*n = sz;
+		return 1 + sz + ha;
+	}
+	if (sub == 0x14) {  /* fun: its environment (and, to 26, its creator) */
+		if (!w->bits27 && LHAS(L, FUN_CREATOR)) {
+			uint8_t nf = 0;
+			if (LHAS(L, FUN_NUM_FREE) &&
+			    core_peek(w->b->core, p + LV(L, FUN_NUM_FREE), &nf, 1) < 0)
+				w->cut = true;
+			*at = p + 8 * (1 + arity);
+			*n = 1 + (uint64_t)nf;
+			return 1 + arity + 1 + nf;
+		}
+		uint64_t nf = (hdr >> 16) & 0xff;  /* FUN_HEADER_ENV_SIZE_OFFS */
+		*at = p + 16;
+		*n = nf;
+		return 2 + nf;
+	}
+	if (!w->bits27 && sub == 0x28) {  /* sub binary: counted as what it refers to */
+		uint64_t size, orig, ohdr;
+		uint8_t bitsize = 0, bitoffs = 0;
+		if (word(w, p + LV(L, SUBBIN_SIZE), &size) < 0 ||
+		    core_peek(w->b->core, p + LV(L, SUBBIN_BITSIZE), &bitsize, 1) < 0 ||
+		    core_peek(w->b->core, p + LV(L, SUBBIN_BITOFFS), &bitoffs, 1) < 0 ||
+		    word(w, p + LV(L, SUBBIN_ORIG), &orig) < 0 || word(w, orig & w->mask, &ohdr) < 0) {
+			w->cut = true;
+			return arity + 1;
+		}
+		unsigned bits = (unsigned)bitsize + bitoffs;
+		uint64_t extra = bits > 8 ? 2 : bits > 0 ? 1 : 0;
+		uint64_t words = extra ? arity + 1 : 0;
+		if ((ohdr & 0x3c) == 0x20)
+			return words + w->procbin;
+		return words + 2 + (size + extra + 7) / 8;
+	}
+	if (w->bits27 && sub == 0x24) {  /* ErlSubBits: with its BinRef, or a match context's bits */
+		uint64_t orig, ohdr, start, end;
+		if (word(w, p + 8 * arity, &orig) < 0 || word(w, orig & w->mask, &ohdr) < 0) {
+			w->cut = true;
+			return arity + 1;
+		}
+		if ((ohdr & 0x3c) == 0x28)
+			return arity + 1 + (ohdr >> 6) + 1;
+		if (word(w, p + LV(L, SUBBITS_START), &start) < 0 ||
+		    word(w, p + LV(L, SUBBITS_END), &end) < 0 || end < start) {
+			w->cut = true;
+			return arity + 1;
+		}
+		return 2 + ((end - start + 7) / 8 + 7) / 8;
+	}
+	return arity + 1;  /* bignums, floats, refs, heap binaries, ProcBins, external pids... */
+}
+
+/* The flat size of term; w->cut when some of it could not be counted. */
+static uint64_t flat_size(struct tw *w, uint64_t term)
+{
+	uint64_t sum = 0, obj = term;
+	w->n = 0;
+	for (;;) {
+		uint64_t at = 0, n = 0, words = 0;
+		if ((obj & 3) == 1) {
+			words = 2;
+			at = obj & w->mask;
+			n = 2;
+		} else if ((obj & 3) == 2) {
+			words = boxed(w, obj & w->mask, &at, &n);
+		}
+		if (words > w->budget) {
+			/* past the bound (or an absurd arity): this object is left out,
+			 * the rest still counted; what is counted is a lower bound.
+			 * Nothing more is pushed, so the walk drains. */
+			w->cut = true;
+			words = n = 0;
+		}
+		w->budget -= words;
+		sum += words;
+		if (n && push(w, at, n) < 0) {
+			w->cut = true;
+			return sum;
+		}
+		/* the next term word; a span is popped before its last word is
+		 * visited, so a list's tail takes its cell's place */
+		for (;;) {
+			if (!w->n)
+				return sum;
+			struct span *s = &w->st[w->n - 1];
+			int ok = 1;
+			if (s->direct)
+				obj = *s->direct++;
+			else
+				ok = word(w, s->at, &obj) == 0;
+			s->at += 8;
+			if (--s->n == 0)
+				w->n--;
+			if (ok)
+				break;
+			w->cut = true;
+		}
+	}
+}
+
+/* What kind of term t is (VT_OTHER: not a term). */
+static enum vt_kind kind_of(struct tw *w, uint64_t t)
+{
+	switch (t & 3) {
+	case 0: return VT_OTHER;
+	case 1: return VT_LIST;
+	case 3:
+		switch (t & 0xf) {
+		case 0x3: return VT_PID;
+		case 0x7: return VT_PORT;
+		case 0xf: return VT_INT;
+		}
+		switch (t & 0x3f) {
+		case 0x0b: return VT_ATOM;
+		case 0x3b: return VT_NIL;
+		}
+		return VT_OTHER;
+	}
+	uint64_t hdr;
+	if (word(w, t & w->mask, &hdr) < 0 || (hdr & 3) != 0)
+		return VT_UNREADABLE;
+	switch (hdr & 0x3c) {
+	case 0x00: return VT_TUPLE;
+	case 0x08: case 0x0c: return VT_BIG;
+	case 0x10: case 0x38: return VT_REF;
+	case 0x14: return VT_FUN;
+	case 0x18: return VT_FLOAT;
+	case 0x30: return VT_PID;
+	case 0x34: return VT_PORT;
+	}
+	if (w->bits27) {
+		switch (hdr & 0x3c) {
+		case 0x1c: return w->records ? VT_TUPLE : VT_OTHER;
+		case 0x20: case 0x24: return VT_BINARY;
+		case 0x2c: return VT_MAP;
+		}
+		return VT_OTHER;
+	}
+	switch (hdr & 0x3c) {
+	case 0x1c: return VT_FUN;
+	case 0x20: case 0x24: case 0x28: return VT_BINARY;
+	case 0x3c: return VT_MAP;
+	}
+	return VT_OTHER;
+}
+
+static const char *atom_of(struct tw *w, uint64_t t)
+{
+	return (t & 0x3f) == 0x0b ? beam_atom(w->b, t) : NULL;
+}
+
+/* "{integer,tuple,integer}" for a tuple, else its kind's word */
+static void elem_text(struct tw *w, uint64_t t, char *buf, size_t len)
+{
+	enum vt_kind k = kind_of(w, t);
+	uint64_t hdr, e;
+	if (k != VT_TUPLE || word(w, t & w->mask, &hdr) < 0) {
+		snprintf(buf, len, "%s", kind_word(k));
+		return;
+	}
+	uint64_t arity = hdr >> 6;
+	size_t o = (size_t)snprintf(buf, len, "{");
+	for (uint64_t i = 0; i < arity && o + 16 < len; i++) {
+		if (i == 8) {
+			o += (size_t)snprintf(buf + o, len - o, ",...");
+			break;
+		}
+		const char *kw = word(w, (t & w->mask) + 8 * (i + 1), &e) < 0 ? "?" : kind_word(kind_of(w, e));
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : "", kw);
+	}
+	snprintf(buf + o, len - o, "}");
+}
+
+/* "map, 2 keys", "list of 500,000 {integer,tuple,integer}", "tuple of 3",
+ * "binary 1,024 bytes" */
+static void shape_text(struct tw *w, uint64_t t, char *buf, size_t len)
+{
+	const struct layout *L = &w->b->L;
+	enum vt_kind k = kind_of(w, t);
+	uint64_t p = t & w->mask, hdr = 0, v, v2;
+	char e[160];
+	if (k != VT_LIST && ((t & 3) != 2 || word(w, p, &hdr) < 0)) {
+		snprintf(buf, len, "%s", kind_word(k));
+		return;
+	}
+	if (k == VT_LIST) {
+		uint64_t count = 0, cell[2] = { 0, t }, first = 0, limit = w->budget;
+		while ((cell[1] & 3) == 1 && count < limit &&
+		       core_peek(w->b->core, cell[1] & w->mask, cell, 16) == 0) {
+			if (!count++)
+				first = cell[0];
+		}
+		elem_text(w, first, e, sizeof e);
+		shape_list(cell[1] == 0x3b, (cell[1] & 3) != 1, count, e, buf, len);
+		return;
+	}
+	if (k == VT_TUPLE) {
+		const char *a = NULL;
+		if ((hdr >> 6) && word(w, p + 8, &v) == 0)
+			a = atom_of(w, v);
+		shape_tuple(hdr >> 6, a, buf, len);
+		return;
+	}
+	if (k == VT_MAP) {  /* a flatmap's size word, a HAMT head's (nodes have none) */
+		if (word(w, p + 8, &v) < 0)
+			v = 0;
+		shape_map(v, buf, len);
+		return;
+	}
+	if (k == VT_BINARY) {
+		uint64_t bits = 0;
+		if (w->bits27) {
+			if ((hdr & 0x3c) == 0x20 && word(w, p + LV(L, HEAPBITS_SIZE), &v) == 0)
+				bits = v;
+			else if (word(w, p + LV(L, SUBBITS_START), &v) == 0 &&
+				 word(w, p + LV(L, SUBBITS_END), &v2) == 0 && v2 >= v)
+				bits = v2 - v;
+		} else {
+			size_t off = (hdr & 0x3c) == 0x20 ? LV(L, PROCBIN_SIZE)
+				     : (hdr & 0x3c) == 0x24 ? LV(L, HEAPBIN_SIZE) : LV(L, SUBBIN_SIZE);
+			uint8_t bs = 0;
+			if (word(w, p + off, &v) == 0)
+				bits = 8 * v;
+			if ((hdr & 0x3c) == 0x28 &&
+			    core_peek(w->b->core, p + LV(L, SUBBIN_BITSIZE), &bs, 1) == 0)
+				bits += bs;
+		}
+		shape_bits(bits, buf, len);
+		return;
+	}
+	snprintf(buf, len, "%s", kind_word(k));
+}
+
+enum { R_STACK, R_XREG, R_DICT, R_MSG };
+
+struct roots {
+	struct tw w;
+	struct rank rank;
+	struct shapes shapes;
+	uint64_t per_root, total;   /* word budgets: one walk, all of them */
+};
+
+static void weigh(struct roots *r, int kind, uint64_t idx, uint64_t term, uint64_t aux)
+{
+	if ((term & 3) != 1 && (term & 3) != 2)
+		return;  /* immediates weigh nothing */
+	struct tw *w = &r->w;
+	w->budget = r->per_root < r->total ? r->per_root : r->total;
+	w->cut = false;
+	uint64_t before = w->budget;
+	struct rank_item it = { .kind = kind, .idx = idx, .term = term, .aux = aux };
+	it.size = flat_size(w, term);
+	it.cut = w->cut;
+	r->total -= before - w->budget;
+	rank_add(&r->rank, &it);
+}
+
+/* Every message (not other signals) of the three queue parts, in order. */
+static void messages(struct beam *b, struct roots *r, struct vm_proc_detail *d, uint64_t p)
+{
+	const struct layout *L = &b->L;
+	static const enum layout_id queues[] = { P_SIGQ_FIRST, P_SIGQ_CONT, P_SIGINQ_FIRST };
+	uint64_t idx = 0;
+	char buf[4096];
+	/* the inner queue, the middle one (signals being handled), the outer one */
+	for (size_t q = 0; q < 3; q++) {
+		uint64_t mp;
+		if (beam_read_u64(b, p + LV(L, queues[q]), &mp) < 0) {
+			d->shapes_cut = true;
+			continue;
+		}
+		for (uint64_t n = 0; mp && n < (1u << 28); n++) {
+			uint64_t m0, next;
+			if (beam_read_u64(b, mp + LV(L, MSG_M), &m0) < 0 ||
+			    beam_read_u64(b, mp + LV(L, MSG_NEXT), &next) < 0) {
+				d->shapes_cut = true;
+				break;
+			}
+			mp = next;
+			if ((m0 & 3) == 0 && m0 && (m0 & 0x3f) == 0x30)
+				continue;  /* a signal, not a message */
+			idx++;
+			enum vt_kind k = kind_of(&r->w, m0);
+			uint64_t hdr = 0, first = 0;
+			const char *atom = k == VT_ATOM ? atom_of(&r->w, m0) : NULL;
+			if (k == VT_TUPLE && word(&r->w, m0 & r->w.mask, &hdr) == 0 && (hdr >> 6) &&
+			    word(&r->w, (m0 & r->w.mask) + 8, &first) == 0)
+				atom = atom_of(&r->w, first);
+			shapes_add(&r->shapes, msg_shape(k == VT_BIG ? VT_INT : k, hdr >> 6, atom, buf,
+							 sizeof buf));
+			weigh(r, R_MSG, idx, m0, 0);
+		}
+	}
+}
+
+/* Every slot of the stack as y(N) of the function whose frame holds it. A
+ * frame is its y registers, then the return address its function was called
+ * with (OTP 23+: the call pushes it, allocate reserves the y registers below):
+ * the slots from the top belong to the current function, those after a
+ * return address to the function it returns into, numbered from 0 again as
+ * erl_crash.dump's =proc_stack numbers them. */
+static void stack(struct beam *b, struct roots *r, uint64_t p)
+{
+	const struct layout *L = &b->L;
+	uint64_t stop, hend;
+	if (beam_read_u64(b, p + LV(L, P_STOP), &stop) < 0 ||
+	    beam_read_u64(b, p + LV(L, P_HEND), &hend) < 0 || hend < stop ||
+	    hend - stop > (1ull << 34))
+		return;
+	uint32_t layout = 0;
+	if (LHAS(L, G_FRAME_LAYOUT))
+		beam_read_u32(b, beam_global(b, G_FRAME_LAYOUT), &layout);
+	uint64_t y = 0, owner = 0;  /* owner 0: the current function; else a return address */
+	for (uint64_t a = stop; a < hend; a += 8) {
+		uint64_t v;
+		if (beam_read_u64(b, a, &v) < 0)
+			return;
+		if ((v & 3) == 0 && v) {  /* a return address (after the saved FP with +JPperf) */
+			uint64_t ra = v;
+			if (layout == 1) {
+				if (a + 8 >= hend || beam_read_u64(b, a + 8, &ra) < 0)
+					return;
+				a += 8;
+			}
+			owner = ra;
+			y = 0;
+			continue;
+		}
+		weigh(r, R_STACK, y++, v, owner);
+	}
+}
+
+static void dictionary(struct beam *b, struct roots *r, uint64_t dict)
+{
+	const struct layout *L = &b->L;
+	uint32_t used;
+	if (!dict || beam_read_u32(b, dict + LV(L, PD_USED_SLOTS), &used) < 0 || used > (1u << 26))
+		return;
+	for (uint32_t i = 0; i < used; i++) {
+		uint64_t slot;
+		if (beam_read_u64(b, dict + LV(L, PD_DATA) + 8 * i, &slot) < 0)
+			return;
+		/* a {K,V} tuple, or a list of them */
+		for (unsigned n = 0; slot != 0x3b && n < (1u << 20); n++) {
+			uint64_t pair = slot, cell[2], kv[2];
+			if ((slot & 3) == 1) {
+				if (core_peek(b->core, slot & r->w.mask, cell, 16) < 0)
+					break;
+				pair = cell[0];
+				slot = cell[1];
+			} else {
+				slot = 0x3b;
+			}
+			if ((pair & 3) != 2 || core_peek(b->core, (pair & r->w.mask) + 8, kv, 16) < 0)
+				continue;
+			weigh(r, R_DICT, i, kv[1], kv[0]);
+		}
+	}
+}
+
+static const char *function_at(struct beam *b, uint64_t ra, char *buf, size_t len)
+{
+	struct vm_mfa mfa;
+	if (beam_lookup_code(b, b->vm->jit ? ra - 1 : ra - 8, &mfa) < 0 ||
+	    !vm_mfa_str(&mfa, buf, len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+void beam_term_roots(struct beam *b, const struct vm_proc *vp, uint64_t dict, size_t top,
+		     struct vm_proc_detail *d)
+{
+	const struct layout *L = &b->L;
+	struct roots r;
+	memset(&r, 0, sizeof r);
+	r.w.b = b;
+	r.w.mask = ~(uint64_t)3;
+	if (LHAS(L, G_PTR_MASK))
+		beam_read_u64(b, beam_global(b, G_PTR_MASK), &r.w.mask);
+	r.w.bits27 = LHAS(L, S_BINREF);
+	r.w.records = r.w.bits27 && b->ml_packed;
+	r.w.procbin = LHAS(L, S_PROCBIN) ? LV(L, S_PROCBIN) / 8 : 6;
+	/* a walk counts at most twice the heap (and a little): more is sharing
+	 * beyond reason or a corrupt heap; all of them eight times that */
+	uint64_t heap = vp->unknown & VPF_TOTAL_HEAP_SIZE ? (1ull << 28) : vp->total_heap_size;
+	r.per_root = 2 * heap + (1u << 20);
+	r.total = 8 * r.per_root;
+	d->roots_from = "stack, x registers, dictionary, messages";
+	if (rank_init(&r.rank, top) < 0) {
+		d->no_largest = d->no_shapes = true;
+		return;
+	}
+	shapes_init(&r.shapes, d->arena);
+
+	stack(b, &r, vp->addr);
+	if (vp->status != VS_RUNNING) {  /* a running process's registers are the scheduler's */
+		uint64_t arity = 0, regs;
+		if (beam_read_field(b, vp->addr, P_ARITY, &arity) == 0 && arity <= 256 &&
+		    beam_read_u64(b, vp->addr + LV(L, P_ARG_REG), &regs) == 0)
+			for (uint64_t i = 0; i < arity; i++) {
+				uint64_t x;
+				if (beam_read_u64(b, regs + 8 * i, &x) == 0)
+					weigh(&r, R_XREG, i, x, 0);
+			}
+	}
+	dictionary(b, &r, dict);
+	messages(b, &r, d, vp->addr);
+	shapes_finish(&r.shapes, d);
+
+	d->nroots = r.rank.seen;
+	d->largest = vt_alloc(d->arena, (r.rank.n + 1) * sizeof *d->largest);
+	for (size_t i = 0; d->largest && i < r.rank.n; i++) {
+		const struct rank_item *it = &r.rank.v[i];
+		char where[600], fn[512], shape[400];
+		r.w.budget = r.per_root;
+		shape_text(&r.w, it->term, shape, sizeof shape);
+		switch (it->kind) {
+		case R_STACK:
+			snprintf(where, sizeof where, "stack y(%llu) of %s", (unsigned long long)it->idx,
+				 it->aux ? function_at(b, it->aux, fn, sizeof fn)
+				 : vm_mfa_str(&vp->current_function, fn, sizeof fn) ? fn : "?");
+			break;
+		case R_XREG:
+			snprintf(where, sizeof where, "register x(%llu)", (unsigned long long)it->idx);
+			break;
+		case R_DICT: {
+			static const struct vt_limits lim = { 4, 8, 32 };
+			struct vt *key = beam_decode_term(b, d->arena, it->aux, 8, 32);
+			snprintf(where, sizeof where, "dictionary %s", vt_print(key, &lim, fn, 200));
+			break;
+		}
+		default:
+			snprintf(where, sizeof where, "message %llu", (unsigned long long)it->idx);
+		}
+		term_root_add(d, where, shape, it->size, it->cut);
+	}
+	rank_free(&r.rank);
+	free(r.w.st);
+}

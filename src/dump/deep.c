@@ -1,0 +1,130 @@
+/* The sections a process's terms lead to (=proc:, =proc_stack:, =proc_heap:,
+ * =proc_messages:, =proc_dictionary:, =literals, =binary:ADDR) by their tag
+ * line: one scan of the file for their lines the first time one is asked for,
+ * then a hash lookup each. (A search of the whole file per lookup made `waits`
+ * on 10,000 callers take minutes.) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump/internal.h"
+#include "hmap.h"
+
+struct dump_deep {
+	struct offs lines;         /* offsets of the '=' of "=proc...:<pid>" lines */
+	struct hmap map;
+	bool failed;               /* out of memory: fall back to searching */
+};
+
+/* The tag line at off, without '=' and '\n'. */
+static size_t tag_at(const struct dump *d, size_t off, const char **t)
+{
+	*t = d->map + off + 1;
+	const char *nl = memchr(*t, '\n', d->end - off - 1);
+	return (size_t)((nl ? nl : d->map + d->end) - *t);
+}
+
+static uint64_t line_hash(const void *ctx, uint32_t item)
+{
+	const struct dump *d = ctx;
+	const char *t;
+	size_t n = tag_at(d, d->deep->lines.v[item], &t);
+	return hmap_hash_bytes(t, n);
+}
+
+static int build(struct dump *d)
+{
+	struct dump_deep *x = calloc(1, sizeof *x);
+	if (!x)
+		return -1;
+	d->deep = x;
+	if (hmap_init(&x->map, 1024) < 0) {
+		x->failed = true;
+		return -1;
+	}
+	const char *m = d->map, *lim = d->map + d->end;
+	for (const char *p = m; p && p < lim; p = text_find(p, lim, "\n=", 2)) {
+		if (*p == '\n')
+			p++;
+		if ((size_t)(lim - p) < 6 || (memcmp(p, "=proc", 5) != 0 &&
+					      memcmp(p, "=literals", (size_t)(lim - p) < 9 ? 0 : 9) != 0 &&
+					      memcmp(p, "=binary:", 8) != 0)) {
+			p++;
+			continue;
+		}
+		size_t *v = vm_grow(x->lines.v, &x->lines.cap, x->lines.n, sizeof *v, 1024);
+		if (!v) {
+			x->failed = true;
+			return -1;
+		}
+		x->lines.v = v;
+		size_t off = (size_t)(p - m);
+		const char *t;
+		size_t n = tag_at(d, off, &t);
+		uint64_t h = hmap_hash_bytes(t, n);
+		size_t j;
+		for (j = hmap_first(&x->map, h); x->map.slot[j]; j = hmap_next(&x->map, j))
+			;
+		x->lines.v[x->lines.n] = off;
+		if (hmap_set(&x->map, j, (uint32_t)x->lines.n, line_hash, d) < 0) {
+			x->failed = true;
+			return -1;
+		}
+		x->lines.n++;
+		p += 5;
+	}
+	return 0;
+}
+
+int dump_proc_section(struct dump *d, const char *tag, const char *pid, const char **start,
+		      const char **end)
+{
+	char key[96];
+	int n = snprintf(key, sizeof key, "%s%s", tag + (tag[0] == '='), pid);
+	if (n <= 0 || (size_t)n >= sizeof key)
+		return -1;
+	return dump_tag_section(d, key, start, end);
+}
+
+int dump_tag_section(struct dump *d, const char *key, const char **start, const char **end)
+{
+	int n = (int)strlen(key);
+	if (n <= 0 || n > 96)
+		return -1;
+	if (!d->deep)
+		build(d);
+	const char *body = NULL;
+	if (d->deep && !d->deep->failed) {
+		struct dump_deep *x = d->deep;
+		uint64_t h = hmap_hash_bytes(key, (size_t)n);
+		for (size_t j = hmap_first(&x->map, h); x->map.slot[j]; j = hmap_next(&x->map, j)) {
+			const char *t;
+			size_t off = x->lines.v[x->map.slot[j] - 1];
+			if (tag_at(d, off, &t) == (size_t)n && memcmp(t, key, (size_t)n) == 0) {
+				body = t + n + 1;
+				break;
+			}
+		}
+	} else {  /* no index: search (slow, but right) */
+		char line[100];
+		int ln = snprintf(line, sizeof line, "\n=%s\n", key);
+		const char *p = text_find(d->map, d->map + d->end, line, (size_t)ln);
+		body = p ? p + ln : NULL;
+	}
+	if (!body || body > d->map + d->end)
+		return -1;
+	*start = body;
+	const char *e = text_find(body, d->map + d->end, "\n=", 2);
+	*end = e ? e + 1 : d->map + d->end;
+	return 0;
+}
+
+void dump_deep_free(struct dump *d)
+{
+	if (!d->deep)
+		return;
+	hmap_free(&d->deep->map);
+	free(d->deep->lines.v);
+	free(d->deep);
+	d->deep = NULL;
+}

@@ -1,0 +1,48 @@
+/* A process's =proc_heap lines (and the dump's =literals) indexed by address,
+ * shared by the term decoder (terms.c) and largest_terms (termsize.c). Heap
+ * lines are "ADDR:BODY"; see terms.c for the encoding. */
+#ifndef BEAMCORE_DUMP_HEAP_H
+#define BEAMCORE_DUMP_HEAP_H
+#include <stddef.h>
+#include <stdint.h>
+#include "dump/internal.h"
+#include "hmap.h"
+#include "term.h"
+
+struct heap_line { uint64_t addr; const char *body, *end; };
+
+/* "ADDR:BODY" lines by address */
+struct lines {
+	struct heap_line *e;
+	size_t n;
+	struct hmap index;
+};
+
+struct heap {
+	struct dump *d;
+	struct vt_arena *a;
+	struct lines lines;         /* this process's heap, */
+	struct lines lit;           /* and the literal area (=literals), indexed on first use */
+	int lit_tried;
+	size_t budget;              /* nodes left */
+	size_t items, bytes;
+};
+
+/* The body of section "=TAG<pid>\n": [*start, *end), or -1. */
+int heap_section(struct dump *d, const char *tag, const char *pid, const char **start,
+		 const char **end);
+/* Hex digits at *p (advanced past them). */
+uint64_t heap_hex(const char **p, const char *end);
+/* Index the "ADDR:BODY" lines of [p, end) by address; -1 on OOM. */
+int heap_index(const char *p, const char *end, struct lines *l);
+void heap_lines_free(struct lines *l);
+/* The line of a heap address: the process's own heap, else a literal; NULL. */
+const struct heap_line *heap_line_at(struct heap *h, uint64_t addr);
+/* The element at *pp (H<addr>, N, I<int>, A<len>:<name>, P<pid>, p<port>) as a
+ * tree within the heap's limits; *pp moves past it. */
+struct vt *heap_element(struct heap *h, const char **pp, const char *end, int depth);
+/* largest_terms and message_shapes of the process (termsize.c). */
+void dump_term_roots(struct heap *h, const struct vm_proc *p, const char *pid, size_t top,
+		     struct vm_proc_detail *out);
+
+#endif

@@ -1,0 +1,365 @@
+/* proc_lib's identity of every process in a crash dump: the '$initial_call'
+ * and '$ancestors' of its dictionary. =proc_dictionary:<pid> lists the
+ * dictionary's {Key, Value} tuples as heap pointers ("H7F5D8FBA23E8"); its
+ * =proc_heap:<pid> (after =proc_stack) holds the tuples:
+ *   7F5D8FBA23E8:t2:AA:$ancestors,H7F5D8FBA2418
+ *   7F5D8FBA2418:lP<0.9.0>|N
+ * The heap is searched for the two keys' text ('$' is rare in a dump: only
+ * atoms hold it), a tuple found counts when the dictionary lists its address,
+ * and its value is followed line by line; a value in the literal area
+ * (=literals, written after every process) is resolved after the scan. No
+ * per-process allocation: the names go to vm->ancestors. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump/internal.h"
+
+#define MAX_ANCESTORS (1u << 16)
+
+enum { K_IC, K_ANC };
+
+struct pending {              /* a value that reaches into =literals */
+	uint32_t proc;
+	int key;
+	size_t val, val_end;      /* the value's element text (offsets in the map) */
+	size_t heap, heap_end;    /* the process's =proc_heap body */
+};
+
+struct lit { uint64_t addr; size_t off; };  /* a =literals line: address, body offset */
+
+struct dump_ident {
+	struct dump *d;
+	struct vm_proc *dict_proc;    /* the process whose =proc_dictionary came last */
+	size_t dict, dict_end;        /* its body */
+	struct pending *pend;
+	size_t npend, pend_cap;
+	const char **names;
+	size_t names_cap;
+	struct lit *lits;             /* sorted by address, after the scan */
+	size_t nlits;
+	bool lits_ready, oom;
+};
+
+struct dump_ident *dump_ident_new(struct dump *d)
+{
+	struct dump_ident *id = calloc(1, sizeof *id);
+	if (id)
+		id->d = d;
+	return id;
+}
+
+/* Where the section whose body starts at p ends: the next "\n=" line. */
+static const char *section_end(const struct dump *d, const char *p)
+{
+	const char *lim = d->map + d->end;
+	while (p < lim) {
+		const char *q = memchr(p, '=', (size_t)(lim - p));
+		if (!q)
+			return lim;
+		if (q[-1] == '\n')
+			return q;
+		p = q + 1;
+	}
+	return lim;
+}
+
+static uint64_t hex(const char **p, const char *end)
+{
+	uint64_t v = 0;
+	for (; *p < end; (*p)++) {
+		char c = **p;
+		int x = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (x < 0)
+			break;
+		v = v * 16 + (uint64_t)x;
+	}
+	return v;
+}
+
+/* The line "ADDR:BODY" of the heap [hs, he) or of =literals: its body;
+ * NULL when it is in neither, *literal when =literals is not read yet. */
+static const char *line_at(struct dump_ident *id, const char *hs, const char *he, uint64_t addr,
+			   const char **end, bool *literal)
+{
+	char key[32];
+	int n = snprintf(key, sizeof key, "\n%" PRIX64 ":", addr);
+	const char *p = memmem(hs - 1, (size_t)(he - hs + 1), key, (size_t)n);
+	if (!p && id->lits_ready) {
+		size_t lo = 0, hi = id->nlits;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (id->lits[mid].addr < addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < id->nlits && id->lits[lo].addr == addr) {
+			const char *b = id->d->map + id->lits[lo].off, *lim = id->d->map + id->d->end;
+			const char *nl = memchr(b, '\n', (size_t)(lim - b));
+			*end = nl ? nl : lim;
+			return b;
+		}
+	}
+	if (!p) {
+		*literal = !id->lits_ready;
+		return NULL;
+	}
+	p += n;
+	const char *nl = memchr(p, '\n', (size_t)(he - p));
+	*end = nl ? nl : he;
+	return p;
+}
+
+/* "A<hexlen>:<name>" at *p: interned; advances *p. */
+static const char *atom(struct vm *vm, const char **p, const char *end)
+{
+	const char *s = *p;
+	if (s >= end || *s++ != 'A')
+		return NULL;
+	uint64_t len = hex(&s, end);
+	if (s >= end || *s++ != ':' || len > (uint64_t)(end - s))
+		return NULL;
+	*p = s + len;
+	return vm_intern(vm, s, (size_t)len);
+}
+
+/* A value's element text [e, ee): 0 decoded, 1 not the shape proc_lib
+ * writes (no value to show), -1 unreadable, 2 it needs =literals. */
+static int follow(struct dump_ident *id, const char *hs, const char *he, const char **e,
+		  const char **ee)
+{
+	if (*e < *ee && **e == 'H') {
+		const char *p = *e + 1;
+		uint64_t addr = hex(&p, *ee);
+		bool literal = false;
+		if (!(*e = line_at(id, hs, he, addr, ee, &literal)))
+			return literal ? 2 : -1;
+	}
+	return 0;
+}
+
+static int initial_call(struct dump_ident *id, const char *hs, const char *he, const char *e,
+			const char *ee, struct vm_proc *p)
+{
+	struct vm *vm = id->d->vm;
+	int r = follow(id, hs, he, &e, &ee);
+	if (r)
+		return r;
+	if (ee - e < 3 || memcmp(e, "t3:", 3) != 0)
+		return 1;
+	e += 3;
+	struct vm_mfa m;
+	uint64_t arity;
+	if (!(m.module = atom(vm, &e, ee)) || e >= ee || *e++ != ',' ||
+	    !(m.function = atom(vm, &e, ee)) || e >= ee || *e++ != ',' || e >= ee || *e++ != 'I' ||
+	    !parse_u64(e, ee, &arity) || arity > 255)
+		return 1;
+	m.arity = (int)arity;
+	p->proc_lib_initial_call = m;
+	return 0;
+}
+
+static int ancestors(struct dump_ident *id, const char *hs, const char *he, const char *e,
+		     const char *ee, struct vm_proc *p)
+{
+	struct vm *vm = id->d->vm;
+	size_t n = 0;
+	for (;;) {
+		int r = follow(id, hs, he, &e, &ee);
+		if (r)
+			return r;
+		if (ee - e == 1 && *e == 'N')
+			break;
+		if (ee - e < 2 || *e != 'l' || n >= MAX_ANCESTORS)
+			return 1;
+		e++;
+		const char *name;
+		if (*e == 'A') {
+			name = atom(vm, &e, ee);
+		} else if (*e == 'P') {  /* a pid, as %T prints it */
+			const char *s = ++e;
+			while (e < ee && *e != '>')
+				e++;
+			name = e < ee ? vm_intern(vm, s, (size_t)(++e - s)) : NULL;
+		} else {
+			return 1;
+		}
+		if (!name || e >= ee || *e++ != '|')
+			return name ? 1 : -1;
+		if (n == id->names_cap) {
+			size_t cap = n ? n * 2 : 16;
+			const char **a = realloc(id->names, cap * sizeof *a);
+			if (!a)
+				return -1;
+			id->names = a;
+			id->names_cap = cap;
+		}
+		id->names[n++] = name;
+	}
+	return vm_set_ancestors(vm, p, id->names, n) < 0 ? -1 : 0;
+}
+
+static void decode(struct dump_ident *id, struct vm_proc *p, int key, const char *e, const char *ee,
+		   const char *hs, const char *he)
+{
+	int r = key == K_IC ? initial_call(id, hs, he, e, ee, p) : ancestors(id, hs, he, e, ee, p);
+	if (r == 2) {  /* after the scan, with =literals */
+		struct pending *a = vm_grow(id->pend, &id->pend_cap, id->npend, sizeof *a, 64);
+		if (!a) {
+			id->oom = true;
+			r = -1;
+		} else {
+			const char *m = id->d->map;
+			id->pend = a;
+			id->pend[id->npend++] = (struct pending){ (uint32_t)(p - id->d->vm->procs), key,
+				(size_t)(e - m), (size_t)(ee - m), (size_t)(hs - m), (size_t)(he - m) };
+			p->unknown |= VPF_IDENTITY;  /* until then */
+			return;
+		}
+	}
+	if (r == 1 && key == K_IC)
+		memset(&p->proc_lib_initial_call, 0, sizeof p->proc_lib_initial_call);
+	if (r == 1 && key == K_ANC)
+		p->has_ancestors = false;
+	if (r < 0)
+		p->unknown |= VPF_IDENTITY;
+}
+
+/* The two keys in p's heap [hs, he), listed in its dictionary [ds, de). */
+static void resolve(struct dump_ident *id, struct vm_proc *p, const char *ds, const char *de,
+		    const char *hs, const char *he)
+{
+	static const struct { const char *text; size_t n; } keys[] = {
+		[K_IC] = { "t2:AD:$initial_call,", 20 }, [K_ANC] = { "t2:AA:$ancestors,", 17 },
+	};
+	int found = 0;
+	for (const char *q = hs; q < he && found != 3; q++) {
+		if (!(q = memchr(q, '$', (size_t)(he - q))))
+			break;
+		for (int k = 0; k < 2; k++) {
+			const char *t = q - 6;
+			if ((found & (1 << k)) || t < hs || (size_t)(he - t) < keys[k].n ||
+			    memcmp(t, keys[k].text, keys[k].n) != 0)
+				continue;
+			/* the tuple's line: "ADDR:" then the tuple, listed in the dictionary */
+			const char *ls = t;
+			while (ls > hs && ls[-1] != '\n')
+				ls--;
+			const char *a = ls;
+			uint64_t addr = hex(&a, t);
+			char key[32];
+			int n = snprintf(key, sizeof key, "\nH%" PRIX64 "\n", addr);
+			if (a + 1 != t || *a != ':' ||
+			    !memmem(ds - 1, (size_t)(de - ds + 1), key, (size_t)n))
+				continue;
+			const char *e = t + keys[k].n, *ee = memchr(e, '\n', (size_t)(he - e));
+			found |= 1 << k;
+			decode(id, p, k, e, ee ? ee : he, hs, he);
+		}
+	}
+}
+
+void dump_ident_dict(struct proc_pass *pp, size_t off)
+{
+	struct dump_ident *id = pp->ident;
+	struct dump *d = pp->d;
+	const char *pos, *tag = dump_section(d, off, &pos) + 16;  /* after "proc_dictionary:" */
+	struct vm_pid pid;
+	id->dict_proc = NULL;
+	if (!parse_pid(&tag, pos, &pid) || tag != pos || pos >= d->map + d->end)
+		return;
+	id->dict_proc = proc_pass_owner(pp, pid);
+	id->dict = (size_t)(pos + 1 - d->map);
+	id->dict_end = 0;
+}
+
+/* After its =proc_stack: what the dump says of p's dictionary is known (none,
+ * or the =proc_dictionary before), unless that one waits for its heap. */
+void dump_ident_stack(struct proc_pass *pp, struct vm_proc *p)
+{
+	if (pp->ident->dict_proc != p)
+		p->unknown &= ~(uint32_t)VPF_IDENTITY;
+}
+
+const char *dump_ident_heap(struct proc_pass *pp, size_t off)
+{
+	struct dump_ident *id = pp->ident;
+	struct dump *d = pp->d;
+	const char *pos, *tag = dump_section(d, off, &pos) + 10;  /* after "proc_heap:" */
+	struct vm_pid pid;
+	struct vm_proc *p = id->dict_proc;
+	if (!p || !parse_pid(&tag, pos, &pid) || tag != pos || pid.num != p->pid_num ||
+	    pid.serial != p->pid_serial || pos >= d->map + d->end)
+		return d->map + off + 1;
+	id->dict_proc = NULL;
+	const char *ds = d->map + id->dict, *de = section_end(d, ds);
+	const char *hs = pos + 1, *he = section_end(d, hs);
+	if (he >= d->map + d->end && !d->complete)
+		return he;  /* cut: left unknown */
+	p->unknown &= ~(uint32_t)VPF_IDENTITY;
+	resolve(id, p, ds, de, hs, he);
+	return he;
+}
+
+static int lit_cmp(const void *a, const void *b)
+{
+	const struct lit *x = a, *y = b;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* =literals' lines by address, for the values that reach into it. */
+static void index_literals(struct dump_ident *id)
+{
+	struct dump *d = id->d;
+	id->lits_ready = true;
+	if (!d->literals)
+		return;
+	const char *s, *p = dump_section(d, d->literals, &s), *e;
+	(void)p;
+	if (s >= d->map + d->end)
+		return;
+	s++;
+	e = section_end(d, s);
+	size_t cap = 0;
+	for (const char *l = s; l < e;) {
+		const char *nl = memchr(l, '\n', (size_t)(e - l));
+		const char *le = nl ? nl : e, *q = l;
+		uint64_t addr = hex(&q, le);
+		if (q < le && *q == ':') {
+			struct lit *a = vm_grow(id->lits, &cap, id->nlits, sizeof *a, 4096);
+			if (!a) {
+				id->oom = true;
+				return;
+			}
+			id->lits = a;
+			id->lits[id->nlits++] = (struct lit){ addr, (size_t)(q + 1 - d->map) };
+		}
+		l = le + 1;
+	}
+	if (id->nlits > 1)  /* (id->lits is NULL when =literals has no line) */
+		qsort(id->lits, id->nlits, sizeof *id->lits, lit_cmp);
+}
+
+bool dump_ident_end(struct proc_pass *pp)
+{
+	struct dump_ident *id = pp->ident;
+	struct vm *vm = pp->d->vm;
+	const char *m = pp->d->map;
+	if (id->npend)
+		index_literals(id);
+	for (size_t i = 0; i < id->npend; i++) {
+		const struct pending *x = &id->pend[i];
+		struct vm_proc *p = &vm->procs[x->proc];
+		p->unknown &= ~(uint32_t)VPF_IDENTITY;
+		decode(id, p, x->key, m + x->val, m + x->val_end, m + x->heap, m + x->heap_end);
+	}
+	bool oom = id->oom;
+	free(id->pend);
+	free(id->names);
+	free(id->lits);
+	free(id);
+	pp->ident = NULL;
+	return !oom;
+}

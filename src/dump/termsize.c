@@ -1,0 +1,567 @@
+/* largest_terms and message_shapes of one process in a crash dump: its roots
+ * are the =proc_stack slots (y<N>:<element>), the =proc_dictionary values and
+ * the =proc_messages lines (a dump has no x registers). The flat size of a
+ * root is counted over its =proc_heap (and =literals) lines as
+ * erts_debug:flat_size/1 counts the words they stand for (copy.c
+ * size_object), walked with an explicit stack of element cursors and a word
+ * budget from the heap's size: a dump whose lines name each other in a cycle
+ * ends in a cut, never a hang. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump/heap.h"
+#include "termrank.h"
+
+#define MAX_CURSORS (1u << 22)
+
+/* The elements still to visit in one line: n of them from p, separated by
+ * one of ",|:". */
+struct cursor {
+	const char *p, *end;
+	uint64_t n;
+};
+
+struct dw {
+	struct heap *h;
+	int rel;                    /* OTP release: 27+ counts refc bitstrings as 8 words */
+	uint64_t budget;
+	bool cut;
+	struct cursor *st;
+	size_t n, cap;
+};
+
+static int push(struct dw *w, const char *p, const char *end, uint64_t n)
+{
+	if (w->n == w->cap) {
+		size_t nc = w->cap ? 2 * w->cap : 256;
+		struct cursor *m = nc <= MAX_CURSORS ? realloc(w->st, nc * sizeof *m) : NULL;
+		if (!m)
+			return -1;
+		w->st = m;
+		w->cap = nc;
+	}
+	w->st[w->n++] = (struct cursor){ p, end, n };
+	return 0;
+}
+
+/* Skip the element at *p; returns its first character and, for H, its
+ * address; 0 when it is not an element this reader knows. */
+static char skip_element(const char **pp, const char *end, uint64_t *addr)
+{
+	const char *p = *pp;
+	if (p >= end)
+		return 0;
+	char c = *p++;
+	switch (c) {
+	case 'H':
+		*addr = heap_hex(&p, end);
+		break;
+	case 'N':
+		break;
+	case 'I':
+		p += p < end && *p == '-';
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+		break;
+	case 'A': {
+		uint64_t n = heap_hex(&p, end);
+		p += p < end && *p == ':';
+		p += n < (uint64_t)(end - p) ? n : (uint64_t)(end - p);
+		break;
+	}
+	case 'P': case 'p': {
+		const char *gt = memchr(p, '>', (size_t)(end - p));
+		p = gt ? gt + 1 : end;
+		break;
+	}
+	default:
+		return 0;
+	}
+	*pp = p;
+	return c;
+}
+
+static void sep(const char **p, const char *end)
+{
+	if (*p < end && (**p == ',' || **p == '|' || **p == ':'))
+		(*p)++;
+}
+
+/* Words of a bignum written in decimal: 1 + its 64-bit digits. */
+static uint64_t bignum_words(const char *p, const char *end)
+{
+	p += p < end && *p == '-';
+	uint64_t limb[64] = { 0 };
+	size_t n = 0, digits = 0;
+	for (; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
+		if (digits >= 1200)
+			continue;
+		unsigned __int128 carry = (unsigned)(*p - '0');
+		for (size_t i = 0; i < n || carry; i++) {
+			if (i == n)
+				n++;
+			unsigned __int128 v = (unsigned __int128)limb[i] * 10 + carry;
+			limb[i] = (uint64_t)v;
+			carry = v >> 64;
+		}
+	}
+	if (digits > 1200)  /* log2(10) bits a digit */
+		n = (size_t)((double)digits * 3.3219280948873623 / 64) + 1;
+	return 1 + (n ? n : 1);
+}
+
+/* Words of the object on line l, and the cursor of the elements it holds. */
+static uint64_t body_words(struct dw *w, const struct heap_line *l, struct cursor *c)
+{
+	const char *p = l->body, *end = l->end;
+	c->n = 0;
+	c->end = end;
+	if (p >= end)
+		return 0;
+	char k = *p++;
+	uint64_t n;
+	switch (k) {
+	case 'l':
+		c->p = p;
+		c->n = 2;
+		return 2;
+	case 't':
+		n = heap_hex(&p, end);
+		p += p < end && *p == ':';
+		c->p = p;
+		c->n = n;
+		return n ? n + 1 : 0;
+	case 'F':
+		return 2;
+	case 'B':
+		return bignum_words(p, end);
+	case 'Y': {
+		char y = p < end ? *p++ : 0;
+		if (y == 'h') {
+			n = heap_hex(&p, end);
+			return 2 + (n + 7) / 8;
+		}
+		if (w->rel >= 27)
+			return 8;  /* ErlSubBits + BinRef */
+		/* a sub binary counts as what it refers to: a heap binary's bytes,
+		 * else the ProcBin */
+		uint64_t real = heap_hex(&p, end);
+		sep(&p, end);
+		heap_hex(&p, end);
+		sep(&p, end);
+		n = heap_hex(&p, end);
+		const struct heap_line *r = y == 's' ? heap_line_at(w->h, real) : NULL;
+		if (r && r->end - r->body > 1 && r->body[0] == 'Y' && r->body[1] == 'h')
+			return 2 + (n + 7) / 8;
+		return 6;
+	}
+	case 'M': {
+		char m = p < end ? *p++ : 0;
+		n = heap_hex(&p, end);
+		p += p < end && *p == ':';
+		if (m == 'f') {  /* keys tuple, then the values */
+			c->p = p;
+			c->n = n + 1;
+			return n + 3;
+		}
+		if (m == 'h') {  /* head: size, then the entries */
+			n = heap_hex(&p, end);
+			p += p < end && *p == ':';
+			c->p = p;
+			c->n = n;
+			return n + 2;
+		}
+		c->p = p;
+		c->n = n;
+		return n + 1;
+	}
+	case 'P': case 'p':  /* another node's pid or port (ExternalThing) */
+		return w->rel >= 27 ? 5 : 4;
+	case 'R':  /* OTP 27 FunRef */
+		return 3;
+	case 'E': {  /* refs and funs in external format: their own words; a fun's
+		      * free variables are not in the heap lines (a lower bound) */
+		n = heap_hex(&p, end);
+		p += p < end && *p == ':';
+		char tag = 0;
+		if (end - p >= 4) {  /* the second byte of base64 "g1..." / "g3...": its tag */
+			static const char b64[] =
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+			const char *x1 = strchr(b64, p[1]), *x2 = strchr(b64, p[2]);
+			if (x1 && x2)
+				tag = (char)((((x1 - b64) & 15) << 4) | ((x2 - b64) >> 2));
+		}
+		if (tag == 'Z' || tag == 'r')
+			return 3;
+		if (tag == 'q')
+			return 2;
+		w->cut = true;
+		return w->rel >= 27 ? 2 : 5;
+	}
+	}
+	w->cut = true;
+	return 0;
+}
+
+static uint64_t flat_size(struct dw *w, const char *p, const char *end)
+{
+	uint64_t sum = 0;
+	w->n = 0;
+	if (push(w, p, end, 1) < 0)
+		return 0;
+	while (w->n) {
+		struct cursor *c = &w->st[w->n - 1];
+		uint64_t addr = 0;
+		char k = skip_element(&c->p, c->end, &addr);
+		sep(&c->p, c->end);
+		if (!k)
+			c->n = 1;  /* what this reader does not know ends the line */
+		if (--c->n == 0)
+			w->n--;  /* before its last element: a list's tail takes its place */
+		if (!k) {
+			w->cut = true;
+			continue;
+		}
+		if (k != 'H')
+			continue;
+		const struct heap_line *l = heap_line_at(w->h, addr);
+		if (!l) {
+			w->cut = true;  /* not dumped */
+			continue;
+		}
+		struct cursor child;
+		uint64_t words = body_words(w, l, &child);
+		if (words > w->budget) {  /* left out, the rest counted: a lower bound */
+			w->cut = true;
+			continue;
+		}
+		w->budget -= words;
+		sum += words;
+		if (child.n && push(w, child.p, child.end, child.n) < 0) {
+			w->cut = true;
+			return sum;
+		}
+	}
+	return sum;
+}
+
+/* What kind the element at p is; for a heap element its line. */
+static enum vt_kind kind_at(struct dw *w, const char *p, const char *end, const struct heap_line **lp)
+{
+	uint64_t addr = 0;
+	char k = skip_element(&p, end, &addr);
+	*lp = NULL;
+	switch (k) {
+	case 'N': return VT_NIL;
+	case 'I': return VT_INT;
+	case 'A': return VT_ATOM;
+	case 'P': return VT_PID;
+	case 'p': return VT_PORT;
+	case 'H': break;
+	default: return VT_OTHER;
+	}
+	const struct heap_line *l = heap_line_at(w->h, addr);
+	*lp = l;
+	if (!l || l->body >= l->end)
+		return VT_UNREADABLE;
+	switch (l->body[0]) {
+	case 'l': return VT_LIST;
+	case 't': return VT_TUPLE;
+	case 'F': return VT_FLOAT;
+	case 'B': return VT_INT;
+	case 'Y': return VT_BINARY;
+	case 'M': return VT_MAP;
+	case 'P': return VT_PID;
+	case 'p': return VT_PORT;
+	case 'R': return VT_FUN;
+	case 'E': {
+		struct cursor c;
+		w->cut = false;
+		uint64_t words = body_words(w, l, &c);
+		return words == 3 ? VT_REF : words == 2 || w->cut ? VT_FUN : VT_OTHER;
+	}
+	}
+	return VT_OTHER;
+}
+
+/* A tuple line's arity and where its elements start. */
+static uint64_t tuple_at(const struct heap_line *l, const char **first)
+{
+	const char *p = l->body + 1;
+	uint64_t n = heap_hex(&p, l->end);
+	p += p < l->end && *p == ':';
+	*first = p;
+	return n;
+}
+
+/* An atom element's name into buf, or NULL. */
+static const char *atom_name(const char *p, const char *end, char *buf, size_t len)
+{
+	if (p >= end || *p++ != 'A')
+		return NULL;
+	uint64_t n = heap_hex(&p, end);
+	p += p < end && *p == ':';
+	if (n > (uint64_t)(end - p) || n >= len)
+		return NULL;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void elem_text(struct dw *w, const char *p, const char *end, char *buf, size_t len)
+{
+	const struct heap_line *l;
+	enum vt_kind k = kind_at(w, p, end, &l);
+	if (k != VT_TUPLE) {
+		snprintf(buf, len, "%s", kind_word(k));
+		return;
+	}
+	const char *e;
+	uint64_t arity = tuple_at(l, &e);
+	size_t o = (size_t)snprintf(buf, len, "{");
+	for (uint64_t i = 0; i < arity && o + 16 < len; i++) {
+		const struct heap_line *sub;
+		uint64_t addr;
+		if (i == 8) {
+			o += (size_t)snprintf(buf + o, len - o, ",...");
+			break;
+		}
+		enum vt_kind ek = kind_at(w, e, l->end, &sub);
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : "", kind_word(ek));
+		skip_element(&e, l->end, &addr);
+		sep(&e, l->end);
+	}
+	snprintf(buf + o, len - o, "}");
+}
+
+static void shape_text(struct dw *w, const char *p, const char *end, char *buf, size_t len)
+{
+	const struct heap_line *l;
+	enum vt_kind k = kind_at(w, p, end, &l);
+	char e[300];
+	if (!l) {
+		snprintf(buf, len, "%s", kind_word(k));
+		return;
+	}
+	const char *q = l->body + 1, *qe = l->end;
+	if (k == VT_LIST) {  /* the spine: l<head>|H<next cell> ... N */
+		uint64_t count = 0, limit = w->budget, addr = 0;
+		const char *first = q, *first_end = qe;
+		char tail = 0;
+		while (count < limit) {
+			count++;
+			skip_element(&q, qe, &addr);
+			sep(&q, qe);
+			tail = skip_element(&q, qe, &addr);
+			if (tail != 'H')
+				break;
+			const struct heap_line *nx = heap_line_at(w->h, addr);
+			if (!nx || nx->body >= nx->end || nx->body[0] != 'l') {
+				tail = 'H';
+				break;
+			}
+			q = nx->body + 1;
+			qe = nx->end;
+			tail = 0;
+		}
+		elem_text(w, first, first_end, e, sizeof e);
+		shape_list(tail == 'N', tail != 0, count, e, buf, len);
+		return;
+	}
+	if (k == VT_TUPLE) {
+		const char *first;
+		uint64_t arity = tuple_at(l, &first);
+		char a[256];
+		shape_tuple(arity, arity && atom_name(first, l->end, a, sizeof a) ? a : NULL, buf, len);
+		return;
+	}
+	if (k == VT_MAP) {
+		char m = q < qe ? *q++ : 0;
+		uint64_t size = heap_hex(&q, qe);
+		if (m == 'n') {
+			snprintf(buf, len, "map");
+			return;
+		}
+		shape_map(size, buf, len);
+		return;
+	}
+	if (k == VT_BINARY) {
+		char y = q < qe ? *q++ : 0;
+		uint64_t bytes = heap_hex(&q, qe);
+		if (y != 'h') {
+			sep(&q, qe);
+			heap_hex(&q, qe);
+			sep(&q, qe);
+			bytes = heap_hex(&q, qe);
+		}
+		shape_bits(8 * bytes, buf, len);
+		return;
+	}
+	snprintf(buf, len, "%s", kind_word(k));
+}
+
+enum { R_STACK, R_DICT, R_MSG };
+
+struct roots {
+	struct dw w;
+	struct rank rank;
+	uint64_t per_root, total;
+	/* root handles point into the mapped dump: the element, its line's end, and
+	 * for the stack the owner function's text */
+};
+
+static void weigh(struct roots *r, int kind, uint64_t idx, const char *p, const char *end,
+		  uint64_t aux)
+{
+	if (p >= end || *p != 'H')
+		return;  /* immediates weigh nothing */
+	struct dw *w = &r->w;
+	w->budget = r->per_root < r->total ? r->per_root : r->total;
+	w->cut = false;
+	uint64_t before = w->budget;
+	struct rank_item it = { .kind = kind, .idx = idx, .term = (uint64_t)(uintptr_t)p,
+				.aux = aux };
+	it.size = flat_size(w, p, end);
+	it.cut = w->cut;
+	r->total -= before - w->budget;
+	rank_add(&r->rank, &it);
+}
+
+/* The line [*s, return) of a section body; *s moves to the next. */
+static const char *line_end(const char **s, const char *e)
+{
+	const char *nl = memchr(*s, '\n', (size_t)(e - *s));
+	const char *le = nl ? nl : e;
+	return le;
+}
+
+void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, size_t top,
+		     struct vm_proc_detail *out)
+{
+	struct roots r;
+	const char *s, *e;
+	memset(&r, 0, sizeof r);
+	r.w.h = h;
+	r.w.rel = atoi(h->d->vm->otp_release);
+	uint64_t heap = vp->unknown & VPF_TOTAL_HEAP_SIZE ? h->lines.n * 8 : vp->total_heap_size;
+	r.per_root = 2 * heap + (1u << 20);
+	r.total = 8 * r.per_root;
+	out->roots_from = "stack, dictionary, messages";
+	if (!h->d->complete && heap_section(h->d, "=proc_stack:", pid, &s, &e) < 0) {
+		out->no_largest = out->no_shapes = true;  /* cut before this process's sections */
+		return;
+	}
+	if (rank_init(&r.rank, top) < 0) {
+		out->no_largest = out->no_shapes = true;
+		return;
+	}
+	struct shapes shapes;
+	shapes_init(&shapes, out->arena);
+	char buf[4096], a[256];
+
+	/* the stack: "y<N>:<element>" after the return address of the frame's
+	 * function ("0x...:SReturn addr 0x... (m:f/a + off)"); before the first,
+	 * the current function's */
+	if (heap_section(h->d, "=proc_stack:", pid, &s, &e) == 0) {
+		const char *owner = NULL;  /* NULL: the current function */
+		for (; s < e; s++) {
+			const char *le = line_end(&s, e);
+			if (*s == 'y') {
+				const char *q = s + 1;
+				uint64_t y = 0;
+				while (q < le && *q >= '0' && *q <= '9')
+					y = y * 10 + (uint64_t)(*q++ - '0');
+				if (q < le && *q == ':')
+					weigh(&r, R_STACK, y, q + 1, le, (uint64_t)(uintptr_t)owner);
+			} else if (*s == '0') {
+				const char *ra = memmem(s, (size_t)(le - s), ":SReturn addr ", 14);
+				const char *open = ra ? memchr(ra, '(', (size_t)(le - ra)) : NULL;
+				if (open)
+					owner = open + 1;
+			}
+			s = le;
+		}
+	}
+	if (heap_section(h->d, "=proc_dictionary:", pid, &s, &e) == 0) {
+		uint64_t i = 0;
+		for (; s < e; s++, i++) {  /* H<addr> of a {Key,Value} tuple */
+			const char *le = line_end(&s, e), *q = s, *first;
+			uint64_t addr;
+			const struct heap_line *l;
+			if (skip_element(&q, le, &addr) == 'H' && (l = heap_line_at(h, addr)) &&
+			    l->body < l->end && l->body[0] == 't' && tuple_at(l, &first) == 2) {
+				const char *v = first;
+				skip_element(&v, l->end, &addr);
+				sep(&v, l->end);
+				weigh(&r, R_DICT, i, v, l->end, (uint64_t)(uintptr_t)first);
+			}
+			s = le;
+		}
+	}
+	if (heap_section(h->d, "=proc_messages:", pid, &s, &e) == 0) {
+		uint64_t i = 0;
+		for (; s < e; s++) {  /* "<message>:<seq trace token>" */
+			const char *le = line_end(&s, e);
+			const struct heap_line *l;
+			enum vt_kind k = kind_at(&r.w, s, le, &l);
+			uint64_t arity = 0;
+			const char *atom = NULL, *first;
+			if (k == VT_ATOM)
+				atom = atom_name(s, le, a, sizeof a);
+			else if (k == VT_TUPLE && (arity = tuple_at(l, &first)) > 0)
+				atom = atom_name(first, l->end, a, sizeof a);
+			shapes_add(&shapes, msg_shape(k == VT_UNREADABLE ? VT_OTHER : k, arity, atom, buf,
+						      sizeof buf));
+			weigh(&r, R_MSG, ++i, s, le, 0);
+			s = le;
+		}
+	}
+	shapes_finish(&shapes, out);
+
+	out->nroots = r.rank.seen;
+	out->largest = vt_alloc(out->arena, (r.rank.n + 1) * sizeof *out->largest);
+	for (size_t i = 0; out->largest && i < r.rank.n; i++) {
+		const struct rank_item *it = &r.rank.v[i];
+		const char *p = (const char *)(uintptr_t)it->term;
+		const char *le = memchr(p, '\n', (size_t)(h->d->map + h->d->end - p));
+		le = le ? le : h->d->map + h->d->end;
+		char where[700], fn[512], shape[400];
+		r.w.budget = r.per_root;
+		shape_text(&r.w, p, le, shape, sizeof shape);
+		switch (it->kind) {
+		case R_STACK: {
+			const char *o = (const char *)(uintptr_t)it->aux;
+			if (o) {  /* "m:f/a + off)" */
+				size_t n = 0;
+				while (o + n < le && o[n] != ' ' && o[n] != ')' && o[n] != '\n' && n < 500)
+					n++;
+				snprintf(fn, sizeof fn, "%.*s", (int)n, o);
+			} else if (!vm_mfa_str(&vp->current_function, fn, sizeof fn)) {
+				snprintf(fn, sizeof fn, "?");
+			}
+			snprintf(where, sizeof where, "stack y(%llu) of %s", (unsigned long long)it->idx, fn);
+			break;
+		}
+		case R_DICT: {
+			static const struct vt_limits lim = { 4, 8, 32 };
+			const char *k = (const char *)(uintptr_t)it->aux;
+			size_t budget = h->budget, items = h->items, bytes = h->bytes;
+			h->budget = 200;
+			h->items = 8;
+			h->bytes = 32;
+			struct vt *key = heap_element(h, &k, le, 0);
+			h->budget = budget;
+			h->items = items;
+			h->bytes = bytes;
+			snprintf(where, sizeof where, "dictionary %s", vt_print(key, &lim, fn, 200));
+			break;
+		}
+		default:
+			snprintf(where, sizeof where, "message %llu", (unsigned long long)it->idx);
+		}
+		term_root_add(out, where, shape, it->size, it->cut);
+	}
+	rank_free(&r.rank);
+	free(r.w.st);
+}

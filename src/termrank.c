@@ -1,0 +1,209 @@
+#include "termrank.h"
+#include "render/render.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rank_init(struct rank *r, size_t max)
+{
+	memset(r, 0, sizeof *r);
+	r->max = max;
+	if (max && !(r->v = calloc(max, sizeof *r->v)))
+		return -1;
+	return 0;
+}
+
+void rank_add(struct rank *r, const struct rank_item *it)
+{
+	r->seen++;
+	if (!r->max || (r->n == r->max && r->v[r->n - 1].size >= it->size))
+		return;
+	size_t i = r->n < r->max ? r->n++ : r->n - 1;
+	for (; i > 0 && r->v[i - 1].size < it->size; i--)
+		r->v[i] = r->v[i - 1];
+	r->v[i] = *it;
+}
+
+void rank_free(struct rank *r)
+{
+	free(r->v);
+	r->v = NULL;
+}
+
+void shapes_init(struct shapes *s, struct vt_arena *a)
+{
+	memset(s, 0, sizeof *s);
+	s->a = a;
+	s->oom = hmap_init(&s->index, 64) < 0;
+}
+
+static uint64_t shape_hash(const void *ctx, uint32_t i)
+{
+	const char *sh = ((const struct shapes *)ctx)->v[i].shape;
+	return hmap_hash_bytes(sh, strlen(sh));
+}
+
+void shapes_add(struct shapes *s, const char *shape)
+{
+	s->total++;
+	if (s->oom)
+		return;
+	size_t j;
+	for (j = hmap_first(&s->index, hmap_hash_bytes(shape, strlen(shape))); s->index.slot[j];
+	     j = hmap_next(&s->index, j))
+		if (strcmp(s->v[s->index.slot[j] - 1].shape, shape) == 0) {
+			s->v[s->index.slot[j] - 1].count++;
+			return;
+		}
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? 2 * s->cap : 16;
+		struct vm_shape_count *m = vt_alloc(s->a, nc * sizeof *m);
+		if (!m) {
+			s->oom = true;
+			return;
+		}
+		if (s->n)
+			memcpy(m, s->v, s->n * sizeof *m);
+		s->v = m;
+		s->cap = nc;
+	}
+	const char *copy = vt_strdup(s->a, shape, strlen(shape));
+	if (!copy) {
+		s->oom = true;
+		return;
+	}
+	s->v[s->n] = (struct vm_shape_count){ copy, 1 };
+	if (hmap_set(&s->index, j, (uint32_t)s->n, shape_hash, s) < 0 && !s->index.slot[j]) {
+		s->oom = true;
+		return;
+	}
+	s->n++;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct vm_shape_count *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->shape, y->shape);
+}
+
+void shapes_finish(struct shapes *s, struct vm_proc_detail *d)
+{
+	if (s->n)
+		qsort(s->v, s->n, sizeof *s->v, by_count);
+	hmap_free(&s->index);
+	d->shapes = s->v;
+	d->nshapes = s->n;
+	d->shapes_counted = s->total;
+	if (s->oom)
+		d->shapes_cut = true;
+}
+
+const char *atom_text(const char *name, char *buf, size_t len)
+{
+	struct vt a = { .kind = VT_ATOM, .text = name };
+	static const struct vt_limits lim = { 1, 1, 1 };
+	return vt_print(&a, &lim, buf, len);
+}
+
+const char *msg_shape(enum vt_kind kind, uint64_t arity, const char *first_atom, char *buf,
+		      size_t len)
+{
+	static const char *const words[] = {
+		[VT_INT] = "integer", [VT_BIG] = "integer", [VT_FLOAT] = "float", [VT_PID] = "pid",
+		[VT_PORT] = "port", [VT_REF] = "reference", [VT_NIL] = "[]", [VT_LIST] = "[_|_]",
+		[VT_MAP] = "#{_}", [VT_BINARY] = "<<_>>", [VT_FUN] = "fun",
+	};
+	if (kind == VT_ATOM)
+		return atom_text(first_atom ? first_atom : "?", buf, len);
+	if (kind != VT_TUPLE) {
+		const char *w = (size_t)kind < sizeof words / sizeof *words ? words[kind] : NULL;
+		snprintf(buf, len, "%s", w ? w : "?");
+		return buf;
+	}
+	size_t o = 0;
+	buf[o++] = '{';
+	uint64_t i = 0;
+	if (first_atom && arity) {
+		atom_text(first_atom, buf + o, len - o);
+		o += strlen(buf + o);
+		i = 1;
+	}
+	/* one _ per element, as the ground truth writes it; a tuple too long for
+	 * the buffer says how long it is instead */
+	if (2 * (arity - i) + o + 2 >= len) {
+		snprintf(buf + o, len - o, "%s_ x %llu}", i ? "," : "", (unsigned long long)(arity - i));
+		return buf;
+	}
+	for (; i < arity; i++) {
+		if (i)
+			buf[o++] = ',';
+		buf[o++] = '_';
+	}
+	buf[o++] = '}';
+	buf[o] = '\0';
+	return buf;
+}
+
+const char *kind_word(enum vt_kind kind)
+{
+	switch (kind) {
+	case VT_INT: case VT_BIG: return "integer";
+	case VT_FLOAT: return "float";
+	case VT_ATOM: return "atom";
+	case VT_PID: return "pid";
+	case VT_PORT: return "port";
+	case VT_REF: return "reference";
+	case VT_NIL: return "[]";
+	case VT_LIST: return "list";
+	case VT_TUPLE: return "tuple";
+	case VT_MAP: return "map";
+	case VT_BINARY: return "binary";
+	case VT_FUN: return "fun";
+	default: return "?";
+	}
+}
+
+void shape_list(bool proper, bool complete, uint64_t count, const char *elem, char *buf, size_t len)
+{
+	char n[32];
+	snprintf(buf, len, "%s of %s%s %s", proper || !complete ? "list" : "improper list",
+		 complete ? "" : "at least ", fmt_count(count, n, sizeof n), elem);
+}
+
+void shape_tuple(uint64_t arity, const char *first_atom, char *buf, size_t len)
+{
+	char n[32], e[160];
+	if (first_atom)
+		snprintf(buf, len, "tuple of %s {%s,...}", fmt_count(arity, n, sizeof n),
+			 atom_text(first_atom, e, sizeof e));
+	else
+		snprintf(buf, len, "tuple of %s", fmt_count(arity, n, sizeof n));
+}
+
+void shape_map(uint64_t keys, char *buf, size_t len)
+{
+	char n[32];
+	snprintf(buf, len, "map, %s keys", fmt_count(keys, n, sizeof n));
+}
+
+void shape_bits(uint64_t bits, char *buf, size_t len)
+{
+	char n[32];
+	if (bits % 8)
+		snprintf(buf, len, "bitstring %s bits", fmt_count(bits, n, sizeof n));
+	else
+		snprintf(buf, len, "binary %s bytes", fmt_count(bits / 8, n, sizeof n));
+}
+
+void term_root_add(struct vm_proc_detail *d, const char *where, const char *shape,
+		   uint64_t flat_size, bool cut)
+{
+	struct vm_term_root *t = &d->largest[d->nlargest++];
+	t->where = vt_strdup(d->arena, where, strlen(where));
+	t->shape = vt_strdup(d->arena, shape, strlen(shape));
+	t->flat_size = flat_size;
+	t->size_cut = cut;
+}

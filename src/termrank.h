@@ -1,0 +1,69 @@
+/* What both loaders share for beamcore proc's largest_terms and message_shapes:
+ * the top-N of a process's roots by flat size, the count of its messages by
+ * shape, and the words those shapes are written in. The loaders walk their own
+ * input (a core's tagged words, a dump's heap lines); these keep the results. */
+#ifndef BEAMCORE_TERMRANK_H
+#define BEAMCORE_TERMRANK_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "hmap.h"
+#include "term.h"
+#include "vm.h"
+
+/* A root the loader weighed; kind/idx/term/aux are the loader's own handle to
+ * describe it later (only the winners are described). */
+struct rank_item {
+	uint64_t size;
+	bool cut;
+	int kind;
+	uint64_t idx, term, aux;
+};
+struct rank {
+	struct rank_item *v;           /* size desc; ties keep the first seen */
+	size_t n, max;
+	uint64_t seen;
+};
+/* max 0: keeps nothing; -1 on OOM */
+int rank_init(struct rank *r, size_t max);
+void rank_add(struct rank *r, const struct rank_item *it);
+void rank_free(struct rank *r);
+
+/* Messages by shape; the shape strings live in the detail's arena. */
+struct shapes {
+	struct vt_arena *a;
+	struct vm_shape_count *v;
+	size_t n, cap;
+	struct hmap index;
+	uint64_t total;
+	bool oom;
+};
+void shapes_init(struct shapes *s, struct vt_arena *a);
+void shapes_add(struct shapes *s, const char *shape);
+/* Sorted (count desc, shape asc) into d->shapes; frees the index. */
+void shapes_finish(struct shapes *s, struct vm_proc_detail *d);
+
+/* A message's shape: a tuple with an atom first "{Atom,_,_}" (the atom as ~p
+ * prints it, one _ per further element), other tuples "{_,_}" by arity ("{}"),
+ * an atom as ~p, "[_|_]", "[]", "<<_>>", "#{_}", "integer", "float", "pid",
+ * "port", "reference", "fun". kind VT_INT covers bignums, VT_BINARY bitstrings;
+ * first_atom: a tuple's first element when an atom, else NULL. */
+const char *msg_shape(enum vt_kind kind, uint64_t arity, const char *first_atom, char *buf,
+		      size_t len);
+/* "integer", "tuple", "list", "[]", ... for largest_terms shapes */
+const char *kind_word(enum vt_kind kind);
+/* largest_terms' shapes, worded once for both loaders: "list of 500,000
+ * {integer,tuple,integer}" (proper: ends in []; complete: the whole spine was
+ * walked, else "at least"), "tuple of 3 {event,...}" (first_atom may be NULL),
+ * "map, 2 keys", "binary 1,024 bytes" / "bitstring 13 bits". */
+void shape_list(bool proper, bool complete, uint64_t count, const char *elem, char *buf, size_t len);
+void shape_tuple(uint64_t arity, const char *first_atom, char *buf, size_t len);
+void shape_map(uint64_t keys, char *buf, size_t len);
+void shape_bits(uint64_t bits, char *buf, size_t len);
+/* Record one of the largest terms (where/shape copied into d's arena). */
+void term_root_add(struct vm_proc_detail *d, const char *where, const char *shape,
+		   uint64_t flat_size, bool cut);
+/* An atom as ~p prints it (quoted where needed) */
+const char *atom_text(const char *name, char *buf, size_t len);
+
+#endif

@@ -21,6 +21,10 @@ struct an_opts {
 	size_t nmax;
 	const char *rules;  /* check: --rules FILE */
 	const char *junit;  /* check: --junit FILE */
+	const char *format; /* export: --format */
+	const char *output; /* export: -o FILE ("-": stdout) */
+	const char *around; /* export dot: --around PID */
+	long depth;         /* export dot: --depth N (-1: not given) */
 };
 
 #define AN_MAX_TABLES 8
@@ -85,6 +89,9 @@ struct an_out {
 	/* the command's own verdict, beyond what the gaps make: AN_EXIT_CHECK_FAILED
 	 * (check: a rule failed) or AN_EXIT_PARTIAL (a rule not evaluated); 0 none */
 	int exit_code;
+	/* a file format (export): written by main to -o FILE through a temporary
+	 * file renamed only when write succeeds, so a failure leaves no file */
+	bc_err *(*write)(FILE *f, void *ctx);
 	void (*release)(void *ctx);          /* frees what ctx holds (before priv[]); may be NULL */
 	void *priv[16];                      /* freed with free() */
 	struct an_chunk *strings;            /* an_keep's arena, freed with the output */
@@ -113,6 +120,8 @@ enum {
 	AO_MAX = 1 << 6,
 	AO_RULES = 1 << 7,
 	AO_JUNIT = 1 << 8,
+	AO_FORMAT = 1 << 9,   /* --format and -o (export) */
+	AO_AROUND = 1 << 10,  /* --around and --depth (export dot) */
 };
 
 struct analyzer {
@@ -138,6 +147,41 @@ extern const struct analyzer *const analyzers[];
 const struct analyzer *analyzer_find(const char *name);
 void an_out_free(struct an_out *o);
 
+/* The process ARG names (proc.c): a local pid <0.N.S> or a registered name;
+ * what ("proc", "--around") starts the error's line. */
+bc_err *proc_by_arg(const struct vm *vm, const char *what, const char *arg,
+		    const struct vm_proc **out);
+
+/* export.c: the --format names, in order (NULL past the last). */
+const char *export_format_name(size_t i);
+
+/* stacks.c: the processes grouped by identical Erlang stack (and status with
+ * by_status), heaviest group first; also what export's profiles are made of. */
+struct stack_group {
+	uint32_t first_proc;     /* representative: its frames are the group's stack */
+	uint32_t nprocs;
+	enum vm_status status;   /* with by_status */
+	uint64_t weight;
+	uint32_t unknown;        /* members whose weight the input does not give */
+	uint32_t *members;       /* into members[] */
+};
+struct stack_groups {
+	const struct vm *vm;
+	struct stack_group *groups;
+	size_t ngroups;
+	uint32_t *members;       /* procs ordered by group */
+	uint32_t *order;         /* procs in table order */
+	int folded;
+	int by_status;           /* groups are per stack and status */
+	char *line;              /* scratch for a folded line */
+	size_t line_cap;
+};
+/* weight: NULL or count, memory, total_heap_size, message_queue_len, binary
+ * (else BC_EUSAGE); free with stack_groups_free. */
+bc_err *stack_groups(const struct vm *vm, const char *weight, int by_status,
+		     struct stack_groups *sg);
+void stack_groups_free(struct stack_groups *sg);
+
 /* Tables shared by the passes and the summary; *priv is freed with free(). */
 bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
 		    struct rtable *t, void **priv);
@@ -161,9 +205,22 @@ void holders_row(const struct rtable *t, size_t r, uint32_t *proc, uint64_t *byt
 		 uint64_t *exclusive, uint64_t *count);
 
 /* tree's finding for the summary: the supervision subtree holding the most */
+/* Each process's supervisor as tree draws it: an index into vm->procs, or -1
+ * (tree.c; *parent malloc'd, NULL when the input gives no links). */
+bc_err *tree_parents(const struct vm *vm, int32_t **parent);
 bc_err *tree_findings(const struct vm *vm, struct an_out *out);
 
 /* waits' findings (deadlocks, the biggest bottleneck, unknown callees), at most max */
+/* Every process waiting in a call and on whom (waits.c): callee an index into
+ * vm->procs, -1 when not here (callee_str then names it, or is NULL when
+ * unknown); strings live in *strings. *list is malloc'd. */
+struct call_wait {
+	uint32_t waiter;
+	int64_t callee;
+	const char *callee_str, *via;
+};
+bc_err *waits_list(const struct vm *vm, struct an_out *strings, struct call_wait **list,
+		   size_t *n);
 bc_err *waits_findings(const struct vm *vm, struct an_out *out, size_t max);
 
 /* "crash_nif+0x12 (libcrash.so)" or "m:f/a (JIT)" */

@@ -99,6 +99,32 @@ static const struct vm_proc *find_registered(const struct vm *vm, const char *ar
 	return NULL;
 }
 
+bc_err *proc_by_arg(const struct vm *vm, const char *what, const char *arg,
+		   const struct vm_proc **out)
+{
+	struct vm_pid pid;
+	const struct vm_proc *p;
+	*out = NULL;
+	if (arg[0] == '<') {
+		int r = parse_pid(arg, &pid);
+		if (r == -2)
+			return bc_error(BC_EFORMAT, "%s %s: is a process of another node: not in "
+					"this %s", what, arg,
+					strcmp(vm->kind, "core") == 0 ? "core" : "crash dump");
+		if (r < 0)
+			return bc_error(BC_EUSAGE, "%s %s: not a local pid like <0.123.0>", what, arg);
+		if (!(p = vm_find_proc(vm, pid)))
+			return bc_error(BC_EFORMAT, "no process %s in this %s", arg, vm->kind);
+	} else if (!is_atom(arg)) {
+		return bc_error(BC_EUSAGE, "%s %s: neither a local pid like <0.123.0> nor a "
+				"registered name", what, arg);
+	} else if (!(p = find_registered(vm, arg))) {
+		return bc_error(BC_EFORMAT, "no process registered as %s in this %s", arg, vm->kind);
+	}
+	*out = p;
+	return NULL;
+}
+
 static void field_str(struct an_out *out, const char *key, const char *s)
 {
 	if (out->nfields < AN_MAX_FIELDS)
@@ -251,26 +277,12 @@ static void term_tables(struct strings *s, const struct vm_proc *p, const struct
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	struct vm_pid pid;
 	const struct vm_proc *p;
 	if (!o->arg)
 		return bc_error(BC_EUSAGE, "proc: no PID");
-	if (o->arg[0] == '<') {
-		int r = parse_pid(o->arg, &pid);
-		if (r == -2)
-			return bc_error(BC_EFORMAT, "proc %s: is a process of another node: not in "
-					"this %s", o->arg,
-					strcmp(vm->kind, "core") == 0 ? "core" : "crash dump");
-		if (r < 0)
-			return bc_error(BC_EUSAGE, "proc %s: not a local pid like <0.123.0>", o->arg);
-		if (!(p = vm_find_proc(vm, pid)))
-			return bc_error(BC_EFORMAT, "no process %s in this %s", o->arg, vm->kind);
-	} else if (!is_atom(o->arg)) {
-		return bc_error(BC_EUSAGE, "proc %s: neither a local pid like <0.123.0> nor a "
-				"registered name", o->arg);
-	} else if (!(p = find_registered(vm, o->arg))) {
-		return bc_error(BC_EFORMAT, "no process registered as %s in this %s", o->arg, vm->kind);
-	}
+	bc_err *err = proc_by_arg(vm, "proc", o->arg, &p);
+	if (err)
+		return err;
 	struct strings *s = calloc(1, sizeof *s);
 	if (!s)
 		return bc_error(BC_ENOMEM, "out of memory");

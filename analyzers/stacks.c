@@ -9,27 +9,6 @@
 #include "analyzer.h"
 #include "target.h"
 
-struct group {
-	uint32_t first_proc;     /* representative: its frames are the group's stack */
-	uint32_t nprocs;
-	enum vm_status status;   /* with --by-status */
-	uint64_t weight;
-	uint32_t unknown;        /* members whose weight the input does not give */
-	uint32_t *members;       /* into ctx->members */
-};
-
-struct ctx {
-	const struct vm *vm;
-	struct group *groups;
-	size_t ngroups;
-	uint32_t *members;       /* procs ordered by group */
-	uint32_t *order;         /* procs in table order, for "processes" */
-	int folded;
-	int by_status;           /* --by-status: groups are per stack and status */
-	char *line;              /* scratch for a folded line */
-	size_t line_cap;
-};
-
 /* Same stack (and status with --by-status)? */
 static int same(const struct vm_proc *a, const struct vm_proc *b, const uint32_t *frames,
 		int by_status)
@@ -78,7 +57,7 @@ static int weight_unknown(const struct vm_proc *p, enum weight w)
 
 static int group_cmp(const void *a, const void *b)
 {
-	const struct group *x = a, *y = b;
+	const struct stack_group *x = a, *y = b;
 	if (x->weight != y->weight)
 		return x->weight < y->weight ? 1 : -1;
 	if (x->nprocs != y->nprocs)
@@ -93,7 +72,7 @@ static const char *frame_str(const struct vm *vm, uint32_t id, char *buf, size_t
 }
 
 /* Group stack: "top <- caller <- ...", or folded: "status;bottom;...;top". */
-static const char *stack_line(struct ctx *c, const struct vm_proc *p, int folded)
+static const char *stack_line(struct stack_groups *c, const struct vm_proc *p, int folded)
 {
 	size_t o = 0;
 	char f[300];
@@ -123,8 +102,8 @@ static const struct rcol group_cols[] = {
 
 static void group_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
 {
-	struct ctx *c = vctx;
-	const struct group *g = &c->groups[row];
+	struct stack_groups *c = vctx;
+	const struct stack_group *g = &c->groups[row];
 	const struct vm_proc *p = &c->vm->procs[g->first_proc];
 	(void)buf;
 	(void)len;
@@ -139,8 +118,8 @@ static void group_cell(void *vctx, size_t row, size_t col, struct rcell *out, ch
 
 static const char *group_item(void *vctx, size_t row, size_t col, size_t i, char *buf, size_t len)
 {
-	struct ctx *c = vctx;
-	const struct group *g = &c->groups[row];
+	struct stack_groups *c = vctx;
+	const struct stack_group *g = &c->groups[row];
 	if (col == G_PIDS)
 		return vm_pid_str(&c->vm->procs[g->members[i]], buf, len);
 	const struct vm_proc *p = &c->vm->procs[g->first_proc];
@@ -159,8 +138,8 @@ static const struct rcol group_text_cols[] = {
 static void group_text_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf,
 			    size_t len)
 {
-	struct ctx *c = vctx;
-	const struct group *g = &c->groups[row];
+	struct stack_groups *c = vctx;
+	const struct stack_group *g = &c->groups[row];
 	(void)buf;
 	(void)len;
 	if (col == 0 || col == 3)
@@ -188,8 +167,8 @@ static const struct rcol folded_cols[] = {
 
 static void folded_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
 {
-	struct ctx *c = vctx;
-	const struct group *g = &c->groups[row];
+	struct stack_groups *c = vctx;
+	const struct stack_group *g = &c->groups[row];
 	(void)buf;
 	(void)len;
 	if (col == 0)
@@ -211,7 +190,7 @@ static const struct rcol proc_cols[] = {
 
 static void proc_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
 {
-	struct ctx *c = vctx;
+	struct stack_groups *c = vctx;
 	const struct vm_proc *p = &c->vm->procs[c->order[row]];
 	switch (col) {
 	case P_PID: out->s = vm_pid_str(p, buf, len); break;
@@ -233,7 +212,7 @@ static void proc_cell(void *vctx, size_t row, size_t col, struct rcell *out, cha
 
 static const char *proc_item(void *vctx, size_t row, size_t col, size_t i, char *buf, size_t len)
 {
-	struct ctx *c = vctx;
+	struct stack_groups *c = vctx;
 	(void)col;
 	const struct vm_proc *p = &c->vm->procs[c->order[row]];
 	return frame_str(c->vm, c->vm->frames[p->stack_first + i], buf, len);
@@ -241,11 +220,11 @@ static const char *proc_item(void *vctx, size_t row, size_t col, size_t i, char 
 
 static uint64_t group_hash(const void *vc, uint32_t g)
 {
-	const struct ctx *c = vc;
+	const struct stack_groups *c = vc;
 	return stack_hash(&c->vm->procs[c->groups[g].first_proc], c->vm->frames, c->by_status);
 }
 
-static bc_err *build(const struct vm *vm, enum weight w, struct ctx *c)
+static bc_err *build(const struct vm *vm, enum weight w, struct stack_groups *c)
 {
 	size_t n = vm->nprocs ? vm->nprocs : 1;
 	uint64_t *binary = NULL;
@@ -278,11 +257,11 @@ static bc_err *build(const struct vm *vm, enum weight w, struct ctx *c)
 				 c->by_status))
 				break;
 		if (!index.slot[j]) {  /* sized for every process: never grows */
-			c->groups[c->ngroups] = (struct group){ .first_proc = (uint32_t)i,
+			c->groups[c->ngroups] = (struct stack_group){ .first_proc = (uint32_t)i,
 								.status = p->status };
 			hmap_set(&index, j, (uint32_t)c->ngroups++, group_hash, c);
 		}
-		struct group *g = &c->groups[index.slot[j] - 1];
+		struct stack_group *g = &c->groups[index.slot[j] - 1];
 		g->nprocs++;
 		if (weight_unknown(p, w))
 			g->unknown++;
@@ -299,7 +278,7 @@ static bc_err *build(const struct vm *vm, enum weight w, struct ctx *c)
 		c->groups[g].nprocs = 0;
 	}
 	for (size_t i = 0; i < vm->nprocs; i++) {
-		struct group *g = &c->groups[gid[i]];
+		struct stack_group *g = &c->groups[gid[i]];
 		g->members[g->nprocs++] = (uint32_t)i;
 	}
 	if (c->ngroups > 1)
@@ -311,6 +290,29 @@ out:
 	return err;
 }
 
+bc_err *stack_groups(const struct vm *vm, const char *weight, int by_status,
+		     struct stack_groups *sg)
+{
+	enum weight w = W_COUNT;
+	while (weight && w < W_N && strcmp(weight, weights[w]) != 0)
+		w++;
+	if (w == W_N)
+		return bc_error(BC_EUSAGE, "--weight %s: one of count, memory, total_heap_size, "
+				"message_queue_len, binary", weight);
+	memset(sg, 0, sizeof *sg);
+	sg->by_status = by_status;
+	return build(vm, w, sg);
+}
+
+void stack_groups_free(struct stack_groups *sg)
+{
+	free(sg->groups);
+	free(sg->members);
+	free(sg->order);
+	free(sg->line);
+	memset(sg, 0, sizeof *sg);
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	enum weight w = W_COUNT;
@@ -319,7 +321,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if (w == W_N)
 		return bc_error(BC_EUSAGE, "--weight %s: one of count, memory, total_heap_size, "
 				"message_queue_len, binary", o->weight);
-	struct ctx *c = calloc(1, sizeof *c);
+	struct stack_groups *c = calloc(1, sizeof *c);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
 	out->priv[0] = c;

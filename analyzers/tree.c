@@ -345,6 +345,24 @@ static uint64_t held(const struct node *x)
 	return x->memory + x->ets + (x->unknown & U_BINARY ? 0 : x->binary);
 }
 
+bc_err *tree_parents(const struct vm *vm, int32_t **parent)
+{
+	struct tree t = { 0 };
+	void *slots[3] = { 0 };
+	size_t unknown = 0;
+	*parent = NULL;
+	bc_err *err = vm->detail ? build(vm, &t, slots, &unknown) : NULL;
+	int32_t *p = err ? NULL : malloc((vm->nprocs ? vm->nprocs : 1) * sizeof *p);
+	if (!err && !p)
+		err = bc_error(BC_ENOMEM, "out of memory");
+	for (size_t i = 0; p && i < vm->nprocs; i++)
+		p[i] = t.n ? t.n[i].parent : -1;
+	for (size_t i = 0; i < 3; i++)  /* (roots live in slots[0]) */
+		free(slots[i]);
+	*parent = p;
+	return err;
+}
+
 bc_err *tree_findings(const struct vm *vm, struct an_out *out)
 {
 	struct tree t = { 0 };

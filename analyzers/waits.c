@@ -397,6 +397,25 @@ bc_err *waits_findings(const struct vm *vm, struct an_out *out, size_t max)
 	return e;
 }
 
+bc_err *waits_list(const struct vm *vm, struct an_out *strings, struct call_wait **list, size_t *n)
+{
+	struct waits s = { 0 };
+	void *slots[6] = { 0 };
+	bc_err *e = compute(vm, strings, &s, slots);
+	*list = NULL;
+	*n = 0;
+	if (!e && s.n && !(*list = malloc(s.n * sizeof **list)))
+		e = bc_error(BC_ENOMEM, "out of memory");
+	for (size_t i = 0; !e && i < s.n; i++)
+		(*list)[i] = (struct call_wait){ s.w[i].waiter, s.w[i].callee, s.w[i].callee_str,
+						 s.w[i].via };
+	if (!e)
+		*n = s.n;
+	for (size_t i = 0; i < 6; i++)
+		free(slots[i]);
+	return e;
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	struct waits *s = calloc(1, sizeof *s);

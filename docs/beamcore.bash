@@ -4,7 +4,7 @@ _beamcore()
 	local cur prev cmd i
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmds="summary procs proc ets binaries memory stacks threads nodes waits tree check diff tui help"
+	local cmds="summary procs proc ets binaries memory stacks threads nodes waits tree check diff export tui help"
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break;; esac
@@ -14,7 +14,10 @@ _beamcore()
 	--weight) COMPREPLY=($(compgen -W "count memory total_heap_size message_queue_len binary" -- "$cur")); return;;
 	--top) return;;
 	--max) COMPREPLY=($(compgen -W "message_queue_len memory total_heap_size heap_size stack_size reductions ets.size ets.memory process_count atom_count total processes processes_used system atom atom_used binary code ets" -- "$cur")); return;;
-	--rules|--junit) COMPREPLY=($(compgen -f -- "$cur")); return;;
+	--format) COMPREPLY=($(compgen -W "speedscope dot" -- "$cur")); return;;
+	--depth) return;;
+	--around) return;;
+	-o|--output|--rules|--junit) COMPREPLY=($(compgen -f -- "$cur")); return;;
 	--debug-file) COMPREPLY=($(compgen -f -- "$cur")); return;;
 	--sysroot) COMPREPLY=($(compgen -d -- "$cur")); return;;
 	esac
@@ -25,6 +28,7 @@ _beamcore()
 		stacks) opts+=" --json --top --folded --weight --by-status";;
 		proc|threads|tree) opts+=" --json";;
 		check) opts+=" --json --max --rules --junit";;
+		export) opts+=" --json --format -o --around --depth --weight --by-status";;
 		tui|help) ;;
 		*) opts+=" --json --top";;
 		esac

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "analyzer.h"
 #include "render/death.h"
@@ -50,6 +51,11 @@ static const struct optdesc {
 			      "ets; bytes take KiB/MiB/GiB/KB/MB/GB", AO_MAX },
 	{ "rules", "FILE", "rules from FILE, one KEY=VALUE a line, # comments", AO_RULES },
 	{ "junit", "FILE", "also write the results as JUnit XML to FILE", AO_JUNIT },
+	{ "format", "F", NULL /* the export formats: export_format_names() */, AO_FORMAT },
+	{ "output", "FILE", "-o FILE: where the export goes (- for stdout); written\n"
+			    "whole or not at all", AO_FORMAT },
+	{ "around", "PID", "only PID's neighbourhood (dot)", AO_AROUND },
+	{ "depth", "N", "how many edges from --around PID (default 2)", AO_AROUND },
 	{ "debug-file", "FILE", "DWARF for a stripped beam.smp", 0 },
 	{ "sysroot", "DIR", "look for the core's beam.smp and libraries under DIR\n"
 			    "first (a core from a container or another host)", 0 },
@@ -65,6 +71,13 @@ static void option_lines(FILE *f, unsigned mask)
 		char head[40];
 		snprintf(head, sizeof head, "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
 		fprintf(f, "  %-18s ", head);
+		if (!d->help && d->bit == AO_FORMAT) {
+			fprintf(f, "one of");
+			for (size_t k = 0; export_format_name(k); k++)
+				fprintf(f, "%s %s", k ? "," : "", export_format_name(k));
+			fprintf(f, "\n");
+			continue;
+		}
 		if (!d->help) {  /* --sort: the keys as procs knows them; numbers largest first */
 			int col = 0;
 			for (size_t k = 0; procs_sort_name(k); k++) {
@@ -288,13 +301,17 @@ static int parse_options(int argc, char **argv, struct cli *c)
 		{ "max", required_argument, NULL, 'm' },
 		{ "rules", required_argument, NULL, 'r' },
 		{ "junit", required_argument, NULL, 'J' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "around", required_argument, NULL, 'A' },
+		{ "depth", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 	opterr = 0;  /* said here, with the command's name */
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
 		unsigned bit = 0;
 		switch (ch) {
 		case 'j': c->json = 1; bit = AO_JSON; break;
@@ -326,6 +343,21 @@ static int parse_options(int argc, char **argv, struct cli *c)
 			break;
 		case 'r': c->ao.rules = optarg; bit = AO_RULES; break;
 		case 'J': c->ao.junit = optarg; bit = AO_JUNIT; break;
+		case 'F': c->ao.format = optarg; bit = AO_FORMAT; break;
+		case 'o': c->ao.output = optarg; bit = AO_FORMAT; break;
+		case 'A': c->ao.around = optarg; bit = AO_AROUND; break;
+		case 'D': {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || *end || v < 0 || end == optarg) {
+				fprintf(stderr, "beamcore: --depth %s: not a count\n", optarg);
+				return EXIT_USAGE;
+			}
+			c->ao.depth = v;
+			bit = AO_AROUND;
+			break;
+		}
 		case 'h': c->help = 1; break;
 		case 'V': c->version = 1; break;
 		case ':':
@@ -568,21 +600,115 @@ static int report_gaps(const struct vm *vm, const char *label)
 	return vm->ngaps || vm->gaps_dropped ? EXIT_PARTIAL : EXIT_COMPLETE;
 }
 
+/* export's -o FILE: written to FILE.XXXXXX beside it (so the rename cannot
+ * cross file systems) and renamed over FILE only once whole; "-": stdout. */
+struct outfile {
+	const char *path;
+	char *tmp;
+	FILE *f;
+};
+
+static bc_err *outfile_open(const char *path, struct outfile *o)
+{
+	o->path = path;
+	if (strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return NULL;
+	}
+	if (asprintf(&o->tmp, "%s.XXXXXX", path) < 0)
+		return bc_error(BC_ENOMEM, "out of memory");
+	int fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(o->tmp);
+		o->tmp = NULL;
+		return bc_error(BC_EIO, "cannot write %s: %s", path, strerror(e));
+	}
+	mode_t um = umask(0);  /* as open(O_CREAT, 0666) would make it */
+	umask(um);
+	(void)fchmod(fd, 0666 & ~um);
+	if (!(o->f = fdopen(fd, "w"))) {
+		close(fd);
+		unlink(o->tmp);
+		return bc_error(BC_EIO, "cannot write %s: %s", path, strerror(errno));
+	}
+	return NULL;
+}
+
+/* Drop the temporary file (a failure: nothing is left behind). */
+static void outfile_abort(struct outfile *o)
+{
+	if (o->tmp) {
+		fclose(o->f);
+		unlink(o->tmp);
+		free(o->tmp);
+	}
+	o->tmp = NULL;
+	o->f = NULL;
+}
+
+/* Close and rename into place; its size into *bytes. */
+static bc_err *outfile_commit(struct outfile *o, uint64_t *bytes)
+{
+	long at = ftell(o->f);
+	*bytes = at > 0 ? (uint64_t)at : 0;
+	if (!o->tmp)
+		return fflush(o->f) || ferror(o->f)
+			       ? bc_error(BC_EIO, "writing output: %s", strerror(errno)) : NULL;
+	int bad = fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0;
+	int e = errno;
+	if (fclose(o->f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	o->f = NULL;
+	if (!bad && rename(o->tmp, o->path) != 0) {
+		bad = 1;
+		e = errno;
+	}
+	if (bad)
+		unlink(o->tmp);
+	free(o->tmp);
+	o->tmp = NULL;
+	return bad ? bc_error(BC_EIO, "cannot write %s: %s", o->path, strerror(e)) : NULL;
+}
+
 static int run_analyzer(const struct analyzer *an, struct cli *c)
 {
 	struct target_opts to = { c->pos[0], c->npos > 1 ? c->pos[1] : NULL, c->debug_file, c->sysroot };
 	struct target *t;
-	bc_err *err = target_open(&to, &t);
-	if (err)
+	struct outfile of = { 0 };
+	bc_err *err = NULL;
+	/* an unwritable output fails before the target is read */
+	if (c->ao.output && (err = outfile_open(c->ao.output, &of)))
 		return fail_json(an->name, c->json, err);
+	if ((err = target_open(&to, &t))) {
+		outfile_abort(&of);
+		return fail_json(an->name, c->json, err);
+	}
 	if ((err = target_load(t, an->needs))) {
+		outfile_abort(&of);
 		target_close(t);
 		return fail_json(an->name, c->json, err);
 	}
 	struct vm *vm = target_vm(t);
 	struct an_out out = { 0 };
 	c->ao.json = c->json;
-	if ((err = an->run(vm, &c->ao, &out))) {
+	if (!(err = an->run(vm, &c->ao, &out)) && out.write) {
+		uint64_t bytes = 0;
+		if (!(err = out.write(of.f, out.ctx)) && !(err = outfile_commit(&of, &bytes)) &&
+		    out.nfields < AN_MAX_FIELDS)
+			out.fields[out.nfields++] = (struct an_field){ .key = "bytes", .kind = AF_U64,
+								      .u = bytes };
+		if (!of.tmp && of.f == stdout && !err) {  /* -o -: the format is the output */
+			int rc = report_gaps(vm, NULL);
+			an_out_free(&out);
+			target_close(t);
+			return rc;
+		}
+	}
+	if (err) {
+		outfile_abort(&of);
 		an_out_free(&out);
 		target_close(t);
 		return fail_json(an->name, c->json, err);
@@ -643,6 +769,7 @@ static int run_two(const struct analyzer *an, struct cli *c)
 int main(int argc, char **argv)
 {
 	static struct cli c;  /* static: what it holds (--max's list) lives to the end */
+	c.ao.depth = -1;
 	int rc = parse_options(argc, argv, &c);
 	if (rc >= 0)
 		return rc;

@@ -11,7 +11,7 @@ field tables' fields in one schema object, `|null` where the schema allows null.
 
 usage: check_schema.py BEAMCORE FIXTURE CORE   (CORE: core.kernel or erl_crash.dump)
 Debian 12's python3-jsonschema (4.10, RefResolver) or a newer one (referencing)."""
-import json, os, re, subprocess, sys
+import tempfile, json, os, re, subprocess, sys
 
 from fixture import Fixture
 
@@ -235,7 +235,7 @@ def main():
     ok = (0, 1)
     cmds = commands(fx.beamcore)
     for c in ("summary", "procs", "proc", "ets", "binaries", "memory", "stacks", "threads", "nodes",
-              "waits", "tree", "check", "diff"):
+              "waits", "tree", "check", "diff", "export"):
         if c not in cmds:
             bad.append(f"beamcore --help does not list {c}")
     for c in cmds:
@@ -309,6 +309,13 @@ def main():
             d = check("diff --top 2", "diff", ("--top", "2"), want_rc=ok, two=True)
             if d and (len(d["processes"]) > 2 or len(d["ets"]) > 2):
                 bad.append(f"diff --top 2: {len(d['processes'])} groups, {len(d['ets'])} tables")
+        elif c == "export":  # the file is checked by check_export.py; here what is said
+            with tempfile.TemporaryDirectory() as tmp:
+                for fmt in ("speedscope", "dot"):
+                    d = check(f"export --format {fmt}", "export",
+                              ("--format", fmt, "-o", os.path.join(tmp, "out")), want_rc=ok)
+                    if d and d["export"]["bytes"] != os.path.getsize(os.path.join(tmp, "out")):
+                        bad.append(f"export --format {fmt}: bytes is not the file's size")
         elif c == "summary":
             check("summary", "summary", want_rc=ok)
             check("summary --top 2", "summary", ("--top", "2"), want_rc=ok)

@@ -1,0 +1,108 @@
+/* export: the model written in another tool's format, so the tools operators
+ * know can open what beamcore reads (a core as an erl_crash.dump for
+ * crashdump_viewer, stacks for speedscope, the process graph for Graphviz).
+ * Each format is one writer (src/render/export.h); main writes it to -o FILE
+ * whole or not at all. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer.h"
+#include "render/export.h"
+#include "target.h"
+
+static const struct format {
+	const char *name;
+	export_writer *write;
+} formats[] = {
+	{ "speedscope", export_speedscope },
+	{ "dot", export_dot },
+};
+#define NFORMATS (sizeof formats / sizeof formats[0])
+
+const char *export_format_name(size_t i)
+{
+	return i < NFORMATS ? formats[i].name : NULL;
+}
+
+static const struct format *format_find(const char *name)
+{
+	for (size_t i = 0; name && i < NFORMATS; i++)
+		if (strcmp(name, formats[i].name) == 0)
+			return &formats[i];
+	return NULL;
+}
+
+static void say_formats(FILE *f)
+{
+	for (size_t i = 0; i < NFORMATS; i++)
+		fprintf(f, "%s%s", i ? ", " : "", formats[i].name);
+}
+
+static int check(const struct an_opts *o)
+{
+	if (!o->format || !format_find(o->format)) {
+		if (o->format)
+			fprintf(stderr, "beamcore: export: --format %s: not a format (one of ", o->format);
+		else
+			fprintf(stderr, "beamcore: export: which --format? (one of ");
+		say_formats(stderr);
+		fprintf(stderr, ")\n");
+		return 64;
+	}
+	if (!o->output) {
+		fprintf(stderr, "beamcore: export: -o FILE: where to write the %s (- for stdout)\n",
+			o->format);
+		return 64;
+	}
+	if ((o->around || o->depth >= 0) && strcmp(o->format, "dot") != 0) {
+		fprintf(stderr, "beamcore: export: --around and --depth are dot's, not %s's\n",
+			o->format);
+		return 64;
+	}
+	if (o->depth >= 0 && !o->around) {
+		fprintf(stderr, "beamcore: export: --depth N needs --around PID\n");
+		return 64;
+	}
+	return -1;
+}
+
+struct ctx {
+	const struct vm *vm;
+	const struct an_opts *o;
+	const struct format *fmt;
+};
+
+static bc_err *write(FILE *f, void *vctx)
+{
+	struct ctx *c = vctx;
+	return c->fmt->write(c->vm, c->o, f);
+}
+
+static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
+{
+	struct ctx *c = calloc(1, sizeof *c);
+	if (!c)
+		return bc_error(BC_ENOMEM, "out of memory");
+	out->priv[0] = c;
+	*c = (struct ctx){ vm, o, format_find(o->format) };
+	if (!c->fmt)  /* (check said it) */
+		return bc_error(BC_EUSAGE, "--format %s: not a format", o->format);
+	out->write = write;
+	out->ctx = c;
+	out->fields_key = "export";
+	out->fields[out->nfields++] = (struct an_field){ .key = "format", .kind = AF_STR,
+							 .s = o->format };
+	out->fields[out->nfields++] = (struct an_field){ .key = "file", .kind = AF_STR,
+							 .s = o->output };
+	return NULL;
+}
+
+const struct analyzer analyzer_export = {
+	.name = "export",
+	.summary = "write the node in another tool's format (--format: beamcore help export)",
+	.opts = AO_JSON | AO_FORMAT | AO_AROUND | AO_WEIGHT | AO_BY_STATUS,
+	.check = check,
+	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACKS | NEED_NODES,
+	.run = run,
+};

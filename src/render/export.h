@@ -1,0 +1,14 @@
+/* Writers of other tools' formats, for `beamcore export` (analyzers/export.c):
+ * each writes the whole model (or what its options select) to f and returns
+ * an error value on failure (main then removes the partly written file). */
+#ifndef BEAMCORE_EXPORT_H
+#define BEAMCORE_EXPORT_H
+#include <stdio.h>
+#include "analyzer.h"
+
+typedef bc_err *export_writer(const struct vm *vm, const struct an_opts *o, FILE *f);
+
+export_writer export_speedscope;  /* speedscope.c: stacks as a sampled profile */
+export_writer export_dot;         /* dot.c: links, monitors, supervision, call waits */
+
+#endif

@@ -122,6 +122,7 @@ enum {
 	AO_JUNIT = 1 << 8,
 	AO_FORMAT = 1 << 9,   /* --format and -o (export) */
 	AO_AROUND = 1 << 10,  /* --around and --depth (export dot) */
+	AO_TUI = 1 << 15,         /* --interval, --stop: the live TUI's (main.c) */
 };
 
 struct analyzer {

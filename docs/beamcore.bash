@@ -20,16 +20,20 @@ _beamcore()
 	-o|--output|--rules|--junit) COMPREPLY=($(compgen -f -- "$cur")); return;;
 	--debug-file) COMPREPLY=($(compgen -f -- "$cur")); return;;
 	--sysroot) COMPREPLY=($(compgen -d -- "$cur")); return;;
+	--pid) COMPREPLY=($(compgen -W "$(pgrep -d ' ' '^beam\.' 2>/dev/null)" -- "$cur")); return;;
+	--interval) return;;
 	esac
 	if [[ $cur == -* ]]; then
 		local opts="--debug-file --sysroot --help"
+		[[ $cmd == diff ]] || opts+=" --pid --no-stop"
 		case $cmd in
 		procs) opts+=" --json --sort --top";;
 		stacks) opts+=" --json --top --folded --weight --by-status";;
 		proc|threads|tree) opts+=" --json";;
 		check) opts+=" --json --max --rules --junit";;
 		export) opts+=" --json --format -o --around --depth --weight --by-status";;
-		tui|help) ;;
+		tui) opts+=" --interval --stop";;
+		help) ;;
 		*) opts+=" --json --top";;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -1,5 +1,6 @@
 /* beamcore: post-mortem analysis of beam.smp cores.
  *   beamcore [COMMAND] TARGET [BEAM] [options]; beamcore help COMMAND
+ *   beamcore [COMMAND] --pid PID [BEAM] [options]: a running node
  * Each command owns its options (struct analyzer's opts): another command's
  * option, an unknown option or command is exit 64 with one line saying so.
  * Exit codes (as eu-stack): 0 complete, 1 partial (something unreadable, said
@@ -56,17 +57,26 @@ static const struct optdesc {
 			    "whole or not at all", AO_FORMAT },
 	{ "around", "PID", "only PID's neighbourhood (dot)", AO_AROUND },
 	{ "depth", "N", "how many edges from --around PID (default 2)", AO_AROUND },
+	{ "pid", "PID", "read the running beam.smp PID instead of a TARGET\n"
+			"(stopped for the read with ptrace; the time is said)", 0 },
+	{ "no-stop", NULL, "--pid: read without stopping the node (racy: changing\n"
+			   "values are gaps, exit 1)", 0 },
+	{ "interval", "S", "--pid: refresh every S seconds (default 2)", AO_TUI },
+	{ "stop", NULL, "--pid: stop the node for each refresh (default: not)", AO_TUI },
 	{ "debug-file", "FILE", "DWARF for a stripped beam.smp", 0 },
 	{ "sysroot", "DIR", "look for the core's beam.smp and libraries under DIR\n"
 			    "first (a core from a container or another host)", 0 },
 };
 #define NOPTDESCS (sizeof optdescs / sizeof optdescs[0])
 
-static void option_lines(FILE *f, unsigned mask)
+/* live: --pid and --no-stop apply (every command but diff's two snapshots) */
+static void option_lines(FILE *f, unsigned mask, int live)
 {
 	for (size_t i = 0; i < NOPTDESCS; i++) {
 		const struct optdesc *d = &optdescs[i];
 		if (d->bit && !(mask & d->bit))
+			continue;
+		if (!live && (strcmp(d->name, "pid") == 0 || strcmp(d->name, "no-stop") == 0))
 			continue;
 		char head[40];
 		snprintf(head, sizeof head, "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
@@ -110,6 +120,7 @@ static void option_lines(FILE *f, unsigned mask)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: beamcore [COMMAND] TARGET [BEAM] [options]\n"
+		   "       beamcore [COMMAND] --pid PID [options]   (a running node)\n"
 		   "       beamcore help COMMAND\n"
 		   "  TARGET  a core file of beam.smp or an erl_crash.dump; BEAM  its beam.smp\n"
 		   "          (default: the path the core recorded)\n\ncommands:\n");
@@ -122,7 +133,7 @@ static void usage(FILE *f)
 	}
 	fprintf(f, "  %-10s %s\n", "tui", "browse processes and every view in a terminal (ncurses)");
 	fprintf(f, "\noptions (each command takes its own: beamcore help COMMAND):\n");
-	option_lines(f, ~0u);
+	option_lines(f, ~0u, 1);
 	fprintf(f, "  %-18s %s\n", "-h, --help", "this text, or a command's;  --version");
 	fprintf(f, "exit: 0 complete, 1 partial (some memory unreadable), 2 failed, 3 a check\n"
 		   "  rule failed (check), 64 usage\n");
@@ -137,12 +148,14 @@ static void command_usage(FILE *f, const struct analyzer *an)
 			   "        core's beam.smp is the path it recorded; --sysroot and\n"
 			   "        --debug-file apply to both)\n", an->name, an->summary);
 	else
-		fprintf(f, "usage: beamcore %s%s%s TARGET [BEAM] [options]\n  %s\n", an->name,
+		fprintf(f, "usage: beamcore %s%s%s TARGET [BEAM] [options]\n"
+			   "       beamcore %s%s%s --pid PID [options]\n  %s\n", an->name,
+			an->arg_name ? " " : "", an->arg_name ? an->arg_name : "", an->name,
 			an->arg_name ? " " : "", an->arg_name ? an->arg_name : "", an->summary);
 	if (an->arg_help)
 		fprintf(f, "  %s  %s\n", an->arg_name, an->arg_help);
 	fprintf(f, "\noptions:\n");
-	option_lines(f, an->opts);
+	option_lines(f, an->opts, an->targets != 2);
 	fprintf(f, an->opts & AO_MAX ? EXIT_HELP_CHECK : EXIT_HELP);
 }
 
@@ -154,6 +167,11 @@ static void text_header(FILE *f, const struct vm *vm)
 		vm->erts_version[0] ? vm->erts_version : "?",
 		!vm->have_jit ? "" : vm->jit ? ", JIT" : ", interpreter",
 		vm->node ? vm->node : "?", vm->schedulers);
+	if (vm->live_pid && vm->racy)
+		fprintf(f, "  read WITHOUT stopping it (--no-stop): values may be mid-change; "
+			   "impossible ones are gaps\n");
+	else if (vm->live_pid && vm->stopped_ms >= 0)
+		fprintf(f, "  stopped for %.1f ms for the read (ptrace)\n", vm->stopped_ms);
 	if (vm->exe[0])  /* (crash dumps name no executable) */
 		fprintf(f, "  beam.smp %s (build-id %s)\n", vm->exe, vm->build_id[0] ? vm->build_id : "none");
 	fprintf(f, "  processes %s of %s", fmt_count(vm->nprocs, n, sizeof n),
@@ -167,6 +185,7 @@ static void text_header(FILE *f, const struct vm *vm)
 		return;
 	}
 	fprintf(f, "; %s", vm->signo ? fmt_signal(vm->signo, s, sizeof s)
+				  : vm->live_pid ? "running"
 				  : "no fatal signal: a live snapshot (gcore)");
 	if (vm->signo && vm->sigsender)
 		fprintf(f, " sent by pid %d", vm->sigsender);
@@ -199,6 +218,10 @@ static void json_target(struct jw *w, const char *key, const struct vm *vm)
 	jw_u64(w, "schedulers", vm->schedulers);
 	jw_f64(w, "time", vm->time ? vm->time : NAN);
 	jw_str(w, "time_from", vm->time ? vm->time_from : NULL);
+	/* --pid: the process, how long it was stopped, whether it ran meanwhile */
+	jw_u64_or_null(w, "os_pid", vm->live_pid != 0, (uint64_t)vm->live_pid);
+	jw_f64(w, "stopped_ms", vm->live_pid && vm->stopped_ms >= 0 ? vm->stopped_ms : NAN);
+	jw_bool(w, "racy", vm->live_pid && vm->racy);
 	jw_obj_end(w);
 }
 
@@ -241,6 +264,8 @@ struct cli {
 	int json, help, version;
 	unsigned given;  /* AO_* of the options given */
 	const char *debug_file, *sysroot;
+	int pid, no_stop, stop;      /* --pid, --no-stop, --stop (tui) */
+	double interval;             /* --interval (tui), 0: default */
 	char **pos;
 	int npos;
 };
@@ -305,6 +330,10 @@ static int parse_options(int argc, char **argv, struct cli *c)
 		{ "output", required_argument, NULL, 'o' },
 		{ "around", required_argument, NULL, 'A' },
 		{ "depth", required_argument, NULL, 'D' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "no-stop", no_argument, NULL, 'N' },
+		{ "stop", no_argument, NULL, 'T' },
+		{ "interval", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -358,16 +387,42 @@ static int parse_options(int argc, char **argv, struct cli *c)
 			bit = AO_AROUND;
 			break;
 		}
+		case 'p': {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || *end || v <= 0 || v > 0x3fffffff || end == optarg) {
+				fprintf(stderr, "beamcore: --pid %s: not a process id\n", optarg);
+				return EXIT_USAGE;
+			}
+			c->pid = (int)v;
+			break;
+		}
+		case 'N': c->no_stop = 1; break;
+		case 'T': c->stop = 1; bit = AO_TUI; break;
+		case 'i': {
+			char *end;
+			errno = 0;
+			double v = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(v >= 0.1 && v <= 3600)) {
+				fprintf(stderr, "beamcore: --interval %s: not a number of seconds "
+					"(0.1 to 3600)\n", optarg);
+				return EXIT_USAGE;
+			}
+			c->interval = v;
+			bit = AO_TUI;
+			break;
+		}
 		case 'h': c->help = 1; break;
 		case 'V': c->version = 1; break;
 		case ':':
 			fprintf(stderr, "beamcore: %s needs a value (see beamcore --help)\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		default: {
-			const char *names[16], *arg = argv[optind - 1];
+			const char *names[24], *arg = argv[optind - 1];
 			size_t n = 0;
 			char word[64];
-			for (; longopts[n].name && n < 16; n++)
+			for (; longopts[n].name && n < 24; n++)
 				names[n] = longopts[n].name;
 			snprintf(word, sizeof word, "%s", arg + strspn(arg, "-"));
 			word[strcspn(word, "=")] = 0;
@@ -389,6 +444,7 @@ static int parse_options(int argc, char **argv, struct cli *c)
 static const struct analyzer tui_command = {
 	.name = "tui",
 	.summary = "browse processes and every view in a terminal (ncurses); ? lists the keys",
+	.opts = AO_TUI,
 };
 
 static const struct analyzer *command_find(const char *name)
@@ -675,7 +731,11 @@ static bc_err *outfile_commit(struct outfile *o, uint64_t *bytes)
 
 static int run_analyzer(const struct analyzer *an, struct cli *c)
 {
-	struct target_opts to = { c->pos[0], c->npos > 1 ? c->pos[1] : NULL, c->debug_file, c->sysroot };
+	struct target_opts to = { .path = c->pos[0], .beam = c->npos > 1 ? c->pos[1] : NULL,
+				  .debug_file = c->debug_file, .sysroot = c->sysroot };
+	if (c->pid)  /* --pid PID [BEAM] */
+		to = (struct target_opts){ .beam = c->npos > 0 ? c->pos[0] : NULL,
+					   .debug_file = c->debug_file, .pid = c->pid, .no_stop = c->no_stop };
 	struct target *t;
 	struct outfile of = { 0 };
 	bc_err *err = NULL;
@@ -694,7 +754,9 @@ static int run_analyzer(const struct analyzer *an, struct cli *c)
 	struct vm *vm = target_vm(t);
 	struct an_out out = { 0 };
 	c->ao.json = c->json;
-	if (!(err = an->run(vm, &c->ao, &out)) && out.write) {
+	err = an->run(vm, &c->ao, &out);
+	target_release(t);  /* a live node runs again before the output is written */
+	if (!err && out.write) {
 		uint64_t bytes = 0;
 		if (!(err = out.write(of.f, out.ctx)) && !(err = outfile_commit(&of, &bytes)) &&
 		    out.nfields < AN_MAX_FIELDS)
@@ -737,7 +799,8 @@ static int run_two(const struct analyzer *an, struct cli *c)
 	const struct vm *vm[2] = { NULL, NULL };
 	bc_err *err = NULL;
 	for (int i = 0; i < 2 && !err; i++) {
-		struct target_opts to = { c->pos[i], NULL, c->debug_file, c->sysroot };
+		struct target_opts to = { .path = c->pos[i], .debug_file = c->debug_file,
+					  .sysroot = c->sysroot };
 		if (!(err = target_open(&to, &t[i])) && !(err = target_load(t[i], an->needs)))
 			vm[i] = target_vm(t[i]);
 	}
@@ -805,7 +868,21 @@ int main(int argc, char **argv)
 	}
 	if ((rc = check_options(&c, an)) >= 0)
 		return rc;
+	if (c.pid && c.sysroot) {
+		fprintf(stderr, "beamcore: --sysroot is for cores from elsewhere, not --pid\n");
+		return EXIT_USAGE;
+	}
+	if (!c.pid && (c.no_stop || c.stop || c.interval)) {
+		fprintf(stderr, "beamcore: %s needs --pid PID (a running node)\n",
+			c.no_stop ? "--no-stop" : c.stop ? "--stop" : "--interval");
+		return EXIT_USAGE;
+	}
 	if (an->targets == 2) {
+		if (c.pid) {
+			fprintf(stderr, "beamcore: %s compares two snapshots: take them with gcore or "
+				"kill -USR1 (--pid is not a target of %s)\n", an->name, an->name);
+			return EXIT_USAGE;
+		}
 		if (c.npos != 2) {
 			fprintf(stderr, "beamcore: %s needs two targets, %s: usage: beamcore %s A B\n",
 				an->name, c.npos < 2 ? "got fewer" : "got more", an->name);
@@ -814,7 +891,7 @@ int main(int argc, char **argv)
 		return run_two(an, &c);
 	}
 	if (an->arg_name) {
-		if (c.npos < 2) {
+		if (c.npos < (c.pid ? 1 : 2)) {
 			fprintf(stderr, "beamcore: usage: beamcore %s %s TARGET [BEAM]\n", an->name,
 				an->arg_name);
 			return EXIT_USAGE;
@@ -823,7 +900,12 @@ int main(int argc, char **argv)
 		c.pos++;
 		c.npos--;
 	}
-	if (c.npos < 1 || c.npos > 2) {
+	if (c.pid && c.npos > 1) {
+		fprintf(stderr, "beamcore: too many arguments: with --pid PID, only BEAM (the node's "
+			"beam.smp, default /proc/PID/exe)\n");
+		return EXIT_USAGE;
+	}
+	if (!c.pid && (c.npos < 1 || c.npos > 2)) {
 		fprintf(stderr, c.npos < 1 ? "beamcore: no TARGET given\n" : "beamcore: too many arguments\n");
 		if (an == &tui_command)
 			fprintf(stderr, "beamcore: usage: beamcore tui TARGET [BEAM]\n");
@@ -832,8 +914,12 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (an == &tui_command) {  /* src/tui/ */
-		struct target_opts to = { c.pos[0], c.npos > 1 ? c.pos[1] : NULL, c.debug_file, c.sysroot };
-		return tui_main(&to);
+		struct target_opts to = { .path = c.pos[0], .beam = c.npos > 1 ? c.pos[1] : NULL,
+					  .debug_file = c.debug_file, .sysroot = c.sysroot };
+		if (c.pid)  /* refreshed; stopped for each read only with --stop */
+			to = (struct target_opts){ .beam = c.npos > 0 ? c.pos[0] : NULL,
+						   .debug_file = c.debug_file, .pid = c.pid, .no_stop = !c.stop };
+		return tui_main(&to, c.interval > 0 ? c.interval : 2.0);
 	}
 	if (an->check && (rc = an->check(&c.ao)) >= 0)
 		return rc;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "beam/beam.h"
@@ -18,7 +19,8 @@ struct target {
 	unsigned loaded;
 	int zfd;             /* a compressed input's decompressed copy (unlinked), or -1 */
 	char zpath[32];      /* it as /proc/self/fd/N, the path the loaders open */
-	const char *name;    /* the path the user gave */
+	const char *name;    /* the path the user gave, or "PID N" */
+	char label[32];      /* that for a live process */
 };
 
 /* Messages of the loaders name the copy: name the user's file instead. */
@@ -73,9 +75,39 @@ static bc_err *must_be(const char *what, const char *path, mode_t type)
 			type == S_IFDIR ? "directory" : "regular file");
 }
 
+/* --pid: a running beam.smp, stopped (unless --no-stop) until target_release. */
+static bc_err *open_live(const struct target_opts *o, struct target **out)
+{
+	bc_err *bad;
+	if ((bad = must_be("", o->beam, S_IFREG)) ||
+	    (bad = must_be("--debug-file ", o->debug_file, S_IFREG)))
+		return bad;
+	struct target *t = calloc(1, sizeof *t);
+	if (!t)
+		return bc_error(BC_ENOMEM, "out of memory");
+	t->zfd = -1;
+	snprintf(t->label, sizeof t->label, "PID %d", o->pid);
+	t->name = t->label;
+	struct beam_open_opts bo = { .exe_path = o->beam, .debug_file = o->debug_file,
+				     .pid = o->pid, .no_stop = o->no_stop };
+	bc_err *err = beam_open(&bo, &t->beam);
+	if (err) {
+		target_free(t);
+		return err->code == BC_EFAULT ? core_live_exited(o->pid, err) : err;
+	}
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	t->beam->vm->time = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	t->beam->vm->time_from = "read";
+	*out = t;
+	return NULL;
+}
+
 bc_err *target_open(const struct target_opts *o, struct target **out)
 {
 	*out = NULL;
+	if (!o->path)
+		return open_live(o, out);
 	char head[32] = { 0 };
 	bc_err *bad;
 	if ((bad = must_be("", o->path, S_IFREG)) || (bad = must_be("", o->beam, S_IFREG)) ||
@@ -111,7 +143,8 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 		err = bc_error(BC_EFORMAT, "%s: neither an ELF core file nor an erl_crash.dump%s",
 			       o->path, fmt ? " (once decompressed)" : "");
 	} else {
-		struct beam_open_opts bo = { path, o->beam, o->debug_file, o->sysroot };
+		struct beam_open_opts bo = { .core_path = path, .exe_path = o->beam,
+					     .debug_file = o->debug_file, .sysroot = o->sysroot };
 		err = beam_open(&bo, &t->beam);
 	}
 	if (err) {
@@ -135,6 +168,8 @@ static bc_err *load(struct target *t, unsigned needs);
 bc_err *target_load(struct target *t, unsigned needs)
 {
 	bc_err *err = own_name(t, load(t, needs));
+	if (err && t->beam && t->beam->core->live)
+		err = core_live_exited(t->beam->core->live_pid, err);
 	target_vm(t)->source = t->name;  /* (a dump's reload makes a new model) */
 	return err;
 }
@@ -189,6 +224,12 @@ static bc_err *load(struct target *t, unsigned needs)
 struct vm *target_vm(struct target *t)
 {
 	return t->dump ? dump_vm(t->dump) : t->beam->vm;
+}
+
+void target_release(struct target *t)
+{
+	if (t && t->beam)
+		beam_release(t->beam);
 }
 
 void target_close(struct target *t)

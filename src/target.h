@@ -14,12 +14,17 @@ struct target_opts {
 	const char *beam;        /* may be NULL */
 	const char *debug_file;  /* may be NULL */
 	const char *sysroot;     /* may be NULL */
+	int pid;                 /* path NULL: a running beam.smp (--pid) */
+	int no_stop;             /* --no-stop: read it without stopping it */
 };
 
 struct target;
 bc_err *target_open(const struct target_opts *o, struct target **out);
 bc_err *target_load(struct target *t, unsigned needs);
 struct vm *target_vm(struct target *t);
+/* A live target stopped for the read runs again (vm->stopped_ms); no-op otherwise.
+ * Reads after it are racy. */
+void target_release(struct target *t);
 void target_close(struct target *t);
 
 #endif

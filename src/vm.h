@@ -243,7 +243,7 @@ struct vm_gap {
 };
 
 struct vm {
-	const char *kind;              /* "core" or "crash_dump" */
+	const char *kind;              /* "core", "crash_dump" or "live" (--pid) */
 	const char *source;            /* file the model came from */
 	char otp_release[16];
 	char erts_version[32];
@@ -264,7 +264,10 @@ struct vm {
 	/* when the snapshot was taken, seconds since the epoch (0: unknown): a
 	 * dump's header date (local time, whole seconds), a core's file mtime */
 	double time;
-	const char *time_from;         /* static: "dump header", "file mtime" */
+	const char *time_from;         /* static: "dump header", "file mtime", "read" */
+	int live_pid;                  /* live: the process read (--pid); 0 otherwise */
+	bool racy;                     /* live: read without stopping it (--no-stop) */
+	double stopped_ms;             /* live: how long it was stopped; < 0: not stopped */
 	struct vm_death death;         /* crash dumps: the slogan and what it names */
 	struct vm_proc *procs;
 	size_t nprocs, procs_cap;

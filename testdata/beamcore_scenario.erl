@@ -78,7 +78,61 @@ main() ->
     write_file("memory.json", memory_truth()),
     garbage_collect(),
     write_file("ready", <<"ready">>),
+    heartbeat(os:getenv("BEAMCORE_HEARTBEAT")),
     receive after infinity -> ok end.
+
+%% capture.sh --live: a process of its own (spawned after the ground truth, so
+%% in none of it) rewrites "heartbeat" every 100 ms: a reader of the live node
+%% sees it keep running.
+%% Once a file "churn" appears in the cwd, it sets the node changing for good
+%% (processes spawned and exiting, an ETS table filled and emptied, messages
+%% queued and drained, heaps grown and dropped): reads with --no-stop race it.
+heartbeat("1") ->
+    spawn(fun() -> beat(1, false) end);   % raw writes in the cwd: no file server
+heartbeat(_) ->
+    ok.
+
+beat(N, Churning) ->
+    write_file("heartbeat", integer_to_list(N)),
+    Churn = Churning orelse
+        (element(1, prim_file:read_file_info("churn")) =:= ok andalso churn()),
+    receive after 100 -> beat(N + 1, Churn) end.
+
+churn() ->
+    T = ets:new(churn, [public, {write_concurrency, true}]),
+    spawn(fun() -> churn_ets(T, 0) end),
+    spawn(fun() -> churn_spawn(0) end),
+    Sink = spawn(fun churn_sink/0),
+    spawn(fun() -> churn_send(Sink, 0) end),
+    spawn(fun() -> churn_heap(0) end),
+    true.
+
+churn_ets(T, N) ->
+    ets:insert(T, {N, lists:seq(1, N rem 64)}),
+    N rem 20000 =:= 0 andalso ets:delete_all_objects(T),
+    churn_ets(T, N + 1).
+
+churn_spawn(N) ->
+    [spawn(fun() -> receive after I rem 5 -> ok end end) || I <- lists:seq(1, 200)],
+    receive after 1 -> ok end,
+    churn_spawn(N + 1).
+
+churn_sink() ->
+    receive after 5 -> ok end,
+    churn_drain().
+
+churn_drain() ->
+    receive _ -> churn_drain() after 0 -> churn_sink() end.
+
+churn_send(Sink, N) ->
+    [Sink ! {msg, N, I} || I <- lists:seq(1, 500)],
+    receive after 1 -> ok end,
+    churn_send(Sink, N + 1).
+
+churn_heap(N) ->
+    L = lists:seq(1, 50000 + N rem 200000),
+    _ = length(L),
+    churn_heap(N + 1).
 
 %%% ------------------------------------------------------------------
 %%% Scenario

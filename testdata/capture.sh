@@ -16,21 +16,26 @@
 # --dist: a distributed node (-sname, loopback only) and a peer node it is
 # linked to and monitors, both ways (beamcore_scenario's build_dist); the peer
 # is killed afterwards.
+# --live: no cores and no dumps: the node is left running, idle after writing
+# the ground truth (it rewrites OUTDIR/heartbeat every 100 ms, so a reader can
+# tell it still runs); its OS pid is the last line printed and in OUTDIR/pid.
+# The caller kills it (kill -KILL $(cat OUTDIR/pid)).
 # Exit 0 ok, 77 not enough disk space, 64 usage, other non-zero on failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage() { echo "usage: capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist]" >&2; exit 64; }
+usage() { echo "usage: capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist] [--live]" >&2; exit 64; }
 [ $# -ge 2 ] || usage
 rel=$1; out=$(realpath -m "$2"); shift 2
-gcore=1; kcore=1; dump=0; emu=0; dist=0; deaths=1
+gcore=1; kcore=1; dump=0; emu=0; dist=0; deaths=1; live=0
 for a in "$@"; do
   case $a in
     --no-gcore) gcore=0 ;; --no-kernel-core) kcore=0 ;; --dump) dump=1 ;;
     --gcore-dump) dump=2 ;;
-    --emu) emu=1 ;; --dist) dist=1 ;; *) usage ;;
+    --emu) emu=1 ;; --dist) dist=1 ;; --live) live=1; gcore=0; kcore=0 ;; *) usage ;;
   esac
 done
 [ $dump != 1 ] || { gcore=0; kcore=0; }
+[ $live = 0 ] || [ $dump = 0 ] || usage
 [ $dump != 2 ] || { gcore=1; kcore=0; dump=1; deaths=0; }
 case $rel in 25|27|29) ;; *) usage ;; esac
 [ $emu = 0 ] || [ "$rel" = 29 ] || usage
@@ -78,7 +83,7 @@ if [ $dist = 1 ]; then
   peer=bcpeer$$@localhost
 fi
 
-rm -f "$out"/{ground_truth.json,memory.json,ready,core,core.[0-9]*,core.gcore,core.kernel,beam.smp.path,pid,node.log}
+rm -f "$out"/{ground_truth.json,memory.json,ready,heartbeat,core,core.[0-9]*,core.gcore,core.kernel,beam.smp.path,pid,node.log}
 rm -f "$out"/{erl_crash,oom,kernel_pid,kernel_pid_cut,links}.{dump,log} "$out/links.json"
 "$erlc" -o "$out" "$here/beamcore_scenario.erl"
 [ $deaths = 0 ] || [ $dump = 0 ] || "$erlc" -o "$out" "$here/beamcore_deaths.erl"
@@ -108,7 +113,7 @@ fi
 t0=$(now)
 ( cd "$out" && ulimit -c unlimited &&
   # shellcheck disable=SC2086  # BEAMCORE_ERL_FLAGS: extra emulator flags, e.g. "+JPperf true"
-  BEAMCORE_PEER=${peer:-} ERL_CRASH_DUMP="$out/erl_crash.dump" exec "${run[@]}" -noshell +MIscs 64 ${BEAMCORE_ERL_FLAGS:-} \
+  BEAMCORE_PEER=${peer:-} BEAMCORE_HEARTBEAT=$live ERL_CRASH_DUMP="$out/erl_crash.dump" exec "${run[@]}" -noshell +MIscs 64 ${BEAMCORE_ERL_FLAGS:-} \
     "${distargs[@]}" -pa "$out" -run beamcore_scenario start ) \
   >"$out/node.log" 2>&1 &
 pid=$!   # erl/erlexec exec into beam.smp: same pid
@@ -183,6 +188,14 @@ if [ $dump = 1 ] && [ $deaths = 1 ]; then
   death links ""
 fi
 
+if [ $live = 1 ]; then
+  # left running for the caller, who kills it (and the peer: OUTDIR/peer.pid)
+  [ -z "$peerpid" ] || echo "$peerpid" >"$out/peer.pid"
+  pid=; peerpid=
+  echo "live node in $out ($(cat "$out/beam.smp.path")), pid:"
+  cat "$out/pid"
+  exit 0
+fi
 if [ $kcore = 1 ]; then
   # beam.smp installs no SIGABRT handler: the default action dumps core.
   t=$(now)

@@ -223,8 +223,12 @@ def main():
             if doc.get("complete") != (rc == 0):
                 bad.append(f"{label}: exit {rc} but complete is {doc.get('complete')}")
             t = doc.get("target") or (doc.get("targets") or {}).get("b") or {}
-            if t.get("kind") != ("crash_dump" if dump else "core"):
+            live = fx.target[0] == "--pid"
+            if t.get("kind") != ("crash_dump" if dump else "live" if live else "core"):
                 bad.append(f"{label}: target.kind {t.get('kind')!r}")
+            if live and (not isinstance(t.get("stopped_ms"), (int, float)) or t.get("racy")):
+                bad.append(f"{label}: a stopped live read: stopped_ms {t.get('stopped_ms')!r}, "
+                           f"racy {t.get('racy')!r}")
             if len(doc.get("missing", [])) > doc.get("missing_total", 0):
                 bad.append(f"{label}: missing lists more than missing_total")
         print(f"{label}: exit {rc}, {len(out):,} bytes, {len(errs)} schema errors")
@@ -300,6 +304,8 @@ def main():
                   want_rc=(3,))
             check("check (rules that hold)", "check", ("--max", "memory=1TiB", "--max", "total=1TiB"),
                   want_rc=ok)
+        elif c == "diff" and fx.target[0] == "--pid":
+            pass  # two snapshots, not a live node (a usage error: check_live.py)
         elif c == "diff":
             # the fixture against itself: every group in both, none changed
             d = check("diff", "diff", want_rc=ok, two=True)

@@ -10,10 +10,16 @@ SKIP = 1 if CI else 77
 class Fixture:
     def __init__(self, argv, core_name=None):
         """argv: BEAMCORE FIXTURE [CORE]. Exits 77 (skip) when the fixture is absent
-        (1 under CI=true)."""
+        (1 under CI=true). CORE "live": the running node capture.sh --live left
+        in FIXTURE, read with --pid (tests/live_node.py)."""
         self.beamcore = argv[1]
         self.dir = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), argv[2])
         self.core = os.path.join(self.dir, core_name or argv[3])
+        self.target = [self.core]
+        if (core_name or argv[3]) == "live":
+            pid = open(os.path.join(self.dir, "pid")).read().strip()
+            self.target = ["--pid", pid]
+            self.core = f"/proc/{pid}"
         if not os.path.exists(self.core):
             print(f"{'FAIL (CI=true)' if CI else 'SKIP'}: no fixture {self.core} "
                   "(testdata/capture.sh makes it)")
@@ -30,7 +36,8 @@ class Fixture:
 
     def run(self, cmd, *args, arg=None):
         """(exit code, stdout, stderr) of `beamcore CMD [ARG] CORE BEAM ARGS...`."""
-        r = subprocess.run([self.beamcore, cmd, *([arg] if arg else []), self.core, self.beam,
+        target = self.target + ([self.beam] if self.target[0] != "--pid" else [])
+        r = subprocess.run([self.beamcore, cmd, *([arg] if arg else []), *target,
                             *args], capture_output=True, text=True, timeout=300)
         return r.returncode, r.stdout, r.stderr
 

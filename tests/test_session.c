@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 	}
 	fclose(f);
 	beam[strcspn(beam, "\n")] = '\0';
-	struct beam_open_opts o = { core, beam, NULL, NULL };
+	struct beam_open_opts o = { .core_path = core, .exe_path = beam };
 	struct beam *b;
 	bc_err *e = beam_open(&o, &b);
 	if (e) {

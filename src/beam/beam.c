@@ -74,16 +74,39 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	if (!b)
 		return bc_error(BC_ENOMEM, "out of memory");
 	b->ranges_ok = -1;
-	bc_err *err = core_open(o->core_path, &b->core);
+	char exe[4096], source[64];
+	const char *exe_path = o->exe_path;
+	bc_err *err = NULL;
+	if (!o->core_path) {  /* a live process: its executable, before stopping it */
+		if ((err = core_live_exe(o->pid, exe, sizeof exe)))
+			goto fail;
+		const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+		if (strncmp(base, "beam.", 5) != 0) {
+			err = bc_error(BC_EFORMAT, "PID %d is %s, not beam.smp: give the pid of the node's "
+				       "beam.smp (pgrep -f beam.smp)", o->pid, exe);
+			goto fail;
+		}
+		if (!exe_path) {  /* the file as it runs, even if replaced since */
+			char path[64];
+			snprintf(path, sizeof path, "/proc/%d/exe", o->pid);
+			exe_path = access(exe, R_OK) == 0 ? exe : path;
+		}
+		snprintf(source, sizeof source, "PID %d", o->pid);
+		err = core_open_live(o->pid, !o->no_stop, &b->core);
+	} else {
+		err = core_open(o->core_path, &b->core);
+	}
 	if (err)
 		goto fail;
 
-	struct session_opts so = { o->exe_path, o->debug_file, o->sysroot };
+	struct session_opts so = { exe_path, o->debug_file, o->sysroot };
 	if ((err = session_open(b->core, &so, &b->session)))
 		goto fail;
 	b->exe = b->session->exe;
 	b->bias = b->session->bias;
-	b->vm = vm_new("core", o->core_path);
+	b->vm = o->core_path ? vm_new("core", o->core_path) : vm_new("live", NULL);
+	if (b->vm && !o->core_path)
+		b->vm->source = vm_intern(b->vm, source, strlen(source));
 	if (!b->vm) {
 		err = bc_error(BC_ENOMEM, "out of memory");
 		goto fail;
@@ -98,8 +121,13 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 		goto fail;
 	b->ml_bad = ml_layout(b);  /* which release's link/monitor layout (monlnk.c) */
 
+	if (b->core->live) {
+		b->vm->live_pid = o->pid;
+		b->vm->racy = !b->core->live_stopped;
+		b->vm->stopped_ms = -1;
+	}
 	/* .rodata and .text are not in a default core: serve them from the file. */
-	for (int i = 0; i < b->exe->nloads; i++) {
+	for (int i = 0; i < b->exe->nloads && !b->core->live; i++) {
 		const struct exe_load *l = &b->exe->loads[i];
 		if (!(l->flags & PF_W) &&
 		    core_add_file_backing(b->core, l->vaddr + b->bias, b->exe->map + l->off, l->filesz) < 0) {
@@ -140,6 +168,13 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 fail:
 	beam_close(b);
 	return err;
+}
+
+void beam_release(struct beam *b)
+{
+	double ms = b->core->live ? core_live_release(b->core) : -1;
+	if (ms >= 0)
+		b->vm->stopped_ms = ms;
 }
 
 void beam_close(struct beam *b)

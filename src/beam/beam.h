@@ -33,14 +33,18 @@ struct beam {
 };
 
 struct beam_open_opts {
-	const char *core_path;
+	const char *core_path;     /* NULL: a live process (pid) */
 	const char *exe_path;      /* NULL: the path the core recorded */
 	const char *debug_file;    /* NULL: standard search */
 	const char *sysroot;       /* NULL: the recorded paths as they are */
+	int pid;                   /* core_path NULL: a running beam.smp (/proc, process_vm_readv) */
+	int no_stop;               /* read it without stopping it (racy) */
 };
 
 bc_err *beam_open(const struct beam_open_opts *o, struct beam **out);
 void beam_close(struct beam *b);
+/* A live process stopped for the read runs again; vm->stopped_ms says how long. */
+void beam_release(struct beam *b);
 
 /* Address of a global at run time. */
 static inline uint64_t beam_global(const struct beam *b, enum layout_id id)
@@ -114,6 +118,26 @@ void beam_enable_detail(struct beam *b);
 int beam_ident_init(struct beam *b);
 void beam_proc_identity(struct beam *b, uint64_t dict, struct vm_proc *vp);
 void beam_ident_free(struct beam *b);
+
+/* Brent's cycle check for a linked-list walk: a list that comes back to a node
+ * (a corrupt core, or a list changing under a --no-stop read) stops the walk
+ * after O(length) steps instead of running to the walk's limit.
+ *   struct cycle cy = CYCLE_INIT; ... if (cycle_seen(&cy, node)) fail; */
+struct cycle {
+	uint64_t mark, power, steps;
+};
+#define CYCLE_INIT { 0, 1, 0 }
+static inline int cycle_seen(struct cycle *c, uint64_t addr)
+{
+	if (addr == c->mark)
+		return 1;
+	if (++c->steps == c->power) {
+		c->mark = addr;
+		c->power *= 2;
+		c->steps = 0;
+	}
+	return 0;
+}
 
 /* Walks: fill b->vm. */
 bc_err *beam_load_procs(struct beam *b);

@@ -31,9 +31,10 @@ static int kind_of(const struct layout *L, struct binref_kind *k)
 static int walk_list(struct beam *b, const struct binref_kind *k, uint32_t proc, uint64_t oh)
 {
 	const struct layout *L = &b->L;
+	struct cycle cy = CYCLE_INIT;
 	for (unsigned n = 0; oh; n++) {
 		uint64_t thing, val;
-		if (n > WALK_LIMIT || beam_read_u64(b, oh, &thing) < 0)
+		if (n > WALK_LIMIT || cycle_seen(&cy, oh) || beam_read_u64(b, oh, &thing) < 0)
 			return -1;
 		if (thing == k->header) {
 			struct vm_binref *r = vm_add_binref(b->vm);
@@ -75,9 +76,10 @@ bc_err *beam_load_binaries(struct beam *b)
 			beam_read_u64(b, p + LV(L, P_MBUF), &frag) < 0;
 		e = e || walk_list(b, &k, (uint32_t)i, first) < 0 ||
 		    walk_list(b, &k, (uint32_t)i, wrt) < 0;
+		struct cycle cy = CYCLE_INIT;
 		for (unsigned n = 0; !e && frag; n++) {
 			uint64_t oh;
-			e = n > WALK_LIMIT ||
+			e = n > WALK_LIMIT || cycle_seen(&cy, frag) ||
 			    beam_read_u64(b, frag + LV(L, HF_OFF_HEAP_FIRST), &oh) < 0 ||
 			    walk_list(b, &k, (uint32_t)i, oh) < 0 ||
 			    beam_read_u64(b, frag + LV(L, HF_NEXT), &frag) < 0;

@@ -183,8 +183,9 @@ int ml_walk(struct beam *b, uint64_t root, enum ml_shape shape, int is_link, ml_
 	unsigned n = 0;
 	struct ml_node mn;
 	if (shape == ML_LIST) {
+		struct cycle cy = CYCLE_INIT;  /* (a cycle that misses the root) */
 		for (uint64_t node = root; node;) {
-			if (++n > WALK_LIMIT || ml_read(b, node, &mn) < 0 ||
+			if (++n > WALK_LIMIT || cycle_seen(&cy, node) || ml_read(b, node, &mn) < 0 ||
 			    visit(ctx, node, &mn, is_link) < 0 ||
 			    beam_read_u64(b, node + LV(L, ML_NEXT), &node) < 0)
 				return -1;

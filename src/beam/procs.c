@@ -96,9 +96,10 @@ static int frag_words(struct beam *b, uint64_t frag, uint64_t *words)
 {
 	const struct layout *L = &b->L;
 	uint64_t sum = 0;
+	struct cycle cy = CYCLE_INIT;
 	for (unsigned n = 0; frag; n++) {
 		uint64_t used;
-		if (n > WALK_LIMIT || beam_read_u64(b, frag + LV(L, HF_USED), &used) < 0 ||
+		if (n > WALK_LIMIT || cycle_seen(&cy, frag) || beam_read_u64(b, frag + LV(L, HF_USED), &used) < 0 ||
 		    beam_read_u64(b, frag + LV(L, HF_NEXT), &frag) < 0)
 			return -1;
 		sum += used;
@@ -118,9 +119,10 @@ struct msgq_sum {
 static int walk_msgs(struct beam *b, uint64_t mp, int inner, struct msgq_sum *s)
 {
 	const struct layout *L = &b->L;
+	struct cycle cy = CYCLE_INIT;
 	for (unsigned n = 0; mp; n++) {
 		uint64_t next, attached, m0;
-		if (n > WALK_LIMIT || beam_read_u64(b, mp + LV(L, MSG_NEXT), &next) < 0 ||
+		if (n > WALK_LIMIT || cycle_seen(&cy, mp) || beam_read_u64(b, mp + LV(L, MSG_NEXT), &next) < 0 ||
 		    beam_read_u64(b, mp + LV(L, MSG_ATTACHED), &attached) < 0 ||
 		    beam_read_u64(b, mp + LV(L, MSG_M), &m0) < 0)
 			return -1;

@@ -160,6 +160,14 @@ bc_err *beam_load_stacks(struct beam *b)
 			continue;
 		}
 		int fault = 0;
+		/* read twice, once by the process walk: the same in a core; a live
+		 * process read without stopping it may have moved its stack between */
+		if (!(p->unknown & VPF_STACK_SIZE) &&
+		    (f[2] < f[1] ? 0 : (f[2] - f[1]) / 8) != p->stack_size) {
+			p->unknown |= VPF_STACKTRACE;
+			bad++;
+			continue;
+		}
 		int n = gather(b, &r, f[0], f[1], f[2], trace, &fault);
 		p->stack_first = (uint32_t)b->vm->nframes;
 		int running = p->status == VS_RUNNING;

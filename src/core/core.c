@@ -1,4 +1,5 @@
 #include "core.h"
+#include "core/live.h"
 #include "mapfile.h"
 
 #include <elf.h>
@@ -214,6 +215,8 @@ void core_close(struct core *c)
 {
 	if (!c)
 		return;
+	if (c->live)
+		live_close(c);
 	free(c->segs);
 	free(c->files);
 	free(c->threads);
@@ -259,6 +262,8 @@ static const struct core_backing *find_backing(const struct core *c, uint64_t ad
 static const uint8_t *span(const struct core *c, uint64_t addr, size_t want, size_t *got)
 {
 	const struct core_seg *s = find_seg(c, addr);
+	if (c->live)
+		return s && addr - s->vaddr < s->filesz ? live_span(c, s, addr, want, got) : NULL;
 	if (s && addr - s->vaddr < s->filesz) {
 		uint64_t avail = s->filesz - (addr - s->vaddr);
 		*got = avail < want ? avail : want;
@@ -309,6 +314,8 @@ const void *core_ptr(const struct core *c, uint64_t addr, size_t len)
 {
 	size_t got;
 	const uint8_t *p = span(c, addr, len, &got);
+	if (p && got < len && c->live)  /* across a chunk's end: a copy */
+		return live_ptr(c, addr, len);
 	return p && got == len ? p : NULL;
 }
 

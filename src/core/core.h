@@ -1,4 +1,7 @@
-/* ELF core files: mmap, PT_LOAD segments, notes, and memory reads that fault.
+/* ELF core files: mmap, PT_LOAD segments, notes, and memory reads that fault;
+ * or a live process (live.c): segments from /proc/PID/maps, reads through
+ * process_vm_readv into a cache of chunks, so core_ptr's pointers stay valid
+ * until core_close.
  * Memory the core does not hold is an error the caller sees, never zeros;
  * read-only file-backed pages the kernel left out (.rodata, .text) can be
  * served from the executable through core_add_file_backing(). */
@@ -51,11 +54,25 @@ struct core {
 	uint64_t at_vdso;             /* AT_SYSINFO_EHDR: the vDSO's ELF image, or 0 */
 	const char *psargs;           /* NT_PRPSINFO command line: 80 bytes, not NUL-terminated in a forged core */
 	int truncated;                /* file shorter than its program headers say */
+	struct core_live *live;       /* a live process (live.c), NULL for a core file */
+	int live_pid;                 /* that process, 0 for a core file */
+	int live_stopped;             /* its threads are ptrace-stopped (until core_live_release) */
 	const struct core_seg *hint;  /* last segment a read hit (a lookup cache) */
 	const struct core_seg *near[1024]; /* by address bits 16..25: the last segment hit */
 };
 
 bc_err *core_open(const char *path, struct core **out);
+/* A running process; stop: ptrace-stop every thread until core_live_release. */
+bc_err *core_open_live(int pid, int stop, struct core **out);
+/* Resume a stopped live process: milliseconds it was stopped, -1 if it was not. */
+double core_live_release(struct core *c);
+/* The executable of a live process as /proc/PID/exe names it (without
+ * " (deleted)"); an error naming the fix when there is no such process or
+ * access is denied. */
+bc_err *core_live_exe(int pid, char *buf, size_t len);
+/* err, or when pid has exited (or is a zombie) meanwhile, that instead: what
+ * failed to read was the process going away. */
+bc_err *core_live_exited(int pid, bc_err *err);
 void core_close(struct core *c);
 
 /* Read len bytes at addr. On a fault returns an error with the first missing address. */

@@ -412,6 +412,11 @@ int session_attach(struct session *s)
 	s->attached = -1;
 	if (!s->core)
 		return -1;
+	if (s->core->live) {  /* stopped by us already: libdwfl reads registers, no attach */
+		if (s->core->live_stopped && dwfl_linux_proc_attach(s->dwfl, s->core->live_pid, true) == 0)
+			s->attached = 1;
+		return s->attached > 0 ? 0 : -1;
+	}
 	s->core_elf = elf_memory((char *)s->core->map, s->core->size);
 	if (s->core_elf && dwfl_core_file_attach(s->dwfl, s->core_elf) >= 0)
 		s->attached = 1;

@@ -187,11 +187,11 @@ static int loop(struct ui *u, struct target *t, struct view **stack, int depth)
 	}
 }
 
-int tui_main(const struct target_opts *o)
+int tui_main(const struct target_opts *o, double interval)
 {
 	struct target *t;
 	bc_err *err = target_open(o, &t);
-	if (!err && (err = target_load(t, strcmp(target_vm(t)->kind, "core") == 0
+	if (!err && (err = target_load(t, strcmp(target_vm(t)->kind, "crash_dump") != 0
 					  ? NEED_PROCS | NEED_MEMORY : needs())))
 		target_close(t);
 	if (err) {
@@ -201,6 +201,7 @@ int tui_main(const struct target_opts *o)
 		return code;
 	}
 	setlocale(LC_ALL, "");
+	(void)interval;
 	struct ui u = { .vm = target_vm(t) };
 	if (!initscr()) {
 		target_close(t);

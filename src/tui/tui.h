@@ -4,6 +4,6 @@
 #include "target.h"
 
 /* Loads the target, runs the browser until q; returns the exit code. */
-int tui_main(const struct target_opts *o);
+int tui_main(const struct target_opts *o, double interval);
 
 #endif

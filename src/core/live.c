@@ -1,0 +1,401 @@
+/* A live process as a core: segments and file mappings from /proc/PID/maps,
+ * AT_PHDR/AT_ENTRY/AT_SYSINFO_EHDR from /proc/PID/auxv, threads from
+ * /proc/PID/task (registers with PTRACE_GETREGS when stopped), and memory
+ * through process_vm_readv in 64 KiB chunks cached for the whole run: a walk
+ * reads neighbouring addresses, and core_ptr's pointers must stay valid. A
+ * read that fails (memory unmapped under a --no-stop read) is a fault like a
+ * hole in a core: the walks make it a gap. */
+#include "core/live.h"
+#include "core/stop.h"
+#include "hmap.h"
+#include "vm.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#define CHUNK (64u * 1024)
+#define BIG_MAX (256u << 20)  /* core_ptr copies: larger is no stack or term */
+
+struct chunk {
+	uint64_t lo;       /* key: the chunk's first address (segment-clipped) */
+	uint32_t len;      /* bytes read (0: unreadable) */
+	uint8_t *data;
+};
+
+struct core_live {
+	struct chunk *chunks;
+	size_t nchunks, cap;
+	struct hmap map;
+	size_t last;       /* chunk index + 1 of the last hit */
+	void **big;        /* live_ptr copies */
+	size_t nbig, bigcap;
+	char **paths;      /* the file mappings' paths */
+	size_t npaths, pathcap;
+	struct user_regs_struct *regs;
+	char psargs[81];
+};
+
+static uint64_t chunk_hash(const void *ctx, uint32_t item)
+{
+	const struct core_live *l = ctx;
+	return l->chunks[item].lo >> 12;
+}
+
+static struct chunk *chunk_read(struct core_live *l, int pid, uint64_t lo, uint64_t hi)
+{
+	size_t j;
+	for (j = hmap_first(&l->map, lo >> 12); l->map.slot[j]; j = hmap_next(&l->map, j))
+		if (l->chunks[l->map.slot[j] - 1].lo == lo) {
+			l->last = l->map.slot[j];
+			return &l->chunks[l->map.slot[j] - 1];
+		}
+	struct chunk *a = vm_grow(l->chunks, &l->cap, l->nchunks, sizeof *a, 256);
+	if (!a)
+		return NULL;
+	l->chunks = a;
+	struct chunk *ch = &l->chunks[l->nchunks];
+	ch->lo = lo;
+	ch->len = 0;
+	ch->data = malloc(hi - lo);
+	if (ch->data) {
+		struct iovec local = { ch->data, hi - lo }, remote = { (void *)(uintptr_t)lo, hi - lo };
+		ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+		ch->len = n > 0 ? (uint32_t)n : 0;  /* a short read: the bytes up to the fault */
+	}
+	if (hmap_set(&l->map, j, (uint32_t)l->nchunks, chunk_hash, l) < 0 && !l->map.slot[j]) {
+		free(ch->data);
+		return NULL;
+	}
+	l->last = ++l->nchunks;
+	return ch;
+}
+
+const uint8_t *live_span(const struct core *c, const struct core_seg *s, uint64_t addr,
+			 size_t want, size_t *got)
+{
+	struct core_live *l = c->live;
+	uint64_t lo = addr & ~(uint64_t)(CHUNK - 1);
+	if (lo < s->vaddr)
+		lo = s->vaddr;
+	struct chunk *ch = l->last ? &l->chunks[l->last - 1] : NULL;
+	if (!ch || ch->lo != lo) {
+		uint64_t hi = (addr & ~(uint64_t)(CHUNK - 1)) + CHUNK;
+		if (hi - s->vaddr > s->filesz)
+			hi = s->vaddr + s->filesz;
+		if (!(ch = chunk_read(l, c->live_pid, lo, hi)))
+			return NULL;
+	}
+	uint64_t at = addr - lo;
+	if (at >= ch->len)
+		return NULL;
+	*got = ch->len - at < want ? ch->len - at : want;
+	return ch->data + at;
+}
+
+const void *live_ptr(const struct core *c, uint64_t addr, size_t len)
+{
+	struct core_live *l = c->live;
+	if (len > BIG_MAX || addr + len < addr)
+		return NULL;
+	/* every byte in readable segments before allocating: a racy length
+	 * must not cost a huge allocation */
+	for (size_t i = 0, k = 0; i < c->nsegs && k < len; i++) {
+		const struct core_seg *s = &c->segs[i];
+		if (addr + k < s->vaddr || addr + k - s->vaddr >= s->memsz)
+			continue;
+		if (!s->filesz)
+			return NULL;
+		k = s->vaddr + s->memsz - addr;
+		if (k >= len)
+			break;
+		if (i + 1 == c->nsegs || c->segs[i + 1].vaddr != s->vaddr + s->memsz)
+			return NULL;
+	}
+	void **b = vm_grow(l->big, &l->bigcap, l->nbig, sizeof *b, 16);
+	if (!b)
+		return NULL;
+	l->big = b;
+	void *copy = malloc(len);
+	if (!copy || core_peek(c, addr, copy, len) < 0) {
+		free(copy);
+		return NULL;
+	}
+	l->big[l->nbig++] = copy;
+	return copy;
+}
+
+void live_close(struct core *c)
+{
+	struct core_live *l = c->live;
+	core_live_release(c);
+	for (size_t i = 0; i < l->nchunks; i++)
+		free(l->chunks[i].data);
+	free(l->chunks);
+	hmap_free(&l->map);
+	for (size_t i = 0; i < l->nbig; i++)
+		free(l->big[i]);
+	free(l->big);
+	for (size_t i = 0; i < l->npaths; i++)
+		free(l->paths[i]);
+	free(l->paths);
+	free(l->regs);
+	free(l);
+	c->live = NULL;
+}
+
+double core_live_release(struct core *c)
+{
+	if (!c->live_stopped)
+		return -1;
+	c->live_stopped = 0;
+	return stop_release();
+}
+
+bc_err *core_live_exe(int pid, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d", pid);
+	if (pid <= 0 || access(path, F_OK) != 0)
+		return bc_error(BC_EIO, "no such process: PID %d", pid);
+	snprintf(path, sizeof path, "/proc/%d/exe", pid);
+	ssize_t n = readlink(path, buf, len - 1);
+	if (n < 0) {
+		if (errno == EACCES || errno == EPERM)
+			return stop_why_denied(pid, "reading /proc");
+		snprintf(path, sizeof path, "/proc/%d", pid);
+		return access(path, F_OK) != 0 ? bc_error(BC_EIO, "no such process: PID %d", pid)
+			: bc_error(BC_EIO, "PID %d has no executable (a zombie, or a kernel thread)", pid);
+	}
+	buf[n] = 0;
+	static const char deleted[] = " (deleted)";
+	size_t k = strlen(buf), d = sizeof deleted - 1;
+	if (k > d && strcmp(buf + k - d, deleted) == 0)
+		buf[k - d] = 0;
+	return NULL;
+}
+
+bc_err *core_live_exited(int pid, bc_err *err)
+{
+	char path[64], buf[256] = "";
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (!fgets(buf, sizeof buf, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	const char *st = strrchr(buf, ')');  /* "pid (comm) S ..." */
+	if (!err || (f && st && st[1] == ' ' && st[2] != 'Z' && st[2] != 'X'))
+		return err;
+	bc_err_free(err);
+	return bc_error(BC_EIO, "PID %d exited during the read", pid);
+}
+
+static int add_path(struct core_live *l, const char *p, const char **out)
+{
+	char **a = vm_grow(l->paths, &l->pathcap, l->npaths, sizeof *a, 64);
+	if (!a)
+		return -1;
+	l->paths = a;
+	if (!(l->paths[l->npaths] = strdup(p)))
+		return -1;
+	*out = l->paths[l->npaths++];
+	return 0;
+}
+
+static bc_err *read_maps(struct core *c, struct core_live *l)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/maps", c->live_pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return errno == EACCES || errno == EPERM ? stop_why_denied(c->live_pid, "reading /proc")
+			: bc_error(BC_EIO, "PID %d exited", c->live_pid);
+	char *line = NULL;
+	size_t cap = 0, scap = 0, fcap = 0;
+	bc_err *err = NULL;
+	ssize_t len;
+	while ((len = getline(&line, &cap, f)) > 0 && !err) {
+		if (line[len - 1] == '\n')
+			line[len - 1] = 0;
+		unsigned long long lo, hi, off;
+		char perm[8];
+		int name = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perm, &off, &name) < 4 ||
+		    hi <= lo)
+			continue;
+		struct core_seg *s = vm_grow(c->segs, &scap, c->nsegs, sizeof *s, 256);
+		if (!s) {
+			err = bc_error(BC_ENOMEM, "out of memory");
+			break;
+		}
+		c->segs = s;
+		s = &c->segs[c->nsegs++];
+		s->vaddr = lo;
+		s->memsz = hi - lo;
+		s->off = 0;
+		s->flags = (perm[0] == 'r' ? PF_R : 0) | (perm[1] == 'w' ? PF_W : 0) |
+			   (perm[2] == 'x' ? PF_X : 0);
+		/* [vvar] and device mappings fault when read from outside */
+		const char *p = name ? line + name : "";
+		int readable = (s->flags & PF_R) && strncmp(p, "[vvar", 5) != 0 &&
+			       strncmp(p, "/dev/", 5) != 0;
+		s->filesz = readable ? s->memsz : 0;
+		if (p[0] != '/')
+			continue;
+		struct core_file *fl = vm_grow(c->files, &fcap, c->nfiles, sizeof *fl, 64);
+		const char *kept;
+		if (!fl || add_path(l, p, &kept) < 0) {
+			err = bc_error(BC_ENOMEM, "out of memory");
+			break;
+		}
+		c->files = fl;
+		c->files[c->nfiles++] = (struct core_file){ lo, hi, off, kept };
+	}
+	free(line);
+	fclose(f);
+	if (!err && c->nsegs == 0)
+		err = bc_error(BC_EIO, "PID %d exited (no memory mappings)", c->live_pid);
+	return err;
+}
+
+static void read_auxv(struct core *c)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/auxv", c->live_pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	uint64_t kv[2];
+	while (fread(kv, sizeof kv, 1, f) == 1 && kv[0] != AT_NULL) {
+		if (kv[0] == AT_PHDR)
+			c->at_phdr = kv[1];
+		else if (kv[0] == AT_ENTRY)
+			c->at_entry = kv[1];
+		else if (kv[0] == AT_SYSINFO_EHDR)
+			c->at_vdso = kv[1];
+	}
+	fclose(f);
+}
+
+static void read_cmdline(struct core *c, struct core_live *l)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/cmdline", c->live_pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	size_t n = fread(l->psargs, 1, sizeof l->psargs - 1, f);
+	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		if (!l->psargs[i])
+			l->psargs[i] = ' ';
+	l->psargs[n] = 0;
+	c->psargs = l->psargs;
+}
+
+/* The threads: the stopped ones with their registers; unstopped, tids only. */
+static bc_err *read_threads(struct core *c, struct core_live *l, const pid_t *tids, size_t n)
+{
+	pid_t *own = NULL;
+	if (!tids) {  /* not stopped: /proc/PID/task as it is now */
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/task", c->live_pid);
+		size_t cap = 0;
+		n = 0;
+		DIR *d = opendir(path);
+		if (!d)
+			return bc_error(BC_EIO, "PID %d exited", c->live_pid);
+		for (struct dirent *e; (e = readdir(d));) {
+			if (atoi(e->d_name) <= 0)
+				continue;
+			pid_t *a = vm_grow(own, &cap, n, sizeof *a, 64);
+			if (!a)
+				break;
+			own = a;
+			own[n++] = atoi(e->d_name);
+		}
+		closedir(d);
+		tids = own;
+	}
+	c->threads = calloc(n ? n : 1, sizeof *c->threads);
+	l->regs = calloc(n ? n : 1, sizeof *l->regs);
+	if (!c->threads || !l->regs) {
+		free(own);
+		return bc_error(BC_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct core_thread *t = &c->threads[c->nthreads++];
+		t->tid = tids[i];
+		t->regs = &l->regs[i];
+		if (!c->live_stopped || ptrace(PTRACE_GETREGS, tids[i], NULL, &l->regs[i]) < 0)
+			continue;
+		t->rip = l->regs[i].rip;
+		t->rsp = l->regs[i].rsp;
+		t->rbp = l->regs[i].rbp;
+		t->fs_base = l->regs[i].fs_base;
+	}
+	/* the main thread (tid == pid) first, as in a core */
+	for (size_t i = 1; i < c->nthreads; i++)
+		if (c->threads[i].tid == c->live_pid) {
+			struct core_thread t = c->threads[0];
+			c->threads[0] = c->threads[i];
+			c->threads[i] = t;
+		}
+	free(own);
+	return NULL;
+}
+
+bc_err *core_open_live(int pid, int stop, struct core **out)
+{
+	*out = NULL;
+	struct core *c = calloc(1, sizeof *c);
+	struct core_live *l = calloc(1, sizeof *l);
+	if (!c || !l || hmap_init(&l->map, 1024) < 0) {
+		free(c);
+		free(l);
+		return bc_error(BC_ENOMEM, "out of memory");
+	}
+	c->live = l;
+	c->live_pid = c->pid = pid;
+	pid_t *tids = NULL;
+	size_t ntids = 0;
+	bc_err *err = NULL;
+	if (stop) {
+		if (!(err = stop_process(pid, &tids, &ntids)))
+			c->live_stopped = 1;
+	}
+	if (!err)
+		err = read_maps(c, l);
+	if (!err) {
+		read_auxv(c);
+		read_cmdline(c, l);
+		err = read_threads(c, l, tids, ntids);
+	}
+	free(tids);
+	if (!err) {
+		/* can we read at all? (process_vm_readv has the ptrace access check) */
+		uint8_t b;
+		struct iovec lv = { &b, 1 }, rv = { (void *)(uintptr_t)c->segs[0].vaddr, 1 };
+		if (process_vm_readv(pid, &lv, 1, &rv, 1, 0) < 0) {
+			if (errno == EPERM || errno == EACCES)
+				err = stop_why_denied(pid, "process_vm_readv");
+			else if (errno == ESRCH)
+				err = bc_error(BC_EIO, "PID %d exited", pid);
+		}
+	}
+	if (err) {
+		core_close(c);
+		return err;
+	}
+	*out = c;
+	return NULL;
+}

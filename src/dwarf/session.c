@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/user.h>
 #include <unistd.h>
 
 /* What the session knows of a module before libdwfl asks for its file: the
@@ -405,6 +406,49 @@ fail:
 	return err;
 }
 
+/* A stopped live process for libdwfl's unwinder, through our own callbacks:
+ * the registers read when it was stopped, memory through the core's cache.
+ * (dwfl_linux_proc_attach asserts when a thread dies mid-unwind: elfutils
+ * 0.188 leaves tid_attached set when setting its registers fails.) */
+static pid_t live_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	const struct core *c = arg;
+	const struct core_thread *last = *thread_argp;  /* the thread's own arg too */
+	size_t i = last ? (size_t)(last - c->threads) + 1 : 0;
+	(void)dwfl;
+	if (i >= c->nthreads)
+		return 0;
+	*thread_argp = (void *)&c->threads[i];
+	return c->threads[i].tid;
+}
+
+static bool live_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	(void)dwfl;
+	return core_peek(arg, addr, result, sizeof *result) == 0;
+}
+
+static bool live_set_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+#if defined(__x86_64__)
+	const struct core_thread *t = thread_arg;
+	if (!t->rip)  /* registers not read */
+		return false;
+	const struct user_regs_struct *r = t->regs;
+	/* DWARF's x86_64 order: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, then rip */
+	Dwarf_Word w[17] = { r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
+			     r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->rip };
+	if (!dwfl_thread_state_registers(thread, 0, 17, w))
+		return false;
+	dwfl_thread_state_register_pc(thread, r->rip);
+	return true;
+#else
+	(void)thread;
+	(void)thread_arg;
+	return false;
+#endif
+}
+
 int session_attach(struct session *s)
 {
 	if (s->attached)
@@ -412,8 +456,11 @@ int session_attach(struct session *s)
 	s->attached = -1;
 	if (!s->core)
 		return -1;
-	if (s->core->live) {  /* stopped by us already: libdwfl reads registers, no attach */
-		if (s->core->live_stopped && dwfl_linux_proc_attach(s->dwfl, s->core->live_pid, true) == 0)
+	if (s->core->live) {  /* the threads we stopped, their registers read already */
+		static const Dwfl_Thread_Callbacks cb = { live_next_thread, NULL, live_memory_read,
+							  live_set_registers, NULL, NULL };
+		if (s->core->live_stopped &&
+		    dwfl_attach_state(s->dwfl, s->exe->elf, s->core->live_pid, &cb, (void *)s->core))
 			s->attached = 1;
 		return s->attached > 0 ? 0 : -1;
 	}

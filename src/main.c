@@ -21,6 +21,7 @@
 #include "target.h"
 #include "utf8.h"
 #include "tui/tui.h"
+#include "sample/sample.h"
 
 #define JSON_SCHEMA 2  /* 2: findings are objects (docs/json.md) */
 
@@ -833,6 +834,8 @@ int main(int argc, char **argv)
 {
 	static struct cli c;  /* static: what it holds (--max's list) lives to the end */
 	c.ao.depth = -1;
+	if (argc > 1 && strcmp(argv[1], "sample") == 0)  /* a live node: src/sample/ */
+		return sample_main(argc - 1, argv + 1);
 	int rc = parse_options(argc, argv, &c);
 	if (rc >= 0)
 		return rc;

@@ -221,7 +221,8 @@ void core_close(struct core *c)
 	free(c->files);
 	free(c->threads);
 	free(c->backing);
-	unmap_file(c->map, c->size);
+	if (c->map)
+		unmap_file(c->map, c->size);
 	free(c);
 }
 
@@ -261,6 +262,8 @@ static const struct core_backing *find_backing(const struct core *c, uint64_t ad
 /* Longest contiguous run of readable bytes at addr (up to want). */
 static const uint8_t *span(const struct core *c, uint64_t addr, size_t want, size_t *got)
 {
+	if (c->span_hook)
+		return c->span_hook(c->hook_ctx, addr, want, got);
 	const struct core_seg *s = find_seg(c, addr);
 	if (c->live)
 		return s && addr - s->vaddr < s->filesz ? live_span(c, s, addr, want, got) : NULL;

@@ -9,7 +9,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-int live_read(struct live *l, uint64_t addr, void *buf, size_t len)
+int slive_read(struct live *l, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
 	ssize_t n = process_vm_readv(l->pid, &local, 1, &remote, 1, 0);
@@ -18,7 +18,7 @@ int live_read(struct live *l, uint64_t addr, void *buf, size_t len)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
-/* core.h's span_hook: a page at a time, cached until live_flush. */
+/* core.h's span_hook: a page at a time, cached until slive_flush. */
 static const uint8_t *span(void *ctx, uint64_t addr, size_t want, size_t *got)
 {
 	struct live *l = ctx;
@@ -26,7 +26,7 @@ static const uint8_t *span(void *ctx, uint64_t addr, size_t want, size_t *got)
 	struct live_page *p = &l->cache[(page >> 12) % LIVE_PAGES];
 	if (p->addr != page + 1) {
 		p->addr = 0;
-		if (live_read(l, page, p->data, 4096) < 0)
+		if (slive_read(l, page, p->data, 4096) < 0)
 			return NULL;
 		p->addr = page + 1;
 	}
@@ -35,13 +35,13 @@ static const uint8_t *span(void *ctx, uint64_t addr, size_t want, size_t *got)
 	return p->data + off;
 }
 
-void live_flush(struct live *l)
+void slive_flush(struct live *l)
 {
 	for (size_t i = 0; i < LIVE_PAGES; i++)
 		l->cache[i].addr = 0;
 }
 
-int live_in_jit(const struct live *l, uint64_t pc)
+int slive_in_jit(const struct live *l, uint64_t pc)
 {
 	for (int i = 0; i < l->njit; i++)
 		if (pc >= l->jit[i].start && pc < l->jit[i].end)
@@ -79,14 +79,14 @@ static uint64_t scan_maps(struct live *l)
 	return base;
 }
 
-void live_scan_maps(struct live *l)
+void slive_scan_maps(struct live *l)
 {
 	scan_maps(l);
 }
 
 static char *debuginfo_path = ":.debug:/usr/lib/debug";
 
-bc_err *live_open(pid_t pid, const char *debug_file, struct live **out)
+bc_err *slive_open(pid_t pid, const char *debug_file, struct live **out)
 {
 	*out = NULL;
 	char path[64];
@@ -116,7 +116,7 @@ bc_err *live_open(pid_t pid, const char *debug_file, struct live **out)
 	/* a read of its memory tells whether we may (ptrace access mode) */
 	uint64_t base = scan_maps(l);
 	uint8_t probe[8];
-	if (!base || live_read(l, base, probe, sizeof probe) < 0) {
+	if (!base || slive_read(l, base, probe, sizeof probe) < 0) {
 		err = bc_error(BC_EIO, "process %d: cannot read its memory: %s (run as its user or "
 			       "as root; a container needs CAP_SYS_PTRACE)", (int)pid,
 			       l->gone ? "it exited" : strerror(errno));
@@ -184,15 +184,15 @@ bc_err *live_open(pid_t pid, const char *debug_file, struct live **out)
 		goto fail;
 	}
 	dwfl_report_end(l->dwfl, NULL, NULL);
-	live_flush(l);
+	slive_flush(l);
 	*out = l;
 	return NULL;
 fail:
-	live_close(l);
+	slive_close(l);
 	return err;
 }
 
-void live_close(struct live *l)
+void slive_close(struct live *l)
 {
 	if (!l)
 		return;

@@ -38,15 +38,15 @@ struct live {
 
 /* Open pid: it must be a beam.smp (or beam.emu) we may read. Errors are one
  * sentence (BC_EIO: no such process / no permission; BC_EMISMATCH: not a BEAM). */
-bc_err *live_open(pid_t pid, const char *debug_file, struct live **out);
-void live_close(struct live *l);
+bc_err *slive_open(pid_t pid, const char *debug_file, struct live **out);
+void slive_close(struct live *l);
 /* Forget cached pages: what the process changed since is read again. */
-void live_flush(struct live *l);
+void slive_flush(struct live *l);
 /* Uncached read of len bytes at addr; -1 when not all were read. */
-int live_read(struct live *l, uint64_t addr, void *buf, size_t len);
+int slive_read(struct live *l, uint64_t addr, void *buf, size_t len);
 /* Whether pc lies in JIT code. */
-int live_in_jit(const struct live *l, uint64_t pc);
+int slive_in_jit(const struct live *l, uint64_t pc);
 /* Re-read the JIT mappings (modules loaded since may have added some). */
-void live_scan_maps(struct live *l);
+void slive_scan_maps(struct live *l);
 
 #endif

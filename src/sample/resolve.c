@@ -63,7 +63,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 		memcpy(result, s->stack + (addr - sp), 8);
 		return true;
 	}
-	return live_read(r->l, addr, result, 8) == 0;
+	return slive_read(r->l, addr, result, 8) == 0;
 }
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -91,7 +91,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	bool act;
 	if (!dwfl_frame_pc(state, &pc, &act))
 		return DWARF_CB_ABORT;
-	if (live_in_jit(r->l, pc)) {
+	if (slive_in_jit(r->l, pc)) {
 		r->hit_jit = 1;
 		r->jit_pc = act ? pc : pc - 1;
 		/* callee-saved: the C frames' CFI give back the JIT's c_p and FCALLS */
@@ -237,7 +237,7 @@ static int erlang_frames(struct resolver *r, const uint8_t *copy, uint64_t copie
 			if (k < have_from || k >= have_from + have_n) {
 				have_from = k;
 				have_n = words - k < 512 ? words - k : 512;
-				if (live_read(r->l, at, buf, have_n * 8) < 0)
+				if (slive_read(r->l, at, buf, have_n * 8) < 0)
 					break;
 			}
 			w = buf[k - have_from];
@@ -312,7 +312,7 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 	int nnat = 0;
 	uint64_t proc = 0;
 
-	if (live_in_jit(r->l, ip)) {
+	if (slive_in_jit(r->l, ip)) {
 		/* in Erlang code: c_p in r13, E = rsp */
 		proc = s->regs[PR_R13];
 		uint64_t hend = 0;

@@ -278,7 +278,7 @@ int sample_main(int argc, char **argv)
 		return usage_error("%s", "one of --json, --folded, --perf-script");
 
 	struct live *l;
-	bc_err *err = live_open((pid_t)pid, debug_file, &l);
+	bc_err *err = slive_open((pid_t)pid, debug_file, &l);
 	if (err) {
 		int rc = fail("%s", err->msg);
 		bc_err_free(err);
@@ -352,7 +352,7 @@ int sample_main(int argc, char **argv)
 		if (last)
 			for (size_t i = 0; i < nth; i++)
 				perf_disable(&ev[i]);
-		live_flush(l);
+		slive_flush(l);
 		for (size_t i = 0; i < nth; i++) {
 			c.ti = (uint32_t)i;
 			perf_drain(&ev[i], on_sample, &c);
@@ -411,6 +411,6 @@ out:
 		report_free(&rep);
 	free(th);
 	resolver_free(res);
-	live_close(l);
+	slive_close(l);
 	return rc;
 }

@@ -17,6 +17,7 @@ static const struct format {
 } formats[] = {
 	{ "speedscope", export_speedscope },
 	{ "dot", export_dot },
+	{ "crashdump", export_crashdump },
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 

@@ -14,7 +14,7 @@ _beamcore()
 	--weight) COMPREPLY=($(compgen -W "count memory total_heap_size message_queue_len binary" -- "$cur")); return;;
 	--top) return;;
 	--max) COMPREPLY=($(compgen -W "message_queue_len memory total_heap_size heap_size stack_size reductions ets.size ets.memory process_count atom_count total processes processes_used system atom atom_used binary code ets" -- "$cur")); return;;
-	--format) COMPREPLY=($(compgen -W "speedscope dot" -- "$cur")); return;;
+	--format) COMPREPLY=($(compgen -W "speedscope dot crashdump" -- "$cur")); return;;
 	--depth) return;;
 	--around) return;;
 	-o|--output|--rules|--junit) COMPREPLY=($(compgen -f -- "$cur")); return;;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "hmap.h"
 #include "strtab.h"
 
@@ -242,6 +243,23 @@ struct vm_gap {
 	char *what;
 };
 
+/* beamcore export --format crashdump: what only the loader can read, written
+ * in the VM's own encoding (break.c, erl_process_dump.c). begin returns the
+ * state of one export (NULL: out of memory); proc writes the lines of a =proc
+ * section the model has no field for, `part` 0: Spawned by; 1: Number of heap
+ * fragments, Heap fragment data, Link list; 2: OldHeap ... OldBinVHeap unused;
+ * 3: Program counter, Internal State; deep writes its =proc_messages,
+ * =proc_dictionary, =proc_stack and =proc_heap; end writes =binary and =atoms
+ * and frees the state. Each returns how many things it could not read (proc
+ * and deep say the last one in `why`), -1 on a write error. */
+struct vm_dump_ops {
+	void *(*begin)(void *loader);
+	long (*proc)(void *st, const struct vm_proc *p, int part, FILE *f);
+	long (*deep)(void *st, const struct vm_proc *p, FILE *f);
+	long (*end)(void *st, FILE *f);
+	const char *(*why)(void *st);
+};
+
 struct vm {
 	const char *kind;              /* "core", "crash_dump" or "live" (--pid) */
 	const char *source;            /* file the model came from */
@@ -306,6 +324,7 @@ struct vm {
 	int (*detail)(void *loader, const struct vm_proc *p, const struct vm_detail_limits *lim,
 		      struct vm_proc_detail *out);
 	void *loader;
+	const struct vm_dump_ops *dump_ops;  /* NULL: this loader cannot export */
 };
 
 void vm_detail_free(struct vm_proc_detail *d);

@@ -8,6 +8,7 @@ pkgs=(meson ninja-build pkg-config gcc g++ make perl python3
       erlang-base gdb tmux xz-utils zstd lz4 dpkg-dev
       python3-jsonschema  # tests/check_schema.py: --json against docs/schema/
       graphviz  # tests/check_export.py: export --format dot read by nop and dot -Tsvg
+      erlang-observer  # tests/check_crashdump.py: OTP's crashdump_viewer reads the exported dump
       clang libclang-rt-14-dev)  # clang: the libFuzzer targets (tests/fuzz.sh)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -84,6 +84,7 @@ int beam_lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out);
 struct vm_loc {
 	int line;
 	uint64_t file_term;
+	uint64_t mfa_addr;         /* the function's ErtsCodeMFA (a dump's "m:f/a + offset" counts from it) */
 };
 int beam_lookup_code_loc(struct beam *b, uint64_t pc, struct vm_mfa *out, struct vm_loc *loc);
 void beam_code_cache_free(struct beam *b);
@@ -98,6 +99,18 @@ struct vt_arena;
 int beam_bits_bytes(struct beam *b, uint64_t term, uint64_t *addr, uint64_t *len);
 struct vt *beam_decode_term(struct beam *b, struct vt_arena *a, uint64_t term, size_t items,
 			    size_t bytes);
+
+/* A fun (FUN_SUBTAG object at p, header hdr): an external one (fun m:f/a,
+ * mfa) or a local one (its ErlFunEntry, module, old index and uniq); -1 when
+ * unreadable. */
+struct beam_fun {
+	int external;
+	struct vm_mfa mfa;
+	uint64_t entry;
+	const char *module;
+	int32_t old_index, old_uniq;
+};
+int beam_fun_info(struct beam *b, uint64_t p, uint64_t hdr, struct beam_fun *out);
 
 /* A native code address as a frame: symbol and module from the session's Dwfl,
  * else the Erlang function whose JIT code holds it. activation: pc is exact
@@ -138,6 +151,9 @@ static inline int cycle_seen(struct cycle *c, uint64_t addr)
 	}
 	return 0;
 }
+
+/* beamcore export --format crashdump: vm->dump_ops (dumpout.c). */
+void beam_enable_dump(struct beam *b);
 
 /* Walks: fill b->vm. */
 bc_err *beam_load_procs(struct beam *b);

@@ -173,6 +173,8 @@ int beam_lookup_code_loc(struct beam *b, uint64_t pc, struct vm_mfa *out, struct
 			lo = mid + 1;
 		else {
 			lookup_loc(b, hdr, mid, pc, loc);
+			if (loc)
+				loc->mfa_addr = f + LV(L, CI_MFA);
 			return beam_read_mfa(b, f + LV(L, CI_MFA), out);
 		}
 	}

@@ -206,7 +206,7 @@ static int add_frame(struct beam *b, struct vm_proc_detail *d, uint64_t pc,
 		     const struct vm_detail_limits *lim)
 {
 	struct vm_mfa mfa;
-	struct vm_loc loc = { 0, 0 };
+	struct vm_loc loc = { 0, 0, 0 };
 	if (beam_lookup_code_loc(b, pc, &mfa, &loc) < 0)
 		return 0;  /* beam_normal_exit and the like */
 	if (d->nframes == lim->frames) {

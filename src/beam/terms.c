@@ -149,49 +149,56 @@ static struct vt *list(struct dec *d, uint64_t term, int depth)
 	return t;
 }
 
-/* Local funs print as #Fun<Module.OldIndex.OldUniq>, external ones as fun m:f/a
- * (erl_printf_term.c). With a `creator` member (to OTP 26) external funs have
- * creator == 'external'; without it (27) their header's environment size,
- * above the fun's arity byte, is zero. */
-static struct vt *fun(struct dec *d, uint64_t p, uint64_t hdr)
+/* External funs have creator == 'external' where there is a `creator`
+ * member (to OTP 26); without it (27) their header's environment size, above
+ * the fun's arity byte, is zero. */
+int beam_fun_info(struct beam *b, uint64_t p, uint64_t hdr, struct beam_fun *out)
 {
-	const struct layout *L = &d->b->L;
+	const struct layout *L = &b->L;
 	uint64_t entry, creator = 0;
-	int external;
-	if (beam_read_u64(d->b, p + LV(L, FUN_ENTRY), &entry) < 0)
-		return unreadable(d, p);
+	memset(out, 0, sizeof *out);
+	if (beam_read_u64(b, p + LV(L, FUN_ENTRY), &entry) < 0)
+		return -1;
+	out->entry = entry;
 	if (LHAS(L, FUN_CREATOR)) {
 		const char *a;
-		if (beam_read_u64(d->b, p + LV(L, FUN_CREATOR), &creator) < 0)
-			return unreadable(d, p);
-		external = (creator & 0x3f) == 0x0b && (a = beam_atom(d->b, creator)) &&
-			   strcmp(a, "external") == 0;
-	} else if (d->b->ml_packed) {
+		if (beam_read_u64(b, p + LV(L, FUN_CREATOR), &creator) < 0)
+			return -1;
+		out->external = (creator & 0x3f) == 0x0b && (a = beam_atom(b, creator)) &&
+				strcmp(a, "external") == 0;
+	} else if (b->ml_packed) {
 		/* OTP 28+ (known by its packed link/monitor flags, the same release's
 		 * change): a kind bit above the env size (FUN_HEADER_KIND_OFFS); local
 		 * funs without free variables exist */
-		external = (hdr >> 24) != 0;
+		out->external = (hdr >> 24) != 0;
 	} else {
-		external = (hdr >> 16) == 0;  /* OTP 27: an empty environment */
+		out->external = (hdr >> 16) == 0;  /* OTP 27: an empty environment */
 	}
+	if (out->external)
+		return beam_read_mfa(b, entry + LV(L, EXPORT_MFA), &out->mfa);
+	uint64_t mod;
+	if (beam_read_u64(b, entry + LV(L, FE_MODULE), &mod) < 0 ||
+	    core_peek(b->core, entry + LV(L, FE_OLD_INDEX), &out->old_index, 4) < 0 ||
+	    core_peek(b->core, entry + LV(L, FE_OLD_UNIQ), &out->old_uniq, 4) < 0 ||
+	    !(out->module = beam_atom(b, mod)))
+		return -1;
+	return 0;
+}
+
+/* Local funs print as #Fun<Module.OldIndex.OldUniq>, external ones as fun m:f/a
+ * (erl_printf_term.c). */
+static struct vt *fun(struct dec *d, uint64_t p, uint64_t hdr)
+{
+	struct beam_fun fn;
+	if (beam_fun_info(d->b, p, hdr, &fn) < 0)
+		return unreadable(d, fn.entry ? fn.entry : p);
 	char buf[600];
-	struct vm_mfa mfa;
-	if (external) {
-		if (beam_read_mfa(d->b, entry + LV(L, EXPORT_MFA), &mfa) < 0)
-			return unreadable(d, entry);
+	if (fn.external) {
 		char m[512];
-		snprintf(buf, sizeof buf, "fun %s", vm_mfa_str(&mfa, m, sizeof m));
+		snprintf(buf, sizeof buf, "fun %s", vm_mfa_str(&fn.mfa, m, sizeof m));
 		return text(d, VT_FUN, buf);
 	}
-	uint64_t mod;
-	int32_t index, uniq;
-	const char *name;
-	if (beam_read_u64(d->b, entry + LV(L, FE_MODULE), &mod) < 0 ||
-	    core_peek(d->b->core, entry + LV(L, FE_OLD_INDEX), &index, 4) < 0 ||
-	    core_peek(d->b->core, entry + LV(L, FE_OLD_UNIQ), &uniq, 4) < 0 ||
-	    !(name = beam_atom(d->b, mod)))
-		return unreadable(d, entry);
-	snprintf(buf, sizeof buf, "#Fun<%s.%d.%d>", name, index, uniq);
+	snprintf(buf, sizeof buf, "#Fun<%s.%d.%d>", fn.module, fn.old_index, fn.old_uniq);
 	return text(d, VT_FUN, buf);
 }
 

@@ -10,5 +10,6 @@ typedef bc_err *export_writer(const struct vm *vm, const struct an_opts *o, FILE
 
 export_writer export_speedscope;  /* speedscope.c: stacks as a sampled profile */
 export_writer export_dot;         /* dot.c: links, monitors, supervision, call waits */
+export_writer export_crashdump;   /* crashdump.c: a core as an erl_crash.dump */
 
 #endif

@@ -1,0 +1,307 @@
+/* beamcore export --format crashdump: the model written as an erl_crash.dump
+ * in the format the VM writes (break.c erl_crash_dump_v, version 0.5 in OTP
+ * 25 to 29): the header, =scheduler, =memory, =index_table:atom_tab,
+ * =allocator, =proc, =ets, the distribution sections, then each process's
+ * deep sections (=proc_messages/dictionary/stack/heap), =binary, =atoms and
+ * =end. What only the loader can read (heaps, links, the heap pointers) comes
+ * from vm->dump_ops; a crash dump as input has none (it is one already).
+ * Lines the model cannot give are left out, as the VM leaves out what does not
+ * apply, and said as gaps (exit 1). Streams: nothing is kept but the writer's
+ * per-process state (src/beam/dumpout.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "render/export.h"
+#include "term.h"
+
+/* erts_dump_process_state */
+static const char *state_name(enum vm_status s)
+{
+	switch (s) {
+	case VS_WAITING: return "Waiting";
+	case VS_RUNNING: return "Running";
+	case VS_RUNNABLE: return "Scheduled";
+	case VS_SUSPENDED: return "Suspended";
+	case VS_GARBAGE_COLLECTING: return "Garbing";
+	case VS_EXITING: return "Exiting";
+	case VS_FREE: return "Non Existing";
+	default: return NULL;
+	}
+}
+
+/* An atom as %T prints it: quoted unless a plain name (the one printer). */
+static void atom(FILE *f, const char *a)
+{
+	char buf[1024];
+	struct vt t = { .kind = VT_ATOM, .text = a };
+	static const struct vt_limits lim = { 1, 1, 0 };
+	fputs(vt_print(&t, &lim, buf, sizeof buf), f);
+}
+
+static void mfa(FILE *f, const struct vm_mfa *m)
+{
+	atom(f, m->module);
+	fputc(':', f);
+	atom(f, m->function);
+	fprintf(f, "/%d", m->arity);
+}
+
+struct w {
+	const struct vm *vm;
+	const struct vm_dump_ops *ops;
+	void *st;
+	FILE *f;
+	long unread;                 /* things the loader could not read */
+	size_t procs_left_out;
+	uint64_t unknown_fields;     /* process fields the model lacks (lines left out) */
+};
+
+static void part(struct w *w, const struct vm_proc *p, int n)
+{
+	long r = w->ops->proc(w->st, p, n, w->f);
+	if (r > 0)
+		w->unread += r;
+}
+
+static void header(struct w *w)
+{
+	const struct vm *vm = w->vm;
+	FILE *f = w->f;
+	time_t t = vm->time > 0 ? (time_t)vm->time : time(NULL);
+	char date[64];
+	struct tm tm;
+	if (!localtime_r(&t, &tm) || !strftime(date, sizeof date, "%a %b %e %H:%M:%S %Y", &tm))
+		strcpy(date, "Thu Jan  1 00:00:00 1970");
+	const char *base = strrchr(vm->source, '/');
+	base = base ? base + 1 : vm->source;
+	fprintf(f, "=erl_crash_dump:0.5\n%s\nSlogan: beamcore export of %s: ", date, base);
+	if (vm->signo) {
+		const char *name = sigabbrev_np(vm->signo);
+		fprintf(f, "killed by signal %d (SIG%s)", vm->signo, name ? name : "?");
+		if (vm->sigsender)
+			fprintf(f, " sent by process %d", vm->sigsender);
+		fputc('\n', f);
+	} else {
+		fputs("live snapshot (gcore)\n", f);
+	}
+	/* "Erlang/OTP 25 [erts-13.1.5] [source] [64-bit] [smp:2:2] ... [jit]": the
+	 * flags the model knows */
+	fprintf(f, "System version: Erlang/OTP %s [erts-%s] [64-bit]",
+		vm->otp_release[0] ? vm->otp_release : "?", vm->erts_version[0] ? vm->erts_version : "?");
+	if (vm->schedulers)
+		fprintf(f, " [smp:%u:%u]", vm->schedulers, vm->schedulers);
+	fputs(vm->have_jit && vm->jit ? " [jit]\n" : "\n", f);
+	fputs("Taints: \n", f);
+	if (vm->atom_count)
+		fprintf(f, "Atoms: %llu\n", (unsigned long long)vm->atom_count);
+	if (vm->crash_thread >= 0 && (size_t)vm->crash_thread < vm->nthreads) {
+		unsigned n;
+		const char *role = vm->threads[vm->crash_thread].role;
+		if (role && sscanf(role, "scheduler %u", &n) == 1)
+			fprintf(f, "Calling Thread: scheduler:%u\n", n);
+	}
+	/* one section per scheduler; which process each ran is in the threads
+	 * (not loaded for an export) */
+	for (uint32_t i = 1; i <= vm->schedulers; i++)
+		fprintf(f, "=scheduler:%u\n", i);
+	fputs("=memory\n", f);
+	for (int k = 0; k < VM_MEM_COUNT; k++)
+		if (vm->memory.known & (1u << k))
+			fprintf(f, "%s: %llu\n", vm_mem_names[k], (unsigned long long)vm->memory.v[k]);
+	if (vm->atom_limit || vm->atom_count) {
+		fputs("=index_table:atom_tab\n", f);
+		if (vm->atom_limit)
+			fprintf(f, "limit: %llu\n", (unsigned long long)vm->atom_limit);
+		if (vm->atom_count)
+			fprintf(f, "entries: %llu\n", (unsigned long long)vm->atom_count);
+	}
+}
+
+/* erl_alloc_util.c info_carriers, the current values (the maxima are not in the model). */
+static void allocators(struct w *w)
+{
+	FILE *f = w->f;
+	for (size_t i = 0; i < w->vm->nallocs; i++) {
+		const struct vm_alloc *a = &w->vm->allocs[i];
+		fprintf(f, "=allocator:%s[%d]\nversions: unknown\noption e: true\n", a->name, a->instance);
+		fprintf(f, "mbcs blocks[%s] count: %llu\nmbcs blocks[%s] size: %llu\n", a->name,
+			(unsigned long long)a->mbcs_blocks, a->name, (unsigned long long)a->mbcs_blocks_size);
+		fprintf(f, "mbcs carriers: %llu\nmbcs carriers size: %llu\n",
+			(unsigned long long)a->mbcs_carriers, (unsigned long long)a->mbcs_carriers_size);
+		fprintf(f, "sbcs blocks[%s] count: %llu\nsbcs blocks[%s] size: %llu\n", a->name,
+			(unsigned long long)a->sbcs_blocks, a->name, (unsigned long long)a->sbcs_blocks_size);
+		fprintf(f, "sbcs carriers: %llu\nsbcs carriers size: %llu\n",
+			(unsigned long long)a->sbcs_carriers, (unsigned long long)a->sbcs_carriers_size);
+	}
+}
+
+/* break.c print_process_info, in its order. */
+static void proc(struct w *w, const struct vm_proc *p)
+{
+	FILE *f = w->f;
+	const char *state = state_name(p->status);
+	char pid[32];
+	if (!state) {
+		w->procs_left_out++;
+		return;
+	}
+	fprintf(f, "=proc:%s\nState: %s\n", vm_pid_str(p, pid, sizeof pid), state);
+	if (p->registered_name) {
+		fputs("Name: ", f);
+		atom(f, p->registered_name);
+		fputc('\n', f);
+	}
+	if (p->initial_call.module) {
+		fputs("Spawned as: ", f);
+		mfa(f, &p->initial_call);
+		fputc('\n', f);
+	} else {
+		w->unknown_fields++;
+	}
+	if (p->current_function.module) {
+		fputs(p->status == VS_RUNNING || p->status == VS_GARBAGE_COLLECTING
+			      ? "Last scheduled in for: " : "Current call: ", f);
+		mfa(f, &p->current_function);
+		fputc('\n', f);
+	}
+	part(w, p, 0);
+	if (!(p->unknown & VPF_MESSAGE_QUEUE_LEN))
+		fprintf(f, "Message queue length: %llu\n", (unsigned long long)p->message_queue_len);
+	else
+		w->unknown_fields++;
+	part(w, p, 1);
+	if (!(p->unknown & VPF_REDUCTIONS))
+		fprintf(f, "Reductions: %llu\n", (unsigned long long)p->reductions);
+	else
+		w->unknown_fields++;
+	if (!(p->unknown & VPF_HEAP_SIZE))
+		fprintf(f, "Stack+heap: %llu\n", (unsigned long long)p->heap_size);
+	else
+		w->unknown_fields++;
+	part(w, p, 2);
+	if (!(p->unknown & VPF_MEMORY))
+		fprintf(f, "Memory: %llu\n", (unsigned long long)p->memory);
+	else
+		w->unknown_fields++;
+	part(w, p, 3);
+}
+
+/* erl_db.c print_table: the fields ets:info/1 gives (the hash statistics and
+ * concurrency options are not in the model). */
+static void ets(struct w *w, const struct vm_ets *t)
+{
+	FILE *f = w->f;
+	char buf[64];
+	fprintf(f, "=ets:%s\nSlot: %llu\nTable: ", vm_pid2str(t->owner, buf, sizeof buf),
+		(unsigned long long)t->addr);
+	if (t->named_table || (t->unknown & VEF_ID))
+		atom(f, t->name ? t->name : "undefined");
+	else
+		fputs(vm_ets_id_str(t, buf, sizeof buf), f);
+	fputs("\nName: ", f);
+	atom(f, t->name ? t->name : "undefined");
+	fputc('\n', f);
+	if (t->type && strcmp(t->type, "ordered_set") == 0 && !(t->unknown & VEF_SIZE))
+		fprintf(f, "Ordered set (AVL tree), Elements: %llu\n", (unsigned long long)t->size);
+	if (!(t->unknown & VEF_SIZE))
+		fprintf(f, "Objects: %llu\n", (unsigned long long)t->size);
+	if (!(t->unknown & VEF_MEMORY))
+		fprintf(f, "Words: %llu\n", (unsigned long long)t->memory);
+	if (t->type)
+		fprintf(f, "Type: %s\n", t->type);
+	if (t->protection)
+		fprintf(f, "Protection: %s\n", t->protection);
+	fprintf(f, "Compressed: %s\n", t->compressed ? "true" : "false");
+}
+
+/* dist.c distribution_info: this node, then the connected ones. */
+static size_t nodes(struct w *w)
+{
+	const struct vm *vm = w->vm;
+	FILE *f = w->f;
+	size_t counts_left_out = 0;
+	if (!vm->node)
+		return 0;
+	fputs("=node:", f);
+	atom(f, vm->node);
+	fputc('\n', f);
+	if (strcmp(vm->node, "nonode@nohost") == 0) {
+		fputs("=no_distribution\n", f);
+		return 0;
+	}
+	for (size_t i = 0; i < vm->nnodes; i++) {
+		const struct vm_node *n = &vm->nodes[i];
+		if (strcmp(n->type, "pending") == 0 || !n->name)
+			continue;
+		fprintf(f, "=%s_node:%llu\nName: ", strcmp(n->type, "visible") == 0 ? "visible" : "hidden",
+			(unsigned long long)n->channel);
+		atom(f, n->name);
+		fputc('\n', f);
+		if (n->controller)
+			fprintf(f, "Controller: %s\n", n->controller);
+		if (!(n->unknown & VNF_CREATION))
+			fprintf(f, "Creation: %u\n", n->creation);
+		/* "Remote link:" and "Remote monitoring:" name each pair: the model
+		 * counts them only */
+		counts_left_out += n->links || n->monitors || n->monitored_by;
+	}
+	return counts_left_out;
+}
+
+bc_err *export_crashdump(const struct vm *vm, const struct an_opts *o, FILE *f)
+{
+	(void)o;
+	if (!vm->dump_ops)
+		return bc_error(BC_EFORMAT, "%s is a %s: only a core can be exported as a crash dump",
+				vm->source, strcmp(vm->kind, "crash_dump") == 0 ? "crash dump already"
+				: vm->kind);
+	struct w w = { vm, vm->dump_ops, NULL, f, 0, 0, 0 };
+	if (!(w.st = w.ops->begin(vm->loader)))
+		return bc_error(BC_ENOMEM, "out of memory");
+	header(&w);
+	allocators(&w);
+	for (size_t i = 0; i < vm->nprocs; i++)
+		proc(&w, &vm->procs[i]);
+	for (size_t i = 0; i < vm->nets; i++)
+		ets(&w, &vm->ets[i]);
+	size_t node_counts = nodes(&w);
+	/* the deep dump: not of exiting processes, nor of those garbage collecting
+	 * (their heaps are in flux), as erts_deep_process_dump */
+	for (size_t i = 0; i < vm->nprocs && !ferror(f); i++) {
+		const struct vm_proc *p = &vm->procs[i];
+		if (!state_name(p->status) || p->status == VS_EXITING ||
+		    p->status == VS_GARBAGE_COLLECTING || p->status == VS_FREE)
+			continue;
+		long r = w.ops->deep(w.st, p, f);
+		if (r < 0)
+			break;
+		w.unread += r;
+	}
+	const char *why = w.unread ? w.ops->why(w.st) : "";
+	char last[200];
+	snprintf(last, sizeof last, "%s", why ? why : "");
+	long r = w.ops->end(w.st, f);
+	fputs("=end\n", f);
+	if (ferror(f) || r < 0)
+		return bc_error(BC_EIO, "writing the crash dump failed");
+	/* the export's gaps join the loader's: main reports them after the write */
+	struct vm *gv = (struct vm *)vm;
+	if (w.procs_left_out)
+		vm_gap(gv, "export: %zu processes of unknown state left out of the crash dump",
+		       w.procs_left_out);
+	if (w.unknown_fields)
+		vm_gap(gv, "export: %llu process fields unknown in the core left out of their =proc "
+		       "sections", (unsigned long long)w.unknown_fields);
+	if (w.unread)
+		vm_gap(gv, "export: %ld terms or fields not written (last: %s); the dump's heaps "
+		       "show them as incomplete", w.unread, last);
+	if (r > 0)
+		vm_gap(gv, "export: %ld atoms or refc binaries unreadable in the core: left out of "
+		       "=atoms and =binary", r);
+	if (node_counts)
+		vm_gap(gv, "export: the links and monitors of %zu connected nodes are counted in the "
+		       "core, not listed: their Remote link/monitoring lines are left out", node_counts);
+	return NULL;
+}

@@ -10,7 +10,9 @@ scenario node of OTP REL and leaves it idle after writing its ground truth.
      --pid with diff, --no-stop without --pid, --pid abc: exit 64.
   3. SIGINT/SIGTERM sent to beamcore in the middle of a stopped read: the node
      is left running (not traced, not stopped).
-  4. --no-stop while the node churns (processes spawned and exiting, ETS
+  4. the live TUI (tmux): REDS/S refreshes, largest first, with and without
+     --stop; q exits 0, the node runs on.
+  5. --no-stop while the node churns (processes spawned and exiting, ETS
      filled and emptied, queues, heaps): RUNS reads (procs, ets, memory,
      summary, stacks in turn) each exit 0 or 1 in time with valid JSON,
      racy true; then a stopped read of the churning node is complete and its
@@ -65,6 +67,95 @@ def one_line(bad, label, rc, err, want=2, has=None):
         bad.append(f"{label}: exit {rc} (want {want}), stderr {err.strip()[:300]!r}")
     else:
         print(f"{label}: exit {rc}: {lines[0]}")
+
+def tui(beamcore, pid, bad):
+    """beamcore tui --pid in tmux: a top for the BEAM. Sorted by REDS/S, which
+    is '-' on the first read and then numbers that refresh every --interval
+    (the read time in the header moves), largest first; M sorts by memory, P
+    back; --stop says how long each read stopped the node; q exits 0 and the
+    node runs on."""
+    if not shutil.which("tmux"):
+        print("SKIP (tui part): no tmux")
+        if CI:
+            bad.append("tui: no tmux (CI=true: no skips)")
+        return
+    sock = f"bc-live-{os.getpid()}"
+    tmp = tempfile.mkdtemp(prefix="bc-live-tui.")
+    def tmux(*a, check=True):
+        return subprocess.run(["tmux", "-L", sock, "-f", "/dev/null", *a], capture_output=True,
+                              text=True, check=check).stdout
+    def screen():
+        return tmux("capture-pane", "-p", check=False)
+    def wait(what, pred, secs=60):
+        end = time.time() + secs
+        while time.time() < end:
+            s = screen()
+            if pred(s):
+                return s
+            time.sleep(0.1)
+        bad.append(f"tui: {what}: timed out; screen:\n{screen()}")
+        return None
+    def rates(s):
+        """REDS/S of the rows (the column under its heading), None for '-'"""
+        ls = s.split("\n")
+        head = next((l for l in ls if "REDS/S" in l), None)
+        if head is None:
+            return []
+        end = head.index("REDS/S") + len("REDS/S")
+        out = []
+        for l in ls[3:]:
+            if not l.startswith("<"):
+                continue
+            cell = l[end - 11:end].strip()
+            out.append(None if cell == "-" else int(cell.replace(",", "")) if cell.replace(",", "").isdigit() else "?")
+        return out
+    def read_at(s):
+        m = [w for w in s.split("\n")[0].split("|") if "live PID" in w]
+        return m[0] if m else None
+    for stop in (False, True):
+        status = os.path.join(tmp, "status")
+        cmd = (f"sh -c 'LC_ALL=C.UTF-8 {os.path.abspath(beamcore)} tui --pid {pid} --interval 0.5"
+               f"{' --stop' if stop else ''} 2>{tmp}/stderr; echo $? > {status}'")
+        tmux("new-session", "-d", "-x", "150", "-y", "30", cmd)
+        try:
+            s = wait("first screen", lambda s: "REDS/S" in s and f"live PID {pid}" in s)
+            if not s:
+                return
+            first = read_at(s)
+            if "sorted by reductions/s" not in s:
+                bad.append(f"tui: not sorted by reductions/s first: {s.splitlines()[1]!r}")
+            s = wait("REDS/S numbers after a refresh",
+                     lambda s: read_at(s) != first and rates(s) and isinstance(rates(s)[0], int))
+            if not s:
+                return
+            second = read_at(s)
+            s = wait("another refresh", lambda s: read_at(s) not in (first, second))
+            if not s:
+                return
+            r = [x for x in rates(s) if x is not None]
+            if not r or r[0] <= 0 or any(not isinstance(x, int) for x in r) or r != sorted(r, reverse=True):
+                bad.append(f"tui: REDS/S not positive numbers, largest first: {r[:10]}; screen:\n{s}")
+            if stop and "stopped" not in read_at(s):
+                bad.append(f"tui --stop: the header does not say the stop: {read_at(s)!r}")
+            if not stop and "not stopped" not in read_at(s):
+                bad.append(f"tui: the header does not say 'not stopped': {read_at(s)!r}")
+            print(f"tui{' --stop' if stop else ''}: {read_at(s).strip()}; top REDS/S {r[:3]}")
+            tmux("send-keys", "M")
+            wait("M: sorted by memory", lambda s: "sorted by memory" in s)
+            tmux("send-keys", "P")
+            wait("P: sorted by reductions/s", lambda s: "sorted by reductions/s" in s)
+            tmux("send-keys", "q")
+            end = time.time() + 30
+            while not os.path.exists(status) and time.time() < end:
+                time.sleep(0.1)
+            rc = open(status).read().strip() if os.path.exists(status) else "none"
+            if rc != "0":
+                bad.append(f"tui: exit {rc}: {open(os.path.join(tmp, 'stderr')).read()[:300]}")
+            os.unlink(status) if os.path.exists(status) else None
+        finally:
+            tmux("kill-server", check=False)
+        running(pid, bad, f"after the tui{' --stop' if stop else ''}")
+    shutil.rmtree(tmp, ignore_errors=True)
 
 def main():
     beamcore, capture, rel = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -157,6 +248,7 @@ def main():
         # 4. --no-stop on a churning node
         open(os.path.join(d, "churn"), "w").close()
         time.sleep(1.5)
+        tui(beamcore, pid, bad)
         cmds = ["procs", "ets", "memory", "summary", "stacks"]
         rcs = {}
         worst = 0

@@ -111,6 +111,8 @@ void ui_header(const struct ui *u)
 		snprintf(death, sizeof death, "%s", vm->death.slogan);
 	else if (vm->signo)
 		snprintf(death, sizeof death, "%s", fmt_signal(vm->signo, sig, sizeof sig));
+	else if (u->live)
+		snprintf(death, sizeof death, "%s", u->live);
 	else
 		snprintf(death, sizeof death, "live snapshot");
 	if (vm->memory.known & (1u << VM_MEM_TOTAL))

@@ -7,6 +7,7 @@
  * (bench/procs-1m.sh). */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,8 @@ static int nsorts(void)
 /* The columns shown, each one of procs_table's (enum procs_col); D_THS shows
  * heap_size or stack_size instead when the list is sorted by one of them (a
  * list is never sorted on a column it does not show). */
-enum { D_PID, D_NAME, D_MEM, D_THS, D_MSGQ, D_REDS, D_STATUS, D_CUR, ND };
+enum { D_PID, D_NAME, D_MEM, D_THS, D_MSGQ, D_REDS, D_RPS, D_STATUS, D_CUR, ND };
+#define COL_RPS (-2)  /* D_RPS: reductions per second, from ui.rates (a live node) */
 static const struct {
 	int col;              /* enum procs_col */
 	const char *head;
@@ -49,6 +51,7 @@ static const struct {
 	[D_THS] = { PC_THS, "TOT_HEAP", 9, 1 },
 	[D_MSGQ] = { PC_MSGQ, "MSGQ", 7, 1 },
 	[D_REDS] = { PC_REDS, "REDS", 11, 1 },
+	[D_RPS] = { COL_RPS, "REDS/S", 11, 1 },
 	[D_STATUS] = { PC_STATUS, "STATUS", 9, 0 },  /* "suspended", "exiting", ... */
 	[D_CUR] = { PC_CURRENT, "CURRENT FUNCTION", 0, 0 },
 };
@@ -57,6 +60,9 @@ struct pv {
 	struct view v;
 	struct rtable t;
 	void *priv;
+	const struct ui *u;
+	double *rate;         /* by table row: reductions per second (live), NAN unknown */
+	int by_rate;          /* sorted by rate (the table by reductions beneath) */
 	int sort;
 	int sortcol;          /* the column key `sort` sorts (enum procs_col) */
 	int full;             /* t holds every process, not only the first TOP_ROWS */
@@ -84,6 +90,8 @@ static size_t col(const struct pv *p, int d)
 
 static const char *head(const struct pv *p, int d)
 {
+	if (d == D_RPS && p->by_rate)
+		return "vREDS/S";
 	if (d == D_THS && p->sortcol == PC_HEAP)
 		return "HEAP";
 	if (d == D_THS && p->sortcol == PC_STACK)
@@ -94,6 +102,56 @@ static const char *head(const struct pv *p, int d)
 static size_t row(const struct pv *p, size_t i)
 {
 	return p->rows ? p->rows[i] : i;
+}
+
+static const struct pv *rate_pv;  /* qsort's context */
+
+static int by_rate_desc(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	double x = rate_pv->rate[i], y = rate_pv->rate[j];
+	if (isnan(x) != isnan(y))
+		return isnan(x) - isnan(y);  /* unknown last */
+	if (!isnan(x) && x != y)
+		return x < y ? 1 : -1;
+	return i < j ? -1 : i > j;  /* ties: the table's order (by reductions) */
+}
+
+/* The kept rows (all without a filter) largest rate first: the order of
+ * `top`. A stable tie order: the table's (by reductions). */
+static void order_by_rate(struct pv *p)
+{
+	if (!p->by_rate || !p->rate)
+		return;
+	if (!p->rows) {
+		p->rows = malloc((p->t.nrows ? p->t.nrows : 1) * sizeof *p->rows);
+		if (!p->rows)
+			return;
+		for (size_t r = 0; r < p->t.nrows; r++)
+			p->rows[r] = (uint32_t)r;
+		p->nrows = p->t.nrows;
+	}
+	rate_pv = p;
+	if (p->nrows)
+		qsort(p->rows, p->nrows, sizeof *p->rows, by_rate_desc);
+}
+
+/* Each table row's rate, from ui.rates by its process. */
+static void fill_rates(struct pv *p, const struct ui *u)
+{
+	free(p->rate);
+	p->rate = NULL;
+	if (!u->rates || !(p->rate = malloc((p->t.nrows ? p->t.nrows : 1) * sizeof *p->rate)))
+		return;
+	for (size_t r = 0; r < p->t.nrows; r++) {
+		char buf[64];
+		struct vm_pid pid;
+		const struct vm_proc *vp = NULL;
+		if (sscanf(ui_cell(&p->t, r, PC_PID, buf, sizeof buf), "<0.%u.%u>", &pid.num,
+			   &pid.serial) == 2)
+			vp = vm_find_proc(u->vm, pid);
+		p->rate[r] = vp ? u->rates[vp - u->vm->procs] : NAN;
+	}
 }
 
 static int matches(const struct pv *p, size_t r)
@@ -113,9 +171,10 @@ static void refilter(struct pv *p, int narrow)
 	if (!p->flen) {
 		free(p->rows);
 		p->rows = NULL;
+		order_by_rate(p);
 		return;
 	}
-	if (narrow && p->rows) {
+	if (narrow && p->rows) {  /* (keeps the rows' order) */
 		size_t k = 0;
 		for (size_t i = 0; i < p->nrows; i++)
 			if (matches(p, p->rows[i]))
@@ -132,6 +191,7 @@ static void refilter(struct pv *p, int narrow)
 			rows[k++] = (uint32_t)r;
 	p->rows = rows;
 	p->nrows = k;
+	order_by_rate(p);
 }
 
 /* full 0: only the first TOP_ROWS rows when the list is long and unfiltered */
@@ -139,7 +199,7 @@ static int resort(struct pv *p, struct ui *u, int sort, int full)
 {
 	struct rtable t;
 	void *priv;
-	size_t top = full || p->flen || u->vm->nprocs < LAZY_FROM ? 0 : TOP_ROWS;
+	size_t top = full || p->flen || p->by_rate || u->vm->nprocs < LAZY_FROM ? 0 : TOP_ROWS;
 	bc_err *e = procs_table(u->vm, procs_sort_name((size_t)sort), top, NULL, &t, &priv);
 	if (e) {
 		snprintf(u->msg, sizeof u->msg, "sort: %s", e->msg);
@@ -153,10 +213,40 @@ static int resort(struct pv *p, struct ui *u, int sort, int full)
 	p->sortcol = procs_sort_col(procs_sort_name((size_t)sort));
 	p->full = t.nrows == u->vm->nprocs;
 	p->total = u->vm->nprocs;
+	fill_rates(p, u);
 	free(p->rows);
 	p->rows = NULL;
 	refilter(p, 0);
 	return 0;
+}
+
+/* sort by reductions per second: the table by reductions, reordered */
+static void sort_rate(struct pv *p, struct ui *u)
+{
+	if (!u->rates)
+		return;
+	p->by_rate = 1;
+	if (resort(p, u, sort_index("reductions"), 1) < 0)
+		p->by_rate = 0;
+}
+
+static void sort_key(struct pv *p, struct ui *u, int sort)
+{
+	p->by_rate = 0;
+	resort(p, u, sort, 0);
+}
+
+void procs_view_reload(struct view *v, struct ui *u)
+{
+	struct pv *p = (struct pv *)v;
+	size_t cur = p->cur, top = p->top;
+	if (resort(p, u, p->sort, p->full) < 0)
+		return;
+	/* the cursor stays where it was on the screen, as top's does: the rows
+	 * under it move as their order changes */
+	size_t n = nrows(p);
+	p->cur = n == 0 ? 0 : cur < n ? cur : n - 1;
+	p->top = top <= p->cur ? top : p->cur;
 }
 
 /* The whole order, the cursor kept on its row (the first TOP_ROWS rows are
@@ -179,7 +269,7 @@ static void widths(const struct ui *u, int *w)
 	int fixed = 0, narrow = u->cols < 100;
 	for (int d = 0; d < ND; d++) {
 		w[d] = dcols[d].width;
-		if (d == D_REDS && narrow)
+		if ((d == D_REDS && narrow) || (d == D_RPS && !u->rates))
 			w[d] = -1;
 		else
 			fixed += w[d] + 1;
@@ -199,9 +289,15 @@ static void line(const struct pv *p, const struct ui *u, int y, size_t r, const 
 	for (int d = 0; d < ND && o < sizeof out; d++) {
 		if (w[d] < 0)
 			continue;
-		const char *s = r == (size_t)-1 ? head(p, d)
-						: ui_cell(&p->t, r, col(p, d), cell, sizeof cell);
-		if (r == (size_t)-1 && (int)col(p, d) == p->sortcol) {
+		const char *s;
+		if (r == (size_t)-1)
+			s = head(p, d);
+		else if (d == D_RPS)  /* -: not known yet (the first read, a new process) */
+			s = !p->rate || isnan(p->rate[r]) ? "-"
+				: fmt_count((uint64_t)(p->rate[r] + 0.5), cell, sizeof cell);
+		else
+			s = ui_cell(&p->t, r, col(p, d), cell, sizeof cell);
+		if (r == (size_t)-1 && (int)col(p, d) == p->sortcol && !p->by_rate) {
 			/* v: largest first (numbers); ^: ascending (text) */
 			snprintf(cell, sizeof cell, "%s%s", dcols[d].right ? "v" : "^", s);
 			s = cell;
@@ -224,8 +320,9 @@ static void draw(struct view *v, struct ui *u)
 		snprintf(title, sizeof title, "Filter (pid, name, function): %s_", p->filter);
 	else
 		snprintf(title, sizeof title, "Processes: %s of %s, sorted by %s%s%s", fmt_count(p->full ? n : p->total, a, sizeof a),
-			 fmt_count(p->full ? p->t.nrows : p->total, b, sizeof b), procs_sort_name((size_t)p->sort), p->flen ? ", filter: " : "",
-			 p->filter);
+			 fmt_count(p->full ? p->t.nrows : p->total, b, sizeof b),
+			 p->by_rate ? "reductions/s" : procs_sort_name((size_t)p->sort),
+			 p->flen ? ", filter: " : "", p->filter);
 	ui_title(u, title);
 	widths(u, w);
 	attron(A_UNDERLINE);
@@ -311,11 +408,21 @@ static enum ui_act key(struct view *v, struct ui *u, int ch)
 			refilter(p, 0);
 		}
 		break;
-	case 's': case KEY_F(6): resort(p, u, (p->sort + 1) % nsorts(), 0); break;
-	case 'M': resort(p, u, sort_index("memory"), 0); break;
-	case 'T': resort(p, u, sort_index("total_heap_size"), 0); break;
-	case 'Q': resort(p, u, sort_index("message_queue_len"), 0); break;
-	case 'R': resort(p, u, sort_index("reductions"), 0); break;
+	case 's': case KEY_F(6):  /* (a live node: reductions/s after the last key) */
+		if (u->rates && !p->by_rate && p->sort + 1 == nsorts())
+			sort_rate(p, u);
+		else
+			sort_key(p, u, p->by_rate ? 0 : (p->sort + 1) % nsorts());
+		break;
+	case 'M': sort_key(p, u, sort_index("memory")); break;
+	case 'T': sort_key(p, u, sort_index("total_heap_size")); break;
+	case 'Q': sort_key(p, u, sort_index("message_queue_len")); break;
+	case 'R': sort_key(p, u, sort_index("reductions")); break;
+	case 'P':
+		if (!u->rates)
+			return ACT_UNHANDLED;
+		sort_rate(p, u);
+		break;
 	case '\n': case '\r': case KEY_ENTER: {
 		char buf[64];
 		if (!n)
@@ -334,6 +441,7 @@ static void pv_free(struct view *v)
 	struct pv *p = (struct pv *)v;
 	free(p->priv);
 	free(p->rows);
+	free(p->rate);
 	free(p);
 }
 
@@ -352,10 +460,16 @@ struct view *procs_view_new(struct ui *u)
 			"           reductions, heap_size, stack_size, pid, name, status,\n"
 			"           current_function (the sorted column is marked v or ^)\n"
 			"M T Q R    sort by memory, total heap, message queue, reductions\n"
+			"P          a live node (--pid): sort by reductions per second\n"
+			"           (REDS/S: since the last refresh; the default there)\n"
+			"r          a live node: refresh now (else every --interval)\n"
 			"q          quit\n",
 		.draw = draw, .key = key, .free = pv_free,
 	};
-	if (resort(p, u, sort_index("memory"), 0) < 0) {
+	p->u = u;
+	p->by_rate = u->rates != NULL;  /* a live node: the busiest first, as top */
+	if (resort(p, u, sort_index(p->by_rate ? "reductions" : "memory"), p->by_rate) < 0) {
+		free(p->rate);
 		free(p);
 		return NULL;
 	}

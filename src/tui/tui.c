@@ -9,6 +9,8 @@
 #include <curses.h>
 #include <errno.h>
 #include <locale.h>
+#include <math.h>
+#include <time.h>
 #include <poll.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -50,6 +52,89 @@ static const char global_keys[] =
 	"t          supervision trees\n"
 	"?          this help (any key closes it)\n"
 	"Esc, q     back (q on the process list quits)\n";
+
+/* A live node (--pid): re-read every interval while the process list is on
+ * top (a pane shows what the model held when it opened; back on the list the
+ * refresh resumes), without stopping it unless --stop. */
+struct live {
+	const struct target_opts *o;
+	double interval;      /* seconds */
+	double next;          /* CLOCK_MONOTONIC seconds of the next refresh */
+	double *rates;        /* ui.rates */
+	double *old_rates;    /* the previous ones */
+	unsigned reads;
+	char status[200];     /* ui.live */
+};
+
+static double mono(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static unsigned needs(void);
+
+/* What the header says: the pid, how it is read, when. */
+static void live_status(struct live *lv, const struct vm *vm)
+{
+	char when[16] = "?", stop[48];
+	time_t now = (time_t)vm->time;
+	struct tm tm;
+	if (localtime_r(&now, &tm))
+		strftime(when, sizeof when, "%H:%M:%S", &tm);
+	if (vm->racy)
+		snprintf(stop, sizeof stop, "not stopped");
+	else
+		snprintf(stop, sizeof stop, "stopped %.0f ms", vm->stopped_ms);
+	snprintf(lv->status, sizeof lv->status, "live PID %d, read %s (%s), every %g s", vm->live_pid,
+		 when, stop, lv->interval);
+}
+
+/* Read the node again: the new model replaces the old one, each process's
+ * reductions per second from the difference. The old target is closed by the
+ * caller once no view shows it (*old). -1 (said in u->msg) keeps the old one. */
+static int live_read(struct ui *u, struct target **t, struct live *lv, struct target **old_t)
+{
+	*old_t = NULL;
+	struct target *nt = NULL;
+	bc_err *err = target_open(lv->o, &nt);
+	if (!err)
+		err = target_load(nt, lv->o->no_stop ? NEED_PROCS | NEED_MEMORY : needs());
+	target_release(nt);
+	lv->next = mono() + lv->interval;
+	if (err) {
+		snprintf(u->msg, sizeof u->msg, "refresh: %s", err->msg);
+		bc_err_free(err);
+		target_close(nt);
+		return -1;
+	}
+	const struct vm *vm = target_vm(nt), *old = *t ? target_vm(*t) : NULL;
+	double *rates = malloc((vm->nprocs ? vm->nprocs : 1) * sizeof *rates);
+	if (!rates) {
+		snprintf(u->msg, sizeof u->msg, "refresh: out of memory");
+		target_close(nt);
+		return -1;
+	}
+	double dt = old ? vm->time - old->time : 0;
+	for (size_t i = 0; i < vm->nprocs; i++) {
+		const struct vm_proc *p = &vm->procs[i];
+		const struct vm_proc *q = old && dt > 0 ? vm_find_proc(old, (struct vm_pid){ p->pid_num, p->pid_serial }) : NULL;
+		rates[i] = q && !((p->unknown | q->unknown) & VPF_REDUCTIONS) &&
+			   p->reductions >= q->reductions ? (double)(p->reductions - q->reductions) / dt : NAN;
+	}
+	*old_t = *t;
+	*t = nt;
+	free(lv->old_rates);
+	lv->old_rates = lv->rates;  /* (the list shows them until reloaded) */
+	lv->rates = rates;
+	lv->reads++;
+	u->vm = vm;
+	u->rates = rates;
+	live_status(lv, vm);
+	u->live = lv->status;
+	return 0;
+}
 
 static unsigned needs(void)
 {
@@ -118,14 +203,33 @@ static int input_gone(void)
 }
 
 /* Returns 0 on q, 1 when the input ended. */
-static int loop(struct ui *u, struct target *t, struct view **stack, int depth)
+static int loop(struct ui *u, struct target **tp, struct view **stack, int depth, struct live *lv)
 {
 	unsigned errs = 0;
 	for (;;) {
+		struct target *t = *tp;
 		struct view *v = stack[depth - 1];
 		draw(u, v);
 		u->msg[0] = '\0';
+		if (lv) {  /* wake for the next refresh */
+			double left = lv->next - mono();
+			timeout(left > 0 ? (int)(left * 1000) + 1 : 0);
+		}
 		int ch = getch();
+		if (ch == ERR && lv && mono() >= lv->next) {
+			if (input_gone())
+				ch = ERR;  /* (below: the input ended) */
+			else {
+				errs = 0;
+				struct target *old;
+				if (depth == 1 && live_read(u, tp, lv, &old) == 0) {
+					procs_view_reload(stack[0], u);
+					target_close(old);
+				} else
+					lv->next = mono() + lv->interval;
+				continue;
+			}
+		}
 		if (ch == ERR) {
 			/* never spin: gone input ends the browser; ERRs without it back off */
 			if (input_gone() || ++errs > 1000) {
@@ -164,6 +268,14 @@ static int loop(struct ui *u, struct target *t, struct view **stack, int depth)
 		}
 		if (a != ACT_UNHANDLED)
 			continue;
+		if (ch == 'r' && lv && depth == 1) {  /* refresh now */
+			struct target *old;
+			if (live_read(u, tp, lv, &old) == 0) {
+				procs_view_reload(stack[0], u);
+				target_close(old);
+			}
+			continue;
+		}
 		if (ch == 'q' || ch == 27) {
 			if (depth == 1) {
 				if (ch == 'q')
@@ -189,11 +301,20 @@ static int loop(struct ui *u, struct target *t, struct view **stack, int depth)
 
 int tui_main(const struct target_opts *o, double interval)
 {
-	struct target *t;
-	bc_err *err = target_open(o, &t);
-	if (!err && (err = target_load(t, strcmp(target_vm(t)->kind, "crash_dump") != 0
-					  ? NEED_PROCS | NEED_MEMORY : needs())))
+	struct target *t = NULL;
+	struct live live = { .o = o, .interval = interval }, *lv = o->path ? NULL : &live;
+	struct ui u = { 0 };
+	bc_err *err = NULL;
+	if (lv) {  /* a live node: the first read, every rate unknown */
+		struct target *none;
+		if (live_read(&u, &t, lv, &none) < 0)
+			err = bc_error(BC_EIO, "%s", u.msg + strlen("refresh: "));
+		u.msg[0] = '\0';
+	} else if (!(err = target_open(o, &t)) &&
+		   (err = target_load(t, strcmp(target_vm(t)->kind, "core") == 0
+					 ? NEED_PROCS | NEED_MEMORY : needs()))) {
 		target_close(t);
+	}
 	if (err) {
 		fprintf(stderr, "beamcore: %s\n", err->msg);
 		int code = err->code == BC_EUSAGE ? 64 : 2;
@@ -201,8 +322,7 @@ int tui_main(const struct target_opts *o, double interval)
 		return code;
 	}
 	setlocale(LC_ALL, "");
-	(void)interval;
-	struct ui u = { .vm = target_vm(t) };
+	u.vm = target_vm(t);
 	if (!initscr()) {
 		target_close(t);
 		fprintf(stderr, "beamcore: tui: cannot initialise the terminal\n");
@@ -215,7 +335,7 @@ int tui_main(const struct target_opts *o, double interval)
 	curs_set(0);
 	struct view *stack[MAX_DEPTH];
 	stack[0] = procs_view_new(&u);
-	int gone = stack[0] ? loop(&u, t, stack, 1) : 0;
+	int gone = stack[0] ? loop(&u, &t, stack, 1, lv) : 0;
 	endwin();
 	if (gone)
 		fprintf(stderr, "beamcore: tui: end of input\n");
@@ -224,5 +344,7 @@ int tui_main(const struct target_opts *o, double interval)
 	else
 		fprintf(stderr, "beamcore: tui: %s\n", u.msg);
 	target_close(t);
+	free(live.rates);
+	free(live.old_rates);
 	return stack[0] ? 0 : 2;
 }

@@ -16,6 +16,10 @@ enum ui_act {
 
 struct ui {
 	const struct vm *vm;
+	/* a live node (--pid): reductions per second by vm->procs index since the
+	 * last refresh (NAN: not known yet), and what the header says of it */
+	const double *rates;
+	const char *live;
 	int rows, cols;
 	char want_pid[64];
 	struct view *want_view;
@@ -46,6 +50,9 @@ void ui_footer(const struct ui *u, const char *keys);
 
 /* procs_view.c: the process list (the top view) */
 struct view *procs_view_new(struct ui *u);
+/* the list over a new u->vm (a live node refreshed): sort, filter and the
+ * cursor's place on the screen kept */
+void procs_view_reload(struct view *v, struct ui *u);
 /* help.c: the keys of view v (its help, then global), and what "partial" in
  * the header means with the gaps that made it */
 struct view *help_new(struct ui *u, const struct view *v, const char *global);

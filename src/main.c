@@ -133,6 +133,7 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", name, analyzers[i]->summary);
 	}
 	fprintf(f, "  %-10s %s\n", "tui", "browse processes and every view in a terminal (ncurses)");
+	fprintf(f, "  %-10s %s\n", "sample", "--pid PID: sample a running node's schedulers, no stop (beamcore help sample)");
 	fprintf(f, "\noptions (each command takes its own: beamcore help COMMAND):\n");
 	option_lines(f, ~0u, 1);
 	fprintf(f, "  %-18s %s\n", "-h, --help", "this text, or a command's;  --version");
@@ -834,8 +835,25 @@ int main(int argc, char **argv)
 {
 	static struct cli c;  /* static: what it holds (--max's list) lives to the end */
 	c.ao.depth = -1;
-	if (argc > 1 && strcmp(argv[1], "sample") == 0)  /* a live node: src/sample/ */
+	/* a live node, sampled: src/sample/ owns its options and loop; the
+	 * command word may follow options (beamcore --pid 42 sample) */
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-') {
+			if (strcmp(argv[i], "--pid") == 0 || strcmp(argv[i], "--debug-file") == 0)
+				i++;
+			continue;
+		}
+		if (strcmp(argv[i], "sample") != 0)
+			break;
+		char *word = argv[i];
+		memmove(&argv[2], &argv[1], (size_t)(i - 1) * sizeof *argv);
+		argv[1] = word;
 		return sample_main(argc - 1, argv + 1);
+	}
+	if (argc == 3 && strcmp(argv[1], "help") == 0 && strcmp(argv[2], "sample") == 0) {
+		sample_usage(stdout);
+		return EXIT_COMPLETE;
+	}
 	int rc = parse_options(argc, argv, &c);
 	if (rc >= 0)
 		return rc;

@@ -5,15 +5,16 @@
 %% (raw file writes, nothing else loaded):
 %%   T_ms Rounds A_ns B_ns C_ns Cpu_ns Id:Active:Total ...
 %% T_ms is os:system_time(millisecond); Rounds the rounds done so far; X_ns the
-%% time spent in each function so far; Cpu_ns the CPU time of all the node's
-%% threads (/proc/self/task/*/schedstat: user and kernel, so a cost the
-%% sampling puts on the node counts; throughput per CPU second stays
+%% time spent in each function so far; Cpu_ns the CPU time of the normal
+%% schedulers' threads (/proc/self/task/*/schedstat: user and kernel, so a
+%% cost the sampling puts on the node counts; throughput per CPU second stays
 %% comparable on a machine shared with other work); then scheduler_wall_time per normal
 %% scheduler (erlang:statistics/1, native units, ns here). The first line is
 %% "pid <0.N.0> worker" for the worker's pid.
 %% bench/sample.sh profiles the worker in the node itself for comparison: a
 %% file OutFile.ctl holding "eprof S" or "fprof S" makes the ticker profile
-%% busy_worker with that tool for S seconds (a line "profile Tool T0_ms T1_ms").
+%% busy_worker with that tool for S seconds: "profiling Tool T0_ms" when it
+%% started, "profile Tool T0_ms T1_ms" once it stopped.
 -module(beamcore_busy).
 -export([start/1, a/2, b/2, c/2]).
 
@@ -34,13 +35,16 @@ start([OutFile]) ->
           end),
     ok.
 
+%% A round is 5/3/2 units of a random size: the split is exact per round, and
+%% rounds of varying length keep a sampler from locking onto one phase.
 worker(C) ->
+    U = ?UNIT div 2 + rand:uniform(?UNIT),
     T0 = erlang:monotonic_time(nanosecond),
-    a(5 * ?UNIT, 0),
+    a(5 * U, 0),
     T1 = erlang:monotonic_time(nanosecond),
-    b(3 * ?UNIT, 0),
+    b(3 * U, 0),
     T2 = erlang:monotonic_time(nanosecond),
-    c(2 * ?UNIT, 0),
+    c(2 * U, 0),
     T3 = erlang:monotonic_time(nanosecond),
     counters:add(C, 1, 1),
     counters:add(C, 2, T1 - T0),
@@ -56,12 +60,30 @@ b(N, Acc) -> b(N - 1, (Acc * 7 + N) band 16#ffff).
 c(0, Acc) -> Acc;
 c(N, Acc) -> c(N - 1, (Acc * 7 + N) band 16#ffff).
 
+%% The CPU time of the normal schedulers' threads ("1_scheduler" on OTP 25,
+%% "erts_sched_1" on 27+): where the worker runs and where a sampler's
+%% interrupts land; the other threads' (the dirty I/O ones reading these
+%% files) would only add noise.
 cpu_ns() ->
-    {ok, Tids} = file:list_dir("/proc/self/task"),
+    Tids = case get(sched_tids) of
+               undefined ->
+                   {ok, All} = file:list_dir("/proc/self/task"),
+                   S = [T || T <- All, is_scheduler(T)],
+                   put(sched_tids, S),
+                   S;
+               S -> S
+           end,
     lists:sum([case file:read_file("/proc/self/task/" ++ T ++ "/schedstat") of
                    {ok, B} -> binary_to_integer(hd(binary:split(B, <<" ">>)));
                    _ -> 0
                end || T <- Tids]).
+
+is_scheduler(Tid) ->
+    case file:read_file("/proc/self/task/" ++ Tid ++ "/comm") of
+        {ok, <<"erts_sched_", _/binary>>} -> true;
+        {ok, Comm} -> binary:match(Comm, <<"_scheduler">>) =/= nomatch;
+        _ -> false
+    end.
 
 tick(F, C) ->
     receive after 100 -> ok end,
@@ -82,29 +104,38 @@ control(F) ->
             ok = file:delete(Ctl),
             [Tool, S] = string:lexemes(binary_to_list(Bin), " \n"),
             W = whereis(busy_worker),
-            Ms = round(list_to_float(S) * 1000),
+            Ms = round(1000 * case string:to_float(S) of {error, _} -> list_to_integer(S); {Fl, _} -> Fl end),
             Self = self(),
+            Trace = Ctl ++ ".fprof",
             spawn(fun() ->
+                          put(ctl, Trace),
                           T0 = os:system_time(millisecond),
-                          profile(list_to_atom(Tool), W, Ms),
+                          profile(list_to_atom(Tool), W, Ms, fun() ->
+                              Self ! {profiling, Tool, os:system_time(millisecond)} end),
                           Self ! {profiled, Tool, T0, os:system_time(millisecond)}
                   end);
         _ -> ok
     end,
     receive
-        {profiled, T, A, B} -> ok = file:write(F, io_lib:format("profile ~s ~b ~b~n", [T, A, B]))
+        {profiling, T, A} -> ok = file:write(F, io_lib:format("profiling ~s ~b~n", [T, A]))
+    after 0 -> ok
+    end,
+    receive
+        {profiled, T1, A1, B1} -> ok = file:write(F, io_lib:format("profile ~s ~b ~b~n", [T1, A1, B1]))
     after 0 -> ok
     end.
 
-profile(eprof, W, Ms) ->
+profile(eprof, W, Ms, Started) ->
     eprof:start(),
     profiling = eprof:start_profiling([W]),
+    Started(),
     timer:sleep(Ms),
     eprof:stop_profiling(),
     eprof:stop();
-profile(fprof, W, Ms) ->
-    File = get(ctl) ++ ".fprof",
+profile(fprof, W, Ms, Started) ->
+    File = get(ctl),
     ok = fprof:trace([start, {procs, [W]}, {file, File}]),
+    Started(),
     timer:sleep(Ms),
     fprof:trace(stop),
     file:delete(File).

@@ -68,6 +68,12 @@ void perf_enable(struct pthread_ev *t)
 		ioctl(t->fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
+void perf_set_period(struct pthread_ev *t, uint64_t period)
+{
+	if (t->fd >= 0)
+		ioctl(t->fd, PERF_EVENT_IOC_PERIOD, &period);
+}
+
 void perf_disable(struct pthread_ev *t)
 {
 	if (t->fd >= 0)

@@ -37,6 +37,8 @@ struct pthread_ev {
 /* Open the event on tid at hz samples per second of its CPU time, copying
  * stack_bytes of user stack per sample; 0 or -errno. */
 int perf_open(struct pthread_ev *t, pid_t tid, unsigned hz, unsigned stack_bytes);
+/* Sample every period ns of CPU time from now on. */
+void perf_set_period(struct pthread_ev *t, uint64_t period);
 /* Enable all counting of t (perf_open leaves it disabled). */
 void perf_enable(struct pthread_ev *t);
 void perf_disable(struct pthread_ev *t);

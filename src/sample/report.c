@@ -188,6 +188,7 @@ static void json(const struct report *r, const struct report_opts *o, FILE *f, c
 	char buf[64];
 	jw_init(&w, f);
 	jw_obj(&w, NULL);
+	jw_u64(&w, "beamcore_schema", 2);  /* main.c's JSON_SCHEMA */
 	jw_str(&w, "command", "sample");
 	jw_u64(&w, "pid", r->pid);
 	jw_str(&w, "otp_release", r->otp_release[0] ? r->otp_release : NULL);
@@ -251,8 +252,7 @@ static void json(const struct report *r, const struct report_opts *o, FILE *f, c
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
-	jw_obj_end(&w);
-	fputc('\n', f);
+	jw_obj_end(&w);  /* ends the line */
 }
 
 static void text(const struct report *r, const struct report_opts *o, FILE *f, const uint32_t *ix)
@@ -399,8 +399,7 @@ static int speedscope(const struct report *r, const char *path)
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
-	jw_obj_end(&w);
-	fputc('\n', f);
+	jw_obj_end(&w);  /* ends the line */
 	hmap_free(&fi);
 	free(fid);
 	free(uniq);

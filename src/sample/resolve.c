@@ -226,6 +226,8 @@ static int erlang_frames(struct resolver *r, const uint8_t *copy, uint64_t copie
 	uint64_t words = hend > sp ? (hend - sp) / 8 : 0;
 	if (words > 1u << 20)
 		return 0;  /* not a stack */
+	if (words > copied / 8 + 65536)
+		words = copied / 8 + 65536;  /* deeper than this: not read per sample */
 	uint64_t prev = 0;
 	uint64_t buf[512];
 	uint64_t have_from = 0, have_n = 0;  /* live words buffered */
@@ -273,6 +275,27 @@ static int is_gc(const char *f)
 	       strcmp(f, "major_collection") == 0;
 }
 
+/* A Process: its id is a local pid term. */
+static int valid_proc(struct resolver *r, uint64_t p)
+{
+	uint64_t id;
+	return p && !(p & 7) && beam_read_u64(r->l->b, p + LV(&r->l->b->L, P_ID), &id) == 0 &&
+	       (id & 0xf) == 0x3;
+}
+
+/* Whether sp lies in the stack of the process at p (between its heap and
+ * p->hend, the stack's top); *hend set. */
+static int proc_stack_ok(struct resolver *r, uint64_t p, uint64_t sp, uint64_t *hend)
+{
+	struct beam *b = r->l->b;
+	const struct layout *L = &b->L;
+	uint64_t heap;
+	if (!p || (p & 7) || beam_read_u64(b, p + LV(L, P_HEAP), &heap) < 0 ||
+	    beam_read_u64(b, p + LV(L, P_HEND), hend) < 0)
+		return 0;
+	return heap <= sp && sp < *hend && *hend - sp < (64u << 20);
+}
+
 /* The process at p: pid and registered name. */
 static void read_proc(struct resolver *r, uint64_t p, struct rsample *o)
 {
@@ -310,18 +333,22 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 	int nerl = 0;
 	const char *nat[MAX_NATIVE];
 	int nnat = 0;
-	uint64_t proc = 0;
+	uint64_t proc = 0, hend = 0;
 
 	if (slive_in_jit(r->l, ip)) {
-		/* in Erlang code: c_p in r13, E = rsp */
+		/* in Erlang code: c_p in r13 (pinned there in all JIT code), E = rsp;
+		 * its stack walked only when rsp lies in it as read now (a GC since
+		 * the sample may have moved it) */
 		proc = s->regs[PR_R13];
-		uint64_t hend = 0;
+		uint64_t sp = s->regs[PR_SP];
 		const char *top = mfa_name(r, ip);
 		erl[nerl++] = top ? top : intern(r, "(jit)");
-		if (beam_read_u64(b, proc + LV(L, P_HEND), &hend) < 0)
-			hend = s->regs[PR_SP] + s->stack_len;
-		nerl += erlang_frames(r, s->stack, s->stack_len, s->regs[PR_SP], hend, erl + nerl,
-				      RS_MAX_FRAMES / 2 - nerl);
+		if (!valid_proc(r, proc)) {
+			proc = 0;
+		} else if (proc_stack_ok(r, proc, sp, &hend)) {
+			nerl += erlang_frames(r, s->stack, s->stack_len, sp, hend, erl + nerl,
+					      RS_MAX_FRAMES / 2 - nerl);
+		}
 		o->state = SS_RUNNING;
 		if (t->last_proc == proc && s->regs[PR_R14] <= t->last_fcalls)
 			o->reductions = t->last_fcalls - s->regs[PR_R14];
@@ -368,12 +395,12 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 			nat[nnat++] = f;
 		}
 		if (sched)
-			r->hit_jit = 0;
+			r->hit_jit = 0, r->jit_cp = 0;
 		in_proc |= r->hit_jit;
 		if (idle && t->kind) {
 			o->state = SS_IDLE;
 			nnat = 0;
-		} else if (r->jit_cp && t->kind == BS_NORMAL) {
+		} else if (r->jit_cp && t->kind == BS_NORMAL && valid_proc(r, r->jit_cp)) {
 			proc = r->jit_cp;  /* exact: the process as the sample saw it */
 			o->state = gc ? SS_GC : SS_RUNNING;
 		} else if (t->kind && t->esd && (in_proc || gc || t->kind != BS_NORMAL)) {
@@ -382,7 +409,7 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 			o->state = gc ? SS_GC : proc ? SS_RUNNING : SS_SCHEDULER;
 		}
 		if (proc) {
-			uint64_t i = 0, stop = 0, hend = 0;
+			uint64_t i = 0, stop = 0;
 			/* the interpreter's I as sampled; else p->i as saved at its last
 			 * schedule-out, read now */
 			if (!b->vm->jit && in_proc && (emu_i || beam_read_u64(b, proc + LV(L, P_I), &i) == 0)) {
@@ -396,8 +423,9 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 					erl[nerl++] = f;
 			}
 			uint64_t sp = s->regs[PR_SP];
-			if (emu_e && beam_read_u64(b, proc + LV(L, P_HEND), &hend) == 0 && emu_e < hend &&
-			    hend - emu_e < (64u << 20)) {
+			/* E as sampled, checked against the process read after the
+			 * sample (the scheduler may have switched since) */
+			if (emu_e && proc_stack_ok(r, proc, emu_e, &hend)) {
 				/* the interpreter's E as sampled: the copy holds it when the
 				 * process stack is the copied one (never: it is on the heap) */
 				nerl += erlang_frames(r, emu_e >= sp && emu_e < sp + s->stack_len ?
@@ -406,7 +434,7 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 						      sp + s->stack_len - emu_e : 0,
 						      emu_e, hend, erl + nerl, RS_MAX_FRAMES / 2 - nerl);
 			} else if (beam_read_u64(b, proc + LV(L, P_STOP), &stop) == 0 &&
-				   beam_read_u64(b, proc + LV(L, P_HEND), &hend) == 0)
+				   proc_stack_ok(r, proc, stop, &hend))
 				nerl += erlang_frames(r, NULL, 0, stop, hend, erl + nerl,
 						      RS_MAX_FRAMES / 2 - nerl);
 		}

@@ -21,6 +21,7 @@
 #include "sample/perf.h"
 #include "sample/report.h"
 #include "sample/resolve.h"
+#include "render/render.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 2, EXIT_USAGE = 64 };
 
@@ -33,7 +34,8 @@ static const char usage_text[] =
 	"  --hz F               samples per second of each thread's CPU time (default 99; 1 to 10000)\n"
 	"  --folded             folded stacks for flamegraph.pl/speedscope\n"
 	"  --by-status          group by state too (running, garbage_collecting, idle, ...)\n"
-	"  --weight count|reductions  what a stack weighs (default count)\n"
+	"  --weight W           what a stack weighs: count (default), reductions (consumed\n"
+	"                       between samples, as flame_prof weighs)\n"
 	"  --perf-script        perf script's text, for Flamescope\n"
 	"  --speedscope FILE    also write a speedscope profile to FILE\n"
 	"  --json               JSON (docs/schema/sample.json)\n"
@@ -190,15 +192,28 @@ static void on_sample(const struct psample *s, void *arg)
 		c->oom = 1;
 }
 
+static int json_out;  /* --json: a failure is also docs/schema/error.json on stdout */
+
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
 {
+	char msg[600];
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "beamcore: sample: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "beamcore: sample: %s\n", msg);
+	if (json_out) {
+		struct jw w;
+		jw_init(&w, stdout);
+		jw_obj(&w, NULL);
+		jw_u64(&w, "beamcore_schema", 2);
+		jw_str(&w, "command", "sample");
+		jw_str(&w, "error", msg);
+		jw_u64(&w, "exit", EXIT_FAILED);
+		jw_obj_end(&w);  /* ends the line */
+		fflush(stdout);
+	}
 	return EXIT_FAILED;
 }
 
@@ -277,6 +292,7 @@ int sample_main(int argc, char **argv)
 	if (ro.json + ro.folded + ro.perf_script > 1)
 		return usage_error("%s", "one of --json, --folded, --perf-script");
 
+	json_out = ro.json;
 	struct live *l;
 	bc_err *err = slive_open((pid_t)pid, debug_file, &l);
 	if (err) {
@@ -324,6 +340,7 @@ int sample_main(int argc, char **argv)
 			  kill((pid_t)pid, 0) < 0 ? ": it exited" : "");
 		goto out;
 	}
+	srand48((long)now_ns());
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -355,7 +372,10 @@ int sample_main(int argc, char **argv)
 		slive_flush(l);
 		for (size_t i = 0; i < nth; i++) {
 			c.ti = (uint32_t)i;
-			perf_drain(&ev[i], on_sample, &c);
+			/* a thread that ran: its next period jittered +-10%, so that a
+			 * periodic workload cannot lock the samples onto one phase */
+			if (perf_drain(&ev[i], on_sample, &c) && !last)
+				perf_set_period(&ev[i], (uint64_t)(1e9 / hz * (0.9 + 0.2 * drand48())));
 		}
 		if (!alive((pid_t)pid) || l->gone) {
 			exited = 1;

@@ -166,6 +166,7 @@ enum vm_node_field {
 	VNF_COUNTS = 1 << 4,           /* links, monitors, monitored_by */
 };
 struct vm_node {
+	uint64_t addr;                 /* where the loader found it (a core's DistEntry) */
 	const char *name;              /* interned: peer@host */
 	uint64_t channel;              /* the first number of its pids: <CHANNEL.N.S> */
 	const char *type;              /* static: "visible", "hidden" or "pending" */
@@ -257,6 +258,9 @@ struct vm_dump_ops {
 	long (*proc)(void *st, const struct vm_proc *p, int part, FILE *f);
 	long (*deep)(void *st, const struct vm_proc *p, FILE *f);
 	long (*end)(void *st, FILE *f);
+	/* a connected node's "Remote link:", "Remote monitoring:" and "Remotely
+	 * monitored by:" lines (dist.c print_link_info, print_monitor_info) */
+	long (*node)(void *st, const struct vm_node *n, FILE *f);
 	const char *(*why)(void *st);
 };
 

@@ -39,6 +39,7 @@ static void fill(struct beam *b, uint64_t de, const char *type, struct vm_node *
 	uint64_t sysname, cid, qsize, mld;
 	uint32_t state;
 	n->type = type;
+	n->addr = de;
 	n->unknown = VNF_STATE | VNF_CREATION | VNF_CONNECTION_ID | VNF_OUTPUT_QUEUE | VNF_COUNTS;
 	if (beam_read_u64(b, de + LV(L, DE_SYSNAME), &sysname) == 0) {
 		const char *name = beam_atom(b, sysname);

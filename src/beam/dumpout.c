@@ -5,10 +5,10 @@
  * =proc_heap in its heap encoding (H<addr> references, one "ADDR:BODY" line
  * per heap object reachable from the stack, the messages and the dictionary,
  * each written once), then the =binary sections of the refc binaries met and
- * =atoms. Literals are written in the heap of each process that reaches them
- * (the VM writes them once, in =literals): both readers look in the heap
- * first. Memory stays bounded by one process's heap (its visited set and work
- * stack) plus one entry per distinct refc binary. */
+ * =atoms. Literals (objects in the literal range) are left out of the heaps
+ * and written once, in =literals, as the VM does. Memory stays bounded by one
+ * process's heap (its visited set and work stack) plus one entry per distinct
+ * refc binary and per literal a heap points to. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +34,12 @@ struct dout {
 	uint64_t *bins;
 	size_t nbins, bins_cap;
 	struct hmap bins_ix;
+	/* the literal range, and the literals the heaps point to (for =literals) */
+	uint64_t lit_lo, lit_hi;
+	uint64_t *lits;
+	size_t nlits, lits_cap;
+	struct hmap lits_ix;
+	int in_literals;             /* writing =literals: literals are written */
 	/* code addresses -> function (stack frames repeat) */
 	struct pcent *pcs;
 	size_t npcs, pcs_cap;
@@ -582,7 +588,14 @@ static void heap_dump(struct dout *o, uint64_t term)
 		return;
 	while (o->nwork > 0) {
 		uint64_t x = o->work[--o->nwork], p = x & o->mask;
-		int fresh = set_add(&o->seen, &o->nseen, &o->seen_cap, &o->seen_ix, p);
+		if (!o->in_literals && p >= o->lit_lo && p < o->lit_hi) {
+			/* a literal: written once, in =literals (by its term: its tag) */
+			if (set_add(&o->lits, &o->nlits, &o->lits_cap, &o->lits_ix, x) < 0)
+				bad(o, "out of memory", p);
+			continue;
+		}
+		int fresh = set_add(&o->seen, &o->nseen, &o->seen_cap,
+				    &o->seen_ix, p);
 		if (fresh < 0) {
 			bad(o, "out of memory", p);
 			return;
@@ -626,6 +639,14 @@ static void *begin(void *loader)
 	if (LHAS(&b->L, G_PTR_MASK))
 		beam_read_u64(b, beam_global(b, G_PTR_MASK), &o->mask);
 	o->bits27 = LHAS(&b->L, S_BINREF);
+	uint64_t start, size;
+	if (LHAS(&b->L, G_LITERALS_START) && LHAS(&b->L, G_LITERALS_SIZE) &&
+	    beam_read_u64(b, beam_global(b, G_LITERALS_START), &start) == 0 &&
+	    beam_read_u64(b, beam_global(b, G_LITERALS_SIZE), &size) == 0 && start &&
+	    start + size > start) {
+		o->lit_lo = start;
+		o->lit_hi = start + size;
+	}
 	return o;
 }
 
@@ -973,6 +994,19 @@ static long end(void *st, FILE *f)
 	const struct layout *L = &o->b->L;
 	long n = 0;
 	o->f = f;
+	/* dump_literals: the literals the heaps reach, and what they reach */
+	fputs("=literals\n", f);
+	o->in_literals = 1;
+	o->nseen = 0;
+	hmap_free(&o->seen_ix);
+	long before = o->bad;
+	for (size_t i = 0; i < o->nlits; i++) {
+		vt_arena_free(o->arena);
+		if (!(o->arena = vt_arena_new()))
+			return -1;
+		heap_dump(o, o->lits[i]);
+	}
+	n += o->bad - before;
 	for (size_t i = 0; i < o->nbins; i++) {  /* dump_binaries */
 		uint64_t size;
 		if (beam_read_u64(o->b, o->bins[i] + LV(L, BIN_ORIG_SIZE), &size) < 0) {
@@ -1003,6 +1037,8 @@ static long end(void *st, FILE *f)
 	free(o->work);
 	free(o->bins);
 	hmap_free(&o->bins_ix);
+	free(o->lits);
+	hmap_free(&o->lits_ix);
 	free(o->pcs);
 	hmap_free(&o->pcs_ix);
 	vt_arena_free(o->arena);
@@ -1010,12 +1046,101 @@ static long end(void *st, FILE *f)
 	return ferror(f) ? -1 : n;
 }
 
+/* One node of a DistEntry's link list or monitors (dist.c doit_print_link_info,
+ * doit_print_monitor_info): both ends, the remote one first as the VM prints them. */
+static int remote_item(void *ctx, uint64_t node, const struct ml_node *n, int is_link)
+{
+	struct dout *o = ctx;
+	struct beam *b = o->b;
+	const struct layout *L = &b->L;
+	uint64_t main, other = 0, x;
+	if (ml_main_struct(b, node, &main) < 0) {
+		bad(o, "an unreadable remote link or monitor", node);
+		return 0;
+	}
+	if (is_link) {  /* ErtsLinkData: two ErtsLink halves; the other one's item */
+		uint64_t half = node == main ? main + LV(L, S_LINK) : main;
+		if (beam_read_u64(b, half + LV(L, ML_OTHER), &other) < 0) {
+			bad(o, "an unreadable remote link", node);
+			return 0;
+		}
+		fputs("Remote link: ", o->f);
+		print_term(o, other);
+		fputc(' ', o->f);
+		print_term(o, n->other);
+		fputc('\n', o->f);
+		return 0;
+	}
+	if (!(n->flags & MLF_TARGET)) {  /* origin: their process monitors ours */
+		if (beam_read_u64(b, main + LV(L, MD_TARGET) + LV(L, ML_OTHER), &x) < 0) {
+			bad(o, "an unreadable remote monitor", node);
+			return 0;
+		}
+		fputs("Remotely monitored by: ", o->f);
+		print_term(o, n->other);
+		fputc(' ', o->f);
+		print_term(o, x);
+		fputc('\n', o->f);
+		return 0;
+	}
+	fputs("Remote monitoring: ", o->f);
+	print_term(o, n->other);
+	fputc(' ', o->f);
+	uint64_t name, dist, nodename;
+	if ((n->flags & MLF_NAME) && LHAS(L, MDE_NAME) && LHAS(L, MDE_DIST) &&
+	    beam_read_u64(b, main + LV(L, MDE_NAME), &name) == 0 &&
+	    beam_read_u64(b, main + LV(L, MDE_DIST), &dist) == 0 && dist &&
+	    beam_read_u64(b, dist + LV(L, MLD_NODENAME), &nodename) == 0) {
+		fputc('{', o->f);
+		print_term(o, name);
+		fputs(", ", o->f);
+		print_term(o, nodename);
+		fputc('}', o->f);
+	} else if (beam_read_u64(b, main + LV(L, MD_ORIGIN) + LV(L, ML_OTHER), &x) == 0) {
+		print_term(o, x);
+	} else {
+		bad(o, "an unreadable remote monitor", node);
+	}
+	fputc('\n', o->f);
+	return 0;
+}
+
+static long node(void *st, const struct vm_node *n, FILE *f)
+{
+	struct dout *o = st;
+	struct beam *b = o->b;
+	const struct layout *L = &b->L;
+	long before = o->bad;
+	uint64_t mld = 0, links, mons, named;
+	o->f = f;
+	if (!n->addr || beam_read_u64(b, n->addr + LV(L, DE_MLD), &mld) < 0) {
+		bad(o, "an unreadable dist entry", n->addr);
+		return o->bad - before;
+	}
+	if (!mld)
+		return 0;
+	if (b->ml_bad || beam_read_u64(b, mld + LV(L, MLD_LINKS), &links) < 0 ||
+	    beam_read_u64(b, mld + LV(L, MLD_MONITORS), &mons) < 0 ||
+	    beam_read_u64(b, mld + LV(L, MLD_ORIG_NAME_MONITORS), &named) < 0) {
+		bad(o, "unreadable remote links and monitors", mld);
+		return o->bad - before;
+	}
+	/* print_monitor_info, then print_link_info */
+	if (ml_walk(b, mons, ML_LIST, 0, remote_item, o) < 0 ||
+	    ml_walk(b, named, ML_TREE, 0, remote_item, o) < 0 ||
+	    ml_walk(b, links, ML_LIST, 1, remote_item, o) < 0)
+		bad(o, "unreadable remote links and monitors", mld);
+	return ferror(f) ? -1 : o->bad - before;
+}
+
 static const char *why(void *st)
 {
 	return ((struct dout *)st)->why;
 }
 
-static const struct vm_dump_ops ops = { begin, proc, deep, end, why };
+static const struct vm_dump_ops ops = {
+	.begin = begin, .proc = proc, .deep = deep, .end = end, .node = node, .why = why,
+};
 
 void beam_enable_dump(struct beam *b)
 {

@@ -74,10 +74,13 @@ static void header(struct w *w)
 	struct tm tm;
 	if (!localtime_r(&t, &tm) || !strftime(date, sizeof date, "%a %b %e %H:%M:%S %Y", &tm))
 		strcpy(date, "Thu Jan  1 00:00:00 1970");
-	const char *base = strrchr(vm->source, '/');
+	const char *base = vm->source ? strrchr(vm->source, '/') : NULL;
 	base = base ? base + 1 : vm->source;
-	fprintf(f, "=erl_crash_dump:0.5\n%s\nSlogan: beamcore export of %s: ", date, base);
-	if (vm->signo) {
+	fprintf(f, "=erl_crash_dump:0.5\n%s\nSlogan: beamcore export of %s: ", date,
+		base ? base : "a running node (--pid)");
+	if (strcmp(vm->kind, "core") != 0) {
+		fputs("live snapshot\n", f);
+	} else if (vm->signo) {
 		const char *name = sigabbrev_np(vm->signo);
 		fprintf(f, "killed by signal %d (SIG%s)", vm->signo, name ? name : "?");
 		if (vm->sigsender)
@@ -243,9 +246,11 @@ static size_t nodes(struct w *w)
 			fprintf(f, "Controller: %s\n", n->controller);
 		if (!(n->unknown & VNF_CREATION))
 			fprintf(f, "Creation: %u\n", n->creation);
-		/* "Remote link:" and "Remote monitoring:" name each pair: the model
-		 * counts them only */
-		counts_left_out += n->links || n->monitors || n->monitored_by;
+		long r = w->ops->node ? w->ops->node(w->st, n, f) : -2;
+		if (r > 0)
+			w->unread += r;
+		/* without the loader's lines the model only counts the pairs */
+		counts_left_out += r == -2 && (n->links || n->monitors || n->monitored_by);
 	}
 	return counts_left_out;
 }
@@ -254,9 +259,9 @@ bc_err *export_crashdump(const struct vm *vm, const struct an_opts *o, FILE *f)
 {
 	(void)o;
 	if (!vm->dump_ops)
-		return bc_error(BC_EFORMAT, "%s is a %s: only a core can be exported as a crash dump",
-				vm->source, strcmp(vm->kind, "crash_dump") == 0 ? "crash dump already"
-				: vm->kind);
+		return bc_error(BC_EFORMAT, "%s is a %s: only a core or a running node can be "
+				"exported as a crash dump", vm->source ? vm->source : "the target",
+				strcmp(vm->kind, "crash_dump") == 0 ? "crash dump already" : vm->kind);
 	struct w w = { vm, vm->dump_ops, NULL, f, 0, 0, 0 };
 	if (!(w.st = w.ops->begin(vm->loader)))
 		return bc_error(BC_ENOMEM, "out of memory");

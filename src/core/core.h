@@ -59,9 +59,10 @@ struct core {
 	int live_stopped;             /* its threads are ptrace-stopped (until core_live_release) */
 	const struct core_seg *hint;  /* last segment a read hit (a lookup cache) */
 	const struct core_seg *near[1024]; /* by address bits 16..25: the last segment hit */
-	/* A live process instead of a file (src/sample/live.c until the --pid
-	 * backend lands): every read goes to span_hook, which returns up to want
-	 * bytes at addr (*got of them) or NULL. */
+	/* A live process read by beamcore sample (src/sample/live.c, whose page
+	 * cache is flushed between batches of samples, unlike live.c's here):
+	 * every read goes to span_hook, which returns up to want bytes at addr
+	 * (*got of them) or NULL. */
 	const uint8_t *(*span_hook)(void *ctx, uint64_t addr, size_t want, size_t *got);
 	void *hook_ctx;
 };

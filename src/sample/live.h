@@ -3,7 +3,10 @@
  * what it reads may have changed), a struct beam over that memory for the
  * walks of src/beam (code index, atoms, schedulers), and a libdwfl session of
  * the process's mappings for native symbols and unwinding.
- * Until the --pid backend of src/core lands, this is sample's own. */
+ * Not src/core/live.c (the --pid backend): that one caches what it read for
+ * the whole run (core_ptr's pointers must stay valid while a model is built);
+ * sampling reads the same process structures again and again as they change,
+ * so its pages are dropped after every batch of samples (slive_flush). */
 #ifndef BEAMCORE_SAMPLE_LIVE_H
 #define BEAMCORE_SAMPLE_LIVE_H
 #include <elfutils/libdwfl.h>

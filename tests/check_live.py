@@ -79,8 +79,8 @@ def tui(beamcore, pid, bad):
         if CI:
             bad.append("tui: no tmux (CI=true: no skips)")
         return
-    sock = f"bc-live-{os.getpid()}"
     tmp = tempfile.mkdtemp(prefix="bc-live-tui.")
+    sock = None
     def tmux(*a, check=True):
         return subprocess.run(["tmux", "-L", sock, "-f", "/dev/null", *a], capture_output=True,
                               text=True, check=check).stdout
@@ -113,6 +113,8 @@ def tui(beamcore, pid, bad):
         m = [w for w in s.split("\n")[0].split("|") if "live PID" in w]
         return m[0] if m else None
     for stop in (False, True):
+        # a socket per terminal: a new server on one just killed can fail
+        sock = f"bc-live-{os.getpid()}-{int(stop)}"
         status = os.path.join(tmp, "status")
         cmd = (f"sh -c 'LC_ALL=C.UTF-8 {os.path.abspath(beamcore)} tui --pid {pid} --interval 0.5"
                f"{' --stop' if stop else ''} 2>{tmp}/stderr; echo $? > {status}'")

@@ -24,6 +24,8 @@
 #define CHUNK (64u * 1024)
 #define BIG_MAX (256u << 20)  /* core_ptr copies: larger is no stack or term */
 
+static int gone_pid;  /* a process whose memory went away under a read */
+
 struct chunk {
 	uint64_t lo;       /* key: the chunk's first address (segment-clipped) */
 	uint32_t len;      /* bytes read (0: unreadable) */
@@ -69,6 +71,8 @@ static struct chunk *chunk_read(struct core_live *l, int pid, uint64_t lo, uint6
 		struct iovec local = { ch->data, hi - lo }, remote = { (void *)(uintptr_t)lo, hi - lo };
 		ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 		ch->len = n > 0 ? (uint32_t)n : 0;  /* a short read: the bytes up to the fault */
+		if (n < 0 && errno == ESRCH)
+			gone_pid = pid;  /* its memory is gone: it exits */
 	}
 	if (hmap_set(&l->map, j, (uint32_t)l->nchunks, chunk_hash, l) < 0 && !l->map.slot[j]) {
 		free(ch->data);
@@ -171,8 +175,14 @@ bc_err *core_live_exe(int pid, char *buf, size_t len)
 		if (errno == EACCES || errno == EPERM)
 			return stop_why_denied(pid, "reading /proc");
 		snprintf(path, sizeof path, "/proc/%d", pid);
-		return access(path, F_OK) != 0 ? bc_error(BC_EIO, "no such process: PID %d", pid)
-			: bc_error(BC_EIO, "PID %d has no executable (a zombie, or a kernel thread)", pid);
+		if (access(path, F_OK) != 0)
+			return bc_error(BC_EIO, "no such process: PID %d", pid);
+		bc_err *z = core_live_exited(pid, bc_error(BC_EIO, "PID %d has no executable "
+							   "(a kernel thread?)", pid));
+		if (strstr(z->msg, "exited"))  /* a zombie: say what it is */
+			snprintf(z->msg, sizeof z->msg, "PID %d has exited (a zombie its parent has "
+				 "not reaped)", pid);
+		return z;
 	}
 	buf[n] = 0;
 	static const char deleted[] = " (deleted)";
@@ -193,7 +203,7 @@ bc_err *core_live_exited(int pid, bc_err *err)
 		fclose(f);
 	}
 	const char *st = strrchr(buf, ')');  /* "pid (comm) S ..." */
-	if (!err || (f && st && st[1] == ' ' && st[2] != 'Z' && st[2] != 'X'))
+	if (!err || (pid != gone_pid && f && st && st[1] == ' ' && st[2] != 'Z' && st[2] != 'X'))
 		return err;
 	bc_err_free(err);
 	return bc_error(BC_EIO, "PID %d exited during the read", pid);

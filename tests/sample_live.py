@@ -94,10 +94,10 @@ def main():
                 print(f"FAIL: sample exited {r.returncode}: {r.stderr.strip()}")
                 sys.exit(1)
             return json.loads(r.stdout)
-        # 999 Hz for the split (enough samples for 5 points in 2.5 s, even with
+        # 1999 Hz for the split (enough samples for 5 points in 2.5 s, even with
         # a quarter of a CPU on a loaded machine); the
         # default rate for the cost and the utilisation
-        split_doc = sample(999, 2.5)
+        split_doc = sample(1999, 2.5)
         log = os.path.join(work, "busy.log")
         # the cost: four 1.5 s windows sampled at 99 Hz, each against the
         # unsampled 1.2 s on either side of it; the median of the four (one

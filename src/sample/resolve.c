@@ -32,6 +32,7 @@ struct resolver {
 	uint64_t jit_pc;               /* the JIT code the unwind reached (a return address) */
 	uint64_t jit_cp, jit_fcalls;   /* r13 (c_p) and r14 (FCALLS) there; 0: unknown */
 	uint32_t frame_layout;         /* erts_frame_layout: 1 = frame pointers before CPs */
+	uint64_t normal_exit;          /* beam_normal_exit: the CP at every stack's bottom */
 };
 
 /* libdwfl's view of the sampled thread: the registers and the stack copy. */
@@ -121,6 +122,8 @@ struct resolver *resolver_new(struct live *l)
 	const struct layout *L = &l->b->L;
 	if (LHAS(L, G_FRAME_LAYOUT))
 		beam_read_u32(l->b, beam_global(l->b, G_FRAME_LAYOUT), &r->frame_layout);
+	if (LHAS(L, G_BEAM_NORMAL_EXIT))
+		beam_read_u64(l->b, beam_global(l->b, G_BEAM_NORMAL_EXIT), &r->normal_exit);
 	return r;
 }
 
@@ -246,6 +249,8 @@ static int erlang_frames(struct resolver *r, const uint8_t *copy, uint64_t copie
 		}
 		if (w & 3 || !w)
 			continue;
+		if (w == r->normal_exit)
+			break;  /* the bottom */
 		if (r->frame_layout == 1) {  /* [saved frame pointer, return address] */
 			if (w >= sp && w < hend)
 				continue;
@@ -334,6 +339,7 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 	const char *nat[MAX_NATIVE];
 	int nnat = 0;
 	uint64_t proc = 0, hend = 0;
+	int unsure = 0;
 
 	if (slive_in_jit(r->l, ip)) {
 		/* in Erlang code: c_p in r13 (pinned there in all JIT code), E = rsp;
@@ -345,10 +351,16 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 		erl[nerl++] = top ? top : intern(r, "(jit)");
 		if (!valid_proc(r, proc)) {
 			proc = 0;
-		} else if (proc_stack_ok(r, proc, sp, &hend)) {
+		} else {
+			/* p->heap and p->hend as read now are stale when the process
+			 * collected since the sample (its young heap moved): then the
+			 * copy alone, up to the stack's bottom frame */
+			if (!proc_stack_ok(r, proc, sp, &hend))
+				hend = sp + s->stack_len;
 			nerl += erlang_frames(r, s->stack, s->stack_len, sp, hend, erl + nerl,
 					      RS_MAX_FRAMES / 2 - nerl);
 		}
+
 		o->state = SS_RUNNING;
 		if (t->last_proc == proc && s->regs[PR_R14] <= t->last_fcalls)
 			o->reductions = t->last_fcalls - s->regs[PR_R14];
@@ -433,15 +445,20 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 						      emu_e >= sp && emu_e < sp + s->stack_len ?
 						      sp + s->stack_len - emu_e : 0,
 						      emu_e, hend, erl + nerl, RS_MAX_FRAMES / 2 - nerl);
+			} else if (emu_e) {
+				/* E is in no stack of the process read: another one ran
+				 * since the sample (or this one collected): no pid rather
+				 * than a wrong one */
+				unsure = 1;
 			} else if (beam_read_u64(b, proc + LV(L, P_STOP), &stop) == 0 &&
 				   proc_stack_ok(r, proc, stop, &hend))
 				nerl += erlang_frames(r, NULL, 0, stop, hend, erl + nerl,
 						      RS_MAX_FRAMES / 2 - nerl);
 		}
 	}
-	if (proc)
+	if (proc && !unsure)
 		read_proc(r, proc, o);
-	if (!o->has_pid && (o->state == SS_RUNNING || o->state == SS_SCHEDULER)) {
+	if (!o->has_pid && !nerl && (o->state == SS_RUNNING || o->state == SS_SCHEDULER)) {
 		o->state = SS_SCHEDULER;
 		if (!nnat && !nerl)  /* the interpreter's loop between processes */
 			nat[nnat++] = native_name(r, ip);

@@ -292,6 +292,17 @@ int sample_main(int argc, char **argv)
 	if (ro.json + ro.folded + ro.perf_script > 1)
 		return usage_error("%s", "one of --json, --folded, --perf-script");
 
+	if (ro.speedscope) {  /* an unwritable file is said before the sampling, not after */
+		int existed = access(ro.speedscope, F_OK) == 0;
+		FILE *sf = fopen(ro.speedscope, "a");
+		if (!sf) {
+			fprintf(stderr, "beamcore: sample: --speedscope %s: %s\n", ro.speedscope, strerror(errno));
+			return EXIT_USAGE;
+		}
+		fclose(sf);
+		if (!existed)
+			unlink(ro.speedscope);
+	}
 	json_out = ro.json;
 	struct live *l;
 	bc_err *err = slive_open((pid_t)pid, debug_file, &l);

@@ -11,22 +11,20 @@ main([File | Rest]) ->
     {ok, _} = crashdump_viewer:start_link(),
     crashdump_viewer:read_file(File),
     %% read_file is a cast: the next call waits until it is done
-    GI = crashdump_viewer:general_info(),
-    case GI of
-        {ok, Info, _} when element(1, Info) =:= general_info -> ok;
-        Other -> io:format(standard_error, "cdv: ~p~n", [Other]), halt(1)
-    end,
+    Info = case crashdump_viewer:general_info() of
+               {ok, I, _} when element(1, I) =:= general_info -> I;
+               Other -> io:format(standard_error, "cdv: ~p~n", [Other]), halt(1)
+           end,
     {ok, Procs, PTW} = crashdump_viewer:processes(),
     {ok, Ets, ETW} = crashdump_viewer:ets_tables(all),
     {ok, Mem, MTW} = crashdump_viewer:memory(),
     Details = [detail(P) || P <- Rest],
-    Out = [{<<"general">>, gi(Info0 = element(2, GI))},
+    Out = [{<<"general">>, gi(Info)},
            {<<"processes">>, [proc(P) || P <- Procs]},
            {<<"ets">>, [ets(T) || T <- Ets]},
            {<<"memory">>, [{bin(K), bin(V)} || {K, V} <- Mem]},
            {<<"warnings">>, [bin(W) || W <- [PTW, ETW, MTW], W =/= []]},
            {<<"details">>, Details}],
-    _ = Info0,
     io:put_chars(json(Out)), io:nl(),
     halt(0).
 

@@ -8,7 +8,8 @@ compare_dump.py compares a dump the VM wrote itself (every idle process field,
 every ETS table, erlang:memory() and the allocators), then check_identity.py,
 check_terms.py and compare_proc.py run on it (the dictionaries, heaps and
 message queues of the deep sections, decoded). crashdump_viewer
-(tests/cdv_read.escript, headless): it opens the file without a warning, lists
+(tests/cdv_read.escript, headless; the core's own release's where its OTP
+tree is built, else Debian's 25.2.3): it opens the file without a warning, lists
 every process, every ETS table and the dump's =memory, and decodes the
 messages, dictionary and stack of two processes from their heaps with no
 "incomplete heap" warning. Bad input: a crash dump as the target, an
@@ -61,7 +62,7 @@ def main():
             print(f"{script}: exit {r.returncode}: {tail[0]}")
             if r.returncode != 0:
                 bad.append(f"{script} on the exported dump: {r.stdout[-1500:]}")
-        viewer(out, gt, bad)
+        viewer(fx, out, gt, tmp, bad)
         bad_input(bc, fx, out, tmp, bad)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -70,11 +71,34 @@ def main():
         print("  MISMATCH " + b)
     return 1 if bad else 0
 
-def viewer(dump, gt, bad):
-    """OTP's crashdump_viewer (Debian's erlang-observer, 25.2.3) on the written dump."""
+def viewer_for(fx, tmp):
+    """The crashdump_viewer of the core's own release where its OTP tree is
+    built (~/.cache/beamcore/otp-REL: observer is not built there, its
+    crashdump_viewer and observer_lib are compiled here from the tree's
+    sources), else Debian's (erlang-observer, 25.2.3): (command, env, label)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(fx.beam))))
+    src = os.path.join(root, "lib", "observer", "src")
+    erlc, escript = os.path.join(root, "bin", "erlc"), os.path.join(root, "bin", "escript")
+    if all(os.path.exists(x) for x in (erlc, escript, os.path.join(src, "crashdump_viewer.erl"))):
+        out = os.path.join(tmp, "cdv")
+        os.makedirs(out, exist_ok=True)
+        r = subprocess.run([erlc, "-I", os.path.join(root, "lib"), "-I", src, "-o", out,
+                            os.path.join(src, "crashdump_viewer.erl"),
+                            os.path.join(src, "observer_lib.erl")],
+                           capture_output=True, text=True, timeout=300)
+        if r.returncode == 0:
+            return [escript], dict(os.environ, ERL_FLAGS="-pa " + out), \
+                f"crashdump_viewer of {os.path.basename(root)}"
     libs = "/usr/lib/erlang/lib"
-    if not shutil.which("escript") or not os.path.isdir(libs) or \
-            not any(n.startswith("observer-") for n in os.listdir(libs)):
+    if shutil.which("escript") and os.path.isdir(libs) and \
+            any(n.startswith("observer-") for n in os.listdir(libs)):
+        return ["escript"], dict(os.environ), "Debian's crashdump_viewer (erlang-observer)"
+    return None, None, None
+
+def viewer(fx, dump, gt, tmp, bad):
+    """OTP's crashdump_viewer on the written dump."""
+    cmd, env, label = viewer_for(fx, tmp)
+    if not cmd:
         msg = "crashdump_viewer: erlang-observer not installed (testdata/deps.sh)"
         if CI:
             bad.append(msg)
@@ -86,8 +110,8 @@ def viewer(dump, gt, bad):
     with_msgs = min((p for p in live if p["message_queue_len"] > 0), key=lambda p: p["memory"])
     sup = next(p for p in live if p.get("registered_name") == "kernel_sup")
     t0 = time.time()
-    r = subprocess.run(["escript", os.path.join(here, "cdv_read.escript"), dump, with_msgs["pid"],
-                        sup["pid"]], capture_output=True, text=True, timeout=900)
+    r = subprocess.run(cmd + [os.path.join(here, "cdv_read.escript"), dump, with_msgs["pid"],
+                        sup["pid"]], capture_output=True, text=True, timeout=900, env=env)
     took = time.time() - t0
     lines = r.stdout.splitlines()
     if r.returncode != 0 or not lines:
@@ -134,7 +158,7 @@ def viewer(dump, gt, bad):
             bad.append(f"crashdump_viewer {p['pid']} messages: {f[8][:200]}")
         if want == "dict" and "'$ancestors'" not in f[16]:
             bad.append(f"crashdump_viewer {p['pid']} dictionary: {f[16][:200]}")
-    print(f"crashdump_viewer: read in {took:.1f}s, {len(got)} processes listed, "
+    print(f"{label}: read in {took:.1f}s, {len(got)} processes listed, "
           f"{len(doc['ets'])} ETS tables, memory total {mem.get('total')}; "
           f"{with_msgs['pid']}'s messages and {sup['pid']}'s dictionary and stacks decoded "
           "from their heaps, no incomplete heap")

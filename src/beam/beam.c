@@ -92,7 +92,7 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 			exe_path = access(exe, R_OK) == 0 ? exe : path;
 		}
 		snprintf(source, sizeof source, "PID %d", o->pid);
-		err = core_open_live(o->pid, !o->no_stop, &b->core);
+		err = core_open_live(o->pid, 0, &b->core);  /* stopped below, once DWARF is read */
 	} else {
 		err = core_open(o->core_path, &b->core);
 	}
@@ -121,6 +121,10 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 		goto fail;
 	b->ml_bad = ml_layout(b);  /* which release's link/monitor layout (monlnk.c) */
 
+	/* a live node is stopped only now: the DWARF session and the offset table
+	 * (tens of ms) need no stop; every byte read so far is read again */
+	if (b->core->live && !o->no_stop && (err = core_live_stop(b->core)))
+		goto fail;
 	if (b->core->live) {
 		b->vm->live_pid = o->pid;
 		b->vm->racy = !b->core->live_stopped;

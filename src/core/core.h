@@ -70,6 +70,9 @@ struct core {
 bc_err *core_open(const char *path, struct core **out);
 /* A running process; stop: ptrace-stop every thread until core_live_release. */
 bc_err *core_open_live(int pid, int stop, struct core **out);
+/* Stop a live process opened unstopped: every thread, its mappings and
+ * registers read again, the cache emptied (earlier pointers stay valid). */
+bc_err *core_live_stop(struct core *c);
 /* Resume a stopped live process: milliseconds it was stopped, -1 if it was not. */
 double core_live_release(struct core *c);
 /* The executable of a live process as /proc/PID/exe names it (without

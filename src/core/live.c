@@ -364,6 +364,56 @@ static bc_err *read_threads(struct core *c, struct core_live *l, const pid_t *ti
 	return NULL;
 }
 
+/* Forget what was read before the stop; what core_ptr handed out stays
+ * allocated until close. */
+static int flush(struct core *c, struct core_live *l)
+{
+	for (size_t i = 0; i < l->nchunks; i++) {
+		void **b = vm_grow(l->big, &l->bigcap, l->nbig, sizeof *b, 16);
+		if (!b)
+			return -1;
+		l->big = b;
+		l->big[l->nbig++] = l->chunks[i].data;
+	}
+	l->nchunks = 0;
+	l->last = 0;
+	memset(l->map.slot, 0, l->map.size * sizeof *l->map.slot);
+	l->map.count = 0;
+	free(c->segs);
+	free(c->files);
+	free(c->threads);
+	free(l->regs);
+	c->segs = NULL;
+	c->files = NULL;
+	c->threads = NULL;
+	l->regs = NULL;
+	c->nsegs = c->nfiles = c->nthreads = 0;
+	c->hint = NULL;
+	memset(c->near, 0, sizeof c->near);
+	return 0;
+}
+
+bc_err *core_live_stop(struct core *c)
+{
+	struct core_live *l = c->live;
+	pid_t *tids = NULL;
+	size_t ntids = 0;
+	if (c->live_stopped)
+		return NULL;
+	bc_err *err = stop_process(c->live_pid, &tids, &ntids);
+	if (err)
+		return err;
+	c->live_stopped = 1;
+	if (flush(c, l) < 0)
+		err = bc_error(BC_ENOMEM, "out of memory");
+	if (!err)
+		err = read_maps(c, l);
+	if (!err)
+		err = read_threads(c, l, tids, ntids);
+	free(tids);
+	return err;
+}
+
 bc_err *core_open_live(int pid, int stop, struct core **out)
 {
 	*out = NULL;

@@ -169,6 +169,15 @@ static int dying(pid_t pid, pid_t tid)
 	return st && st[1] == ' ' && (st[2] == 'Z' || st[2] == 'X');
 }
 
+/* Killed and exiting: its memory is gone (no executable any more), and the
+ * kernel refuses ptrace as for a process that is not dumpable. */
+static int exiting(pid_t pid)
+{
+	char path[64], buf[8];
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	return readlink(path, buf, sizeof buf) < 0 && errno == ENOENT;
+}
+
 /* Wait (bounded) until thread i is in a ptrace stop; a signal it stopped with
  * instead of our interrupt is kept for the detach. */
 static bc_err *wait_stop(pid_t pid, int i)
@@ -242,7 +251,8 @@ bc_err *stop_process(pid_t pid, pid_t **tids, size_t *ntids)
 			if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
 				if (errno == ESRCH)
 					continue;  /* exited meanwhile */
-				err = errno == EPERM || errno == EACCES ? stop_why_denied(pid, "ptrace")
+				err = exiting(pid) ? bc_error(BC_EIO, "PID %d exited during the read", (int)pid)
+					: errno == EPERM || errno == EACCES ? stop_why_denied(pid, "ptrace")
 					: bc_error(BC_EIO, "ptrace of PID %d: %s", (int)pid, strerror(errno));
 				break;
 			}

@@ -104,6 +104,7 @@ control(F) ->
             ok = file:delete(Ctl),
             [Tool, S] = string:lexemes(binary_to_list(Bin), " \n"),
             W = whereis(busy_worker),
+            garbage(Tool, S),
             Ms = round(1000 * case string:to_float(S) of {error, _} -> list_to_integer(S); {Fl, _} -> Fl end),
             Self = self(),
             Trace = Ctl ++ ".fprof",
@@ -125,6 +126,26 @@ control(F) ->
     after 0 -> ok
     end.
 
+%% "garbage S": a process, garbage_maker, that builds and drops lists for S
+%% seconds: its time goes to the garbage collector (beamcore sample's
+%% garbage_collecting state); the profile line is written for it too.
+garbage("garbage", S) ->
+    Secs = list_to_integer(S),
+    G = spawn(fun() -> make_garbage(erlang:monotonic_time(millisecond) + Secs * 1000) end),
+    register(garbage_maker, G);
+garbage(_, _) -> ok.
+
+make_garbage(Until) ->
+    L = lists:seq(1, 200000),
+    200000 = length(L),
+    case erlang:monotonic_time(millisecond) < Until of
+        true -> make_garbage(Until);
+        false -> ok
+    end.
+
+profile(garbage, _W, Ms, Started) ->
+    Started(),
+    timer:sleep(Ms);
 profile(eprof, W, Ms, Started) ->
     eprof:start(),
     profiling = eprof:start_profiling([W]),

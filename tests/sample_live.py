@@ -218,6 +218,30 @@ def main():
         if r.returncode != 0 or "cpu-clock:" not in r.stdout:
             bad.append(f"--perf-script: exit {r.returncode}")
 
+        # a process whose time goes to the garbage collector: garbage_collecting
+        # stacks in the collector's functions, under that process
+        with open(log + ".ctl", "w") as f:
+            f.write("garbage 3\n")
+        time.sleep(1.0)
+        g = sample(999, 1)
+        time.sleep(0.3)
+        gpid = None
+        for line in open(os.path.join(work, "node.log")):
+            pass
+        gcs = [s for s in g["stacks"] if s["status"] == "garbage_collecting"]
+        ngc = sum(s["count"] for s in gcs)
+        gc_named = sum(s["count"] for s in gcs if "garbage_maker" in s["registered_names"])
+        gc_frames = all(any(f.startswith(("erts_garbage_collect", "garbage_collect", "major_collection",
+                                          "minor_collection", "do_minor", "erts_gc_"))
+                            for f in s["stack"]) for s in gcs)
+        seq = sum(s["count"] for s in g["stacks"] if "lists:seq_loop/3" in s["stack"])
+        print(f"  garbage_maker: {ngc} of {g['samples']} samples garbage_collecting ({gc_named} named "
+              f"garbage_maker), {seq} in lists:seq_loop/3")
+        if ngc < 10 or gc_named < ngc / 2 or not gc_frames or seq < 10:
+            bad.append(f"garbage_maker: {ngc} garbage_collecting samples, {gc_named} under its name, "
+                       f"collector frames in each: {gc_frames}; {seq} in lists:seq_loop/3")
+        del gpid
+
         # bad input: one line, exit 2, the target still running
         sleeper = subprocess.Popen(["sleep", "60"])
         bad += one_line_exit2([beamcore, "sample", "--pid", str(sleeper.pid), "--seconds", "1"],

@@ -27,6 +27,7 @@ struct resolver {
 	int attached;                  /* dwfl_attach_state: 0 not yet, 1 ok, -1 failed */
 	uint64_t pcs[MAX_NATIVE];
 	uint64_t rbx[MAX_NATIVE], r13[MAX_NATIVE], r14[MAX_NATIVE];  /* per frame; 0 unknown */
+	uint64_t saved[MAX_NATIVE][4]; /* rbp, r12, r15 and rbx per frame: where C keeps a Process * */
 	int npcs;
 	int hit_jit;
 	uint64_t jit_pc;               /* the JIT code the unwind reached (a return address) */
@@ -109,6 +110,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	r->rbx[r->npcs] = dwfl_frame_reg(state, 3, &v) == 0 ? v : 0;
 	r->r13[r->npcs] = dwfl_frame_reg(state, 13, &v) == 0 ? v : 0;
 	r->r14[r->npcs] = dwfl_frame_reg(state, 14, &v) == 0 ? v : 0;
+	static const unsigned more[4] = { 6, 12, 15, 3 };
+	for (int k = 0; k < 4; k++)
+		r->saved[r->npcs][k] = dwfl_frame_reg(state, more[k], &v) == 0 ? v : 0;
 	r->pcs[r->npcs++] = act ? pc : pc - 1;
 	return r->npcs < MAX_NATIVE ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
@@ -280,12 +284,22 @@ static int is_gc(const char *f)
 	       strcmp(f, "major_collection") == 0;
 }
 
-/* A Process: its id is a local pid term. */
+/* A Process: its id is a local pid term and the process table's slot for
+ * that pid points back at it (procs.c in_table). */
 static int valid_proc(struct resolver *r, uint64_t p)
 {
-	uint64_t id;
-	return p && !(p & 7) && beam_read_u64(r->l->b, p + LV(&r->l->b->L, P_ID), &id) == 0 &&
-	       (id & 0xf) == 0x3;
+	struct beam *b = r->l->b;
+	const struct layout *L = &b->L;
+	uint64_t id, tab, slot;
+	uint32_t max;
+	if (!p || (p & 7) || beam_read_u64(b, p + LV(L, P_ID), &id) < 0 || (id & 0xf) != 0x3)
+		return 0;
+	uint64_t ptab = beam_global(b, G_ERTS_PROC);
+	if (!LHAS(L, PTAB_TAB) || !LHAS(L, PTAB_MAX) || beam_read_u64(b, ptab + LV(L, PTAB_TAB), &tab) < 0 ||
+	    beam_read_u32(b, ptab + LV(L, PTAB_MAX), &max) < 0)
+		return 1;  /* no table to check against: the pid tag alone */
+	uint64_t pix = b->pid_wide ? (id >> 4) & b->pix_mask : id >> 32;
+	return pix < max && beam_read_u64(b, tab + pix * 8, &slot) == 0 && slot == p;
 }
 
 /* Whether sp lies in the stack of the process at p (between its heap and
@@ -299,6 +313,16 @@ static int proc_stack_ok(struct resolver *r, uint64_t p, uint64_t sp, uint64_t *
 	    beam_read_u64(b, p + LV(L, P_HEND), hend) < 0)
 		return 0;
 	return heap <= sp && sp < *hend && *hend - sp < (64u << 20);
+}
+
+/* A Process * among the unwound frames' callee-saved registers, or 0. */
+static uint64_t proc_in_regs(struct resolver *r)
+{
+	for (int i = 0; i < r->npcs; i++)
+		for (int k = 0; k < 4; k++)
+			if (r->saved[i][k] > 4096 && valid_proc(r, r->saved[i][k]))
+				return r->saved[i][k];
+	return 0;
 }
 
 /* The process at p: pid and registered name. */
@@ -380,7 +404,11 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 			r->pcs[r->npcs] = ip;
 			r->rbx[r->npcs] = s->regs[PR_BX];
 			r->r13[r->npcs] = s->regs[PR_R13];
-			r->r14[r->npcs++] = s->regs[PR_R14];
+			r->r14[r->npcs] = s->regs[PR_R14];
+			r->saved[r->npcs][0] = s->regs[PR_BP];
+			r->saved[r->npcs][1] = s->regs[PR_R12];
+			r->saved[r->npcs][2] = s->regs[PR_R15];
+			r->saved[r->npcs++][3] = s->regs[PR_BX];
 		}
 		int in_proc = 0, idle = 0, gc = 0, sched = 0;
 		uint64_t emu_i = 0, emu_e = 0;
@@ -414,6 +442,10 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 			nnat = 0;
 		} else if (r->jit_cp && t->kind == BS_NORMAL && valid_proc(r, r->jit_cp)) {
 			proc = r->jit_cp;  /* exact: the process as the sample saw it */
+			o->state = gc ? SS_GC : SS_RUNNING;
+		} else if ((gc || t->kind != BS_NORMAL) && (proc = proc_in_regs(r))) {
+			/* the collector (or a dirty BIF/NIF) keeps its Process * in a
+			 * callee-saved register: the process as the sample saw it */
 			o->state = gc ? SS_GC : SS_RUNNING;
 		} else if (t->kind && t->esd && (in_proc || gc || t->kind != BS_NORMAL)) {
 			/* racy: the scheduler's process just after the sample */

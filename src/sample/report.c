@@ -24,19 +24,18 @@ void report_free(struct report *r)
 	hmap_free(&r->index);
 }
 
-static uint64_t group_hash(const struct report *r, enum sstate st, const char *const *f, size_t n)
+static uint64_t group_hash(enum sstate st, const char *const *f, size_t n)
 {
 	uint64_t h = st + 1;
 	for (size_t i = 0; i < n; i++)
 		h = h * 1000003 ^ (uint64_t)(uintptr_t)f[i];  /* frames are interned */
 	return h;
-	(void)r;
 }
 
 static uint64_t hash_item(const void *ctx, uint32_t i)
 {
 	const struct report *r = ctx;
-	return group_hash(r, r->g[i].state, r->frames + r->g[i].first, r->g[i].n);
+	return group_hash(r->g[i].state, r->frames + r->g[i].first, r->g[i].n);
 }
 
 static void add_pid(struct sgroup *g, const struct rsample *s)
@@ -69,7 +68,7 @@ int report_add(struct report *r, uint32_t ti, uint64_t time, const struct rsampl
 	if (s->state != SS_IDLE)
 		for (int i = 0; i < s->nframes; i++)
 			f[n++] = s->frames[i];
-	uint64_t h = group_hash(r, s->state, f, n);
+	uint64_t h = group_hash(s->state, f, n);
 	size_t j = hmap_first(&r->index, h);
 	struct sgroup *g = NULL;
 	for (; r->index.slot[j]; j = hmap_next(&r->index, j)) {

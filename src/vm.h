@@ -253,6 +253,12 @@ struct vm_gap {
  * =proc_dictionary, =proc_stack and =proc_heap; end writes =binary and =atoms
  * and frees the state. Each returns how many things it could not read (proc
  * and deep say the last one in `why`), -1 on a write error. */
+struct vm_dump_sched {
+	const char *tag;               /* "scheduler", "dirty_cpu_scheduler", "dirty_io_scheduler" */
+	uint32_t index;                /* 1-based */
+	bool has_current, calling;     /* runs a process; took the signal */
+	struct vm_pid current;
+};
 struct vm_dump_ops {
 	void *(*begin)(void *loader);
 	long (*proc)(void *st, const struct vm_proc *p, int part, FILE *f);
@@ -261,6 +267,8 @@ struct vm_dump_ops {
 	/* a connected node's "Remote link:", "Remote monitoring:" and "Remotely
 	 * monitored by:" lines (dist.c print_link_info, print_monitor_info) */
 	long (*node)(void *st, const struct vm_node *n, FILE *f);
+	/* the schedulers (normal, dirty cpu, dirty io) into out[0..max): how many */
+	size_t (*schedulers)(void *st, struct vm_dump_sched *out, size_t max);
 	const char *(*why)(void *st);
 };
 

@@ -14,6 +14,10 @@ every process, every ETS table and the dump's =memory, and decodes the
 messages, dictionary and stack of two processes from their heaps with no
 "incomplete heap" warning. Bad input: a crash dump as the target, an
 unwritable -o: exit 2, one line, no file left.
+A crash fixture (testdata/capture-crash.sh: crash.json, no ground truth): the
+export's slogan names the signal, its Calling Thread is the scheduler that
+took it and beamcore reading it back names the process crash.json names as
+the one running there; crashdump_viewer opens it and decodes that process.
 Usage: check_crashdump.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES).
 Exit 0 pass, 1 fail, 77 skip."""
 import json, os, shutil, subprocess, sys, tempfile, time
@@ -22,9 +26,54 @@ from fixture import Fixture, CI
 
 here = os.path.dirname(os.path.abspath(__file__))
 
+def crash(fx, bad):
+    """A core of a node that died by a signal (crash.json says who ran)."""
+    want = fx.json_file("crash.json")
+    tmp = tempfile.mkdtemp(prefix="bc-crashdump-")
+    try:
+        out = os.path.join(tmp, "crash.dump")
+        r = subprocess.run([fx.beamcore, "export", fx.core, fx.beam, "--format", "crashdump",
+                            "-o", out], capture_output=True, text=True, timeout=600)
+        if r.returncode != 0:
+            bad.append(f"export exit {r.returncode}: {r.stderr.strip()[:300]}")
+            return
+        s = subprocess.run([fx.beamcore, "summary", out, "--json"], capture_output=True,
+                           text=True, timeout=300)
+        doc = json.loads(s.stdout)
+        d = doc["target"]["death"] or {}
+        sig = want["signal"]
+        if sig != "none" and f"({sig})" not in (d.get("slogan") or ""):
+            bad.append(f"slogan {d.get('slogan')!r} does not name {sig}")
+        if sig != "none" and d.get("culprit") != want["pid"]:
+            bad.append(f"culprit {d.get('culprit')!r} (thread {d.get('thread')!r}), "
+                       f"crash.json {want['pid']}")
+        cmd, env, label = viewer_for(fx, tmp)
+        if cmd:
+            v = subprocess.run(cmd + [os.path.join(here, "cdv_read.escript"), out, want["pid"]],
+                               capture_output=True, text=True, timeout=600, env=env)
+            lines = v.stdout.splitlines()
+            vd = json.loads(lines[-1]) if v.returncode == 0 and lines else None
+            det = vd["details"][0] if vd and vd["details"] else {}
+            if not vd or len(lines) > 1 or det.get("warning") != "[]" or \
+                    "Return addr" not in (det.get("detail") or [""] * 37)[36]:
+                bad.append(f"{label}: exit {v.returncode}: {(v.stderr + v.stdout)[-400:]}")
+            else:
+                print(f"{label}: {len(vd['processes'])} processes, {want['pid']}'s stack decoded")
+        print(f"crash: slogan {d.get('slogan')!r}, thread {d.get('thread')}, culprit "
+              f"{d.get('culprit')} (crash.json {want['pid']} {want['registered_name']})")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
 def main():
     fx = Fixture(sys.argv)
     bc = fx.beamcore
+    if os.path.exists(os.path.join(fx.dir, "crash.json")):
+        crash(fx, compare_dump.bad)
+        bad = compare_dump.bad
+        print(f"{len(bad)} mismatches")
+        for b in bad:
+            print("  MISMATCH " + b)
+        return 1 if bad else 0
     bad = compare_dump.bad
     tmp = tempfile.mkdtemp(prefix="bc-crashdump-")
     try:

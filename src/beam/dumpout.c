@@ -1152,6 +1152,42 @@ static long node(void *st, const struct vm_node *n, FILE *f)
 	return ferror(f) ? -1 : o->bad - before;
 }
 
+struct scheds { struct vm_dump_sched *v; size_t n, max; };
+
+/* One scheduler: the process it runs (esd.current_process), and whether its
+ * thread (esd.tid: the thread pointer) took the signal (the core's first thread). */
+static int one_sched(struct beam *b, const struct beam_sched *s, void *arg)
+{
+	struct scheds *ss = arg;
+	const struct layout *L = &b->L;
+	if (ss->n == ss->max)
+		return 1;
+	struct vm_dump_sched *d = &ss->v[ss->n++];
+	*d = (struct vm_dump_sched){ .index = (uint32_t)s->index };
+	d->tag = s->kind == BS_NORMAL ? "scheduler" : s->kind == BS_DIRTY_CPU ? "dirty_cpu_scheduler"
+									    : "dirty_io_scheduler";
+	uint64_t proc, id, tid;
+	if (LHAS(L, ASD_CURRENT_PROCESS) &&
+	    beam_read_u64(b, s->esd + LV(L, ASD_CURRENT_PROCESS), &proc) == 0 && proc &&
+	    beam_read_u64(b, proc + LV(L, P_ID), &id) == 0) {
+		beam_decode_pid(b, id, &d->current);
+		d->has_current = true;
+	}
+	d->calling = b->vm->signo && b->core->nthreads && LHAS(L, ASD_TID) &&
+		     beam_read_u64(b, s->esd + LV(L, ASD_TID), &tid) == 0 &&
+		     b->core->threads[0].fs_base == tid;
+	return 0;
+}
+
+static size_t schedulers(void *st, struct vm_dump_sched *out, size_t max)
+{
+	struct dout *o = st;
+	struct scheds ss = { out, 0, max };
+	if (LHAS(&o->b->L, S_ALIGNED_SCHED_DATA))
+		beam_schedulers(o->b, BS_ALL, one_sched, &ss);
+	return ss.n;
+}
+
 static const char *why(void *st)
 {
 	return ((struct dout *)st)->why;
@@ -1159,6 +1195,7 @@ static const char *why(void *st)
 
 static const struct vm_dump_ops ops = {
 	.begin = begin, .proc = proc, .deep = deep, .end = end, .node = node, .why = why,
+	.schedulers = schedulers,
 };
 
 void beam_enable_dump(struct beam *b)

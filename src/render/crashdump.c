@@ -99,16 +99,27 @@ static void header(struct w *w)
 	fputs("Taints: \n", f);
 	if (vm->atom_count)
 		fprintf(f, "Atoms: %llu\n", (unsigned long long)vm->atom_count);
-	if (vm->crash_thread >= 0 && (size_t)vm->crash_thread < vm->nthreads) {
-		unsigned n;
-		const char *role = vm->threads[vm->crash_thread].role;
-		if (role && sscanf(role, "scheduler %u", &n) == 1)
-			fprintf(f, "Calling Thread: scheduler:%u\n", n);
+	/* break.c: the thread writing the dump; here the one that took the
+	 * signal, when it is a scheduler; then a section per scheduler
+	 * (erts_print_scheduler_info: the process it runs) */
+	struct vm_dump_sched sc[512];
+	size_t nsc = w->ops->schedulers ? w->ops->schedulers(w->st, sc, sizeof sc / sizeof sc[0]) : 0;
+	for (size_t i = 0; i < nsc; i++)
+		if (sc[i].calling)
+			fprintf(f, "Calling Thread: %s:%u\n", sc[i].tag, sc[i].index);
+	for (size_t i = 0; i < nsc; i++) {
+		fprintf(f, "=%s:%u\n", sc[i].tag, sc[i].index);
+		if (!sc[i].has_current)
+			continue;
+		char pid[32];
+		const struct vm_proc *p = vm_find_proc(vm, sc[i].current);
+		fprintf(f, "Current Process: %s\n", vm_pid2str(sc[i].current, pid, sizeof pid));
+		if (p && state_name(p->status))
+			fprintf(f, "Current Process State: %s\n", state_name(p->status));
 	}
-	/* one section per scheduler; which process each ran is in the threads
-	 * (not loaded for an export) */
-	for (uint32_t i = 1; i <= vm->schedulers; i++)
-		fprintf(f, "=scheduler:%u\n", i);
+	if (!nsc)  /* the loader cannot walk them: as many sections as it counted */
+		for (uint32_t i = 1; i <= vm->schedulers; i++)
+			fprintf(f, "=scheduler:%u\n", i);
 	fputs("=memory\n", f);
 	for (int k = 0; k < VM_MEM_COUNT; k++)
 		if (vm->memory.known & (1u << k))

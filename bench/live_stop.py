@@ -129,7 +129,7 @@ def main():
     print(f"{'processes':>10} {'command':<16} {'stop ms (med/max)':>18} {'wall ms':>8} "
           f"{'lost ms':>8} {'lowest 10 ms':>13}  exits")
     for n in map(int, a.sizes.split(",")):
-        base, rows = load_node(beamcore, bindir, n, a.runs, 30 + n // 10000 * 2)
+        base, rows = load_node(beamcore, bindir, n, a.runs, 20 + a.runs * 3 * (1 + n // 40000))
         for n_, cmd, procs, smed, smax, wall, lost, low, rcs in rows:
             stop = f"{smed:.0f} / {smax:.0f}" if smed is not None else "not stopped"
             print(f"{procs or n_:>10,} {cmd:<16} {stop:>18} {wall:>8.0f} {lost:>8.0f} "

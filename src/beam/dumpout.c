@@ -844,6 +844,24 @@ static long proc(void *st, const struct vm_proc *p, int part, FILE *f)
 		uint32_t state = 0;
 		if (beam_read_u32(b, p->addr + LV(L, P_STATE), &state) < 0)
 			return o->bad - before;
+		if (p->status == VS_GARBAGE_COLLECTING) {  /* print_garb_info (%bpX) */
+			static const struct { enum layout_id id; const char *key; } g[] = {
+				{ P_HEAP, "New heap start" }, { P_HTOP, "New heap top" },
+				{ P_STOP, "Stack top" }, { P_HEND, "Stack end" },
+				{ P_OLD_HEAP, "Old heap start" }, { P_OLD_HTOP, "Old heap top" },
+				{ P_OLD_HEND, "Old heap end" },
+			};
+			for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
+				int gok = 1;
+				uint64_t v = field(o, p, g[k].id, &gok);
+				if (!gok) {
+					bad(o, "unreadable heap pointers", p->addr);
+					continue;
+				}
+				fprintf(f, "%s: ", g[k].key);
+				hex(f, v, '\n');
+			}
+		}
 		if (ok) {  /* erts_program_counter_info */
 			fprintf(f, "Program counter: 0x%016llx (", (unsigned long long)i);
 			function_from_pc(o, i);

@@ -43,7 +43,10 @@ def main():
             t.keys(*["Down"] * (target - 2))
             t.wait("cursor on the row", lambda s: f"(line {target - 1} of" in lines(s)[1])
             t.keys("Enter")
-            s = t.wait("waiters list", lambda s: ", row 1" in lines(s)[1])
+            # the list keeps its view's title (", row 1" before Enter too): wait for
+            # its heading, "N processes"
+            s = t.wait("waiters list", lambda s: ", row 1" in lines(s)[1] and
+                       len(lines(s)) > 3 and lines(s)[3].strip().endswith(" processes"))
             first = [l.split()[0] for l in lines(s)[2:-1] if l.strip().startswith("<")]
             check(f"Enter on {callee}: lists its {n:,} waiters",
                   f"{n:,} processes" in s and first and all(p in want for p in first), s)
@@ -53,7 +56,8 @@ def main():
         t.keys("g")
         s = t.wait("stack groups", lambda s: lines(s)[1].startswith("Stack groups"))
         t.keys("Enter")
-        s = t.wait("group list", lambda s: ", row 1" in lines(s)[1])
+        s = t.wait("group list", lambda s: ", row 1" in lines(s)[1] and
+                   len(lines(s)) > 3 and lines(s)[3].strip().endswith(" processes"))
         pids = [l.split()[0] for l in lines(s)[2:-1] if l.strip().startswith("<")]
         # the largest group: the callers of the largest callee, all of them
         check(f"Enter on the largest stack group lists its {n:,} processes",

@@ -664,6 +664,7 @@ struct outfile {
 	const char *path;
 	char *tmp;
 	FILE *f;
+	bool dev;   /* not a regular file: written in place */
 };
 
 static bc_err *outfile_open(const char *path, struct outfile *o)
@@ -671,6 +672,17 @@ static bc_err *outfile_open(const char *path, struct outfile *o)
 	o->path = path;
 	if (strcmp(path, "-") == 0) {
 		o->f = stdout;
+		return NULL;
+	}
+	/* a device or a pipe (-o /dev/null, a FIFO) is written in place: a rename
+	 * would replace the device node with a regular file */
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return bc_error(BC_EIO, "cannot write %s: a directory", path);
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (!(o->f = fopen(path, "w")))
+			return bc_error(BC_EIO, "cannot write %s: %s", path, strerror(errno));
+		o->dev = true;
 		return NULL;
 	}
 	if (asprintf(&o->tmp, "%s.XXXXXX", path) < 0)
@@ -700,16 +712,30 @@ static void outfile_abort(struct outfile *o)
 		fclose(o->f);
 		unlink(o->tmp);
 		free(o->tmp);
+	} else if (o->dev) {
+		fclose(o->f);
 	}
 	o->tmp = NULL;
 	o->f = NULL;
 }
 
-/* Close and rename into place; its size into *bytes. */
-static bc_err *outfile_commit(struct outfile *o, uint64_t *bytes)
+/* Close and rename into place; its size into *bytes (a device's or pipe's:
+ * unknown, *known false). */
+static bc_err *outfile_commit(struct outfile *o, uint64_t *bytes, bool *known)
 {
 	long at = ftell(o->f);
 	*bytes = at > 0 ? (uint64_t)at : 0;
+	*known = !o->dev;
+	if (o->dev) {
+		int bad = fflush(o->f) != 0 || ferror(o->f);
+		int e = errno;
+		if (fclose(o->f) != 0 && !bad) {
+			bad = 1;
+			e = errno;
+		}
+		o->f = NULL;
+		return bad ? bc_error(BC_EIO, "cannot write %s: %s", o->path, strerror(e)) : NULL;
+	}
 	if (!o->tmp)
 		return fflush(o->f) || ferror(o->f)
 			       ? bc_error(BC_EIO, "writing output: %s", strerror(errno)) : NULL;
@@ -757,13 +783,17 @@ static int run_analyzer(const struct analyzer *an, struct cli *c)
 	struct an_out out = { 0 };
 	c->ao.json = c->json;
 	err = an->run(vm, &c->ao, &out);
-	target_release(t);  /* a live node runs again before the output is written */
+	/* an export's writer still reads the target (heaps, links): a live node
+	 * runs again once it is written; else before the output is written */
+	if (!err && out.write)
+		err = out.write(of.f, out.ctx);
+	target_release(t);
 	if (!err && out.write) {
 		uint64_t bytes = 0;
-		if (!(err = out.write(of.f, out.ctx)) && !(err = outfile_commit(&of, &bytes)) &&
-		    out.nfields < AN_MAX_FIELDS)
-			out.fields[out.nfields++] = (struct an_field){ .key = "bytes", .kind = AF_U64,
-								      .u = bytes };
+		bool known = true;
+		if (!(err = outfile_commit(&of, &bytes, &known)) && out.nfields < AN_MAX_FIELDS)
+			out.fields[out.nfields++] = (struct an_field){ .key = "bytes",
+				.kind = known ? AF_U64 : AF_NULL, .u = bytes };
 		if (!of.tmp && of.f == stdout && !err) {  /* -o -: the format is the output */
 			int rc = report_gaps(vm, NULL);
 			an_out_free(&out);

@@ -166,6 +166,16 @@ for args, code in [(["--format", "nope", "-o", os.path.join(tmp, "x")], 64),
     lines = err.strip().splitlines()
     if rc != code or len(lines) != 1:
         bad.append(f"export {' '.join(args)}: exit {rc} (want {code}), stderr {err.strip()!r}")
+# a device is written in place: /dev/null stays a device (a rename over it
+# would make it a regular file for the whole machine)
+import stat
+rc, out, err = fx.run("export", "--format", "dot", "-o", "/dev/null", "--json")
+if rc not in (0, 1) or not stat.S_ISCHR(os.stat("/dev/null").st_mode) or \
+        json.loads(out)["export"]["bytes"] is not None:
+    bad.append(f"export -o /dev/null: exit {rc}, /dev/null {'a device' if stat.S_ISCHR(os.stat('/dev/null').st_mode) else 'NO LONGER A DEVICE'}")
+rc, out, err = fx.run("export", "--format", "dot", "-o", tmp)
+if rc != 2 or len(err.strip().splitlines()) != 1:
+    bad.append(f"export -o DIRECTORY: exit {rc} (want 2), {err.strip()!r}")
 if os.path.exists(os.path.join(tmp, "x")) or os.path.exists(os.path.join(tmp, "y")):
     bad.append("a refused export left a file")
 if dump:  # a dump gives no process's binary: the export fails, nothing is written

@@ -61,7 +61,9 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	struct resolver *r = arg;
 	const struct psample *s = r->cur;
 	uint64_t sp = s->regs[PR_SP];
-	if (addr >= sp && addr + 8 <= sp + s->stack_len) {
+	/* (no addr + 8: a CFA of 0 in a garbage frame makes addr 2^64 - 8, and the
+	 * sum wrapped to pass, memcpy'ing from far past the copy) */
+	if (addr >= sp && addr - sp <= s->stack_len && s->stack_len - (addr - sp) >= 8) {
 		memcpy(result, s->stack + (addr - sp), 8);
 		return true;
 	}

@@ -64,7 +64,9 @@ def main():
               f"{n:,} processes" in s and pids and all(p in want for p in pids), s)
         if pids:
             t.keys("Down", "Down", "Enter")
-            s = t.wait("a process", lambda s: lines(s)[1].startswith("Process <"))
+            # the title changes before the body is drawn: wait for both
+            s = t.wait("a process", lambda s: lines(s)[1].startswith("Process <") and
+                       ("current_function" in s or "Stack" in s))
             check("Enter on a listed process opens it", "current_function" in s or "Stack" in s, s)
         t.keys("p")  # back to the process list
         t.wait("process list again", lambda s: lines(s)[1].startswith("Processes"))
@@ -88,7 +90,8 @@ def main():
             at = re.search(r"\(line (\d+) of", lines(s)[1])
             under = lines(s)[int(at.group(1)) + 1].split()[0] if at else ""
             t.keys("Enter")
-            s = t.wait("a tree process", lambda s: lines(s)[1].startswith("Process <"))
+            s = t.wait("a tree process", lambda s: lines(s)[1].startswith("Process <") and
+                       ("current_function" in s or "Stack" in s))
             opened = lines(s)[1].split()[1]
             check(f"Enter on tree node {under} opens it", opened == under and opened in nodes, s)
     finally:

@@ -7,6 +7,7 @@
  * on stderr and in JSON "missing"), 2 failed, 3 a check rule failed (check), 64 usage. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -314,6 +315,21 @@ static const char *closest(const char *word, const char *const *names, size_t n)
 	return best;
 }
 
+/* A whole decimal number in [lo, hi] into *v; else said (as "--top x: not a
+ * count") and -1. */
+static int option_number(const char *opt, const char *arg, long lo, long hi, const char *what,
+			 long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || *v < lo || *v > hi) {
+		fprintf(stderr, "beamcore: %s %s: not %s\n", opt, arg, what);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct cli *c)
 {
 	static const struct option longopts[] = {
@@ -348,13 +364,9 @@ static int parse_options(int argc, char **argv, struct cli *c)
 		case 'j': c->json = 1; bit = AO_JSON; break;
 		case 's': c->ao.sort = optarg; bit = AO_SORT; break;
 		case 't': {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || *end || v < 0 || end == optarg) {
-				fprintf(stderr, "beamcore: --top %s: not a count\n", optarg);
+			long v;
+			if (option_number("--top", optarg, 0, LONG_MAX, "a count", &v) < 0)
 				return EXIT_USAGE;
-			}
 			c->ao.top = (size_t)v;
 			bit = AO_TOP;
 			break;
@@ -377,26 +389,15 @@ static int parse_options(int argc, char **argv, struct cli *c)
 		case 'F': c->ao.format = optarg; bit = AO_FORMAT; break;
 		case 'o': c->ao.output = optarg; bit = AO_FORMAT; break;
 		case 'A': c->ao.around = optarg; bit = AO_AROUND; break;
-		case 'D': {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || *end || v < 0 || end == optarg) {
-				fprintf(stderr, "beamcore: --depth %s: not a count\n", optarg);
+		case 'D':
+			if (option_number("--depth", optarg, 0, LONG_MAX, "a count", &c->ao.depth) < 0)
 				return EXIT_USAGE;
-			}
-			c->ao.depth = v;
 			bit = AO_AROUND;
 			break;
-		}
 		case 'p': {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || *end || v <= 0 || v > 0x3fffffff || end == optarg) {
-				fprintf(stderr, "beamcore: --pid %s: not a process id\n", optarg);
+			long v;
+			if (option_number("--pid", optarg, 1, 0x3fffffff, "a process id", &v) < 0)
 				return EXIT_USAGE;
-			}
 			c->pid = (int)v;
 			break;
 		}
@@ -726,34 +727,27 @@ static bc_err *outfile_commit(struct outfile *o, uint64_t *bytes, bool *known)
 	long at = ftell(o->f);
 	*bytes = at > 0 ? (uint64_t)at : 0;
 	*known = !o->dev;
-	if (o->dev) {
-		int bad = fflush(o->f) != 0 || ferror(o->f);
-		int e = errno;
-		if (fclose(o->f) != 0 && !bad) {
-			bad = 1;
-			e = errno;
-		}
-		o->f = NULL;
-		return bad ? bc_error(BC_EIO, "cannot write %s: %s", o->path, strerror(e)) : NULL;
-	}
-	if (!o->tmp)
+	if (!o->tmp && !o->dev)  /* stdout: main's own stream, flushed, not closed */
 		return fflush(o->f) || ferror(o->f)
 			       ? bc_error(BC_EIO, "writing output: %s", strerror(errno)) : NULL;
-	int bad = fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0;
+	/* a file reaches the disk before it replaces FILE; a device is as it is */
+	int bad = fflush(o->f) != 0 || ferror(o->f) || (o->tmp && fsync(fileno(o->f)) != 0);
 	int e = errno;
 	if (fclose(o->f) != 0 && !bad) {
 		bad = 1;
 		e = errno;
 	}
 	o->f = NULL;
-	if (!bad && rename(o->tmp, o->path) != 0) {
-		bad = 1;
-		e = errno;
+	if (o->tmp) {
+		if (!bad && rename(o->tmp, o->path) != 0) {
+			bad = 1;
+			e = errno;
+		}
+		if (bad)
+			unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
 	}
-	if (bad)
-		unlink(o->tmp);
-	free(o->tmp);
-	o->tmp = NULL;
 	return bad ? bc_error(BC_EIO, "cannot write %s: %s", o->path, strerror(e)) : NULL;
 }
 

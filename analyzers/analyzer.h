@@ -129,6 +129,9 @@ struct analyzer {
 	const char *name;
 	const char *summary;      /* one line for --help */
 	unsigned needs;           /* NEED_* of target.h */
+	/* what these options need when it depends on them (export's --format);
+	 * NULL: needs */
+	unsigned (*needs_of)(const struct an_opts *o);
 	int header;               /* text output starts with the target header */
 	const char *arg_name;     /* takes one argument before TARGET, e.g. "PID" */
 	const char *arg_help;     /* what arg_name may be, for `beamcore help NAME` */

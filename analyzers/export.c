@@ -11,13 +11,19 @@
 #include "render/export.h"
 #include "target.h"
 
+extern const struct analyzer analyzer_export;
+
 static const struct format {
 	const char *name;
 	export_writer *write;
+	unsigned needs;  /* NEED_* what it reads: no more is loaded */
 } formats[] = {
-	{ "speedscope", export_speedscope },
-	{ "dot", export_dot },
-	{ "crashdump", export_crashdump },
+	/* (binaries: --weight binary) */
+	{ "speedscope", export_speedscope, NEED_PROCS | NEED_STACKS | NEED_BINARIES },
+	/* (stacks: the call sites waits looks for) */
+	{ "dot", export_dot, NEED_PROCS | NEED_STACKS },
+	{ "crashdump", export_crashdump, NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY |
+					 NEED_STACKS | NEED_NODES },
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -80,6 +86,12 @@ static bc_err *write(FILE *f, void *vctx)
 	return c->fmt->write(c->vm, c->o, f);
 }
 
+static unsigned needs_of(const struct an_opts *o)
+{
+	const struct format *f = format_find(o->format);
+	return f ? f->needs : analyzer_export.needs;
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	struct ctx *c = calloc(1, sizeof *c);
@@ -105,5 +117,6 @@ const struct analyzer analyzer_export = {
 	.opts = AO_JSON | AO_FORMAT | AO_AROUND | AO_WEIGHT | AO_BY_STATUS,
 	.check = check,
 	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACKS | NEED_NODES,
+	.needs_of = needs_of,
 	.run = run,
 };

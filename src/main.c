@@ -768,7 +768,7 @@ static int run_analyzer(const struct analyzer *an, struct cli *c)
 		outfile_abort(&of);
 		return fail_json(an->name, c->json, err);
 	}
-	if ((err = target_load(t, an->needs))) {
+	if ((err = target_load(t, an->needs_of ? an->needs_of(&c->ao) : an->needs))) {
 		outfile_abort(&of);
 		target_close(t);
 		return fail_json(an->name, c->json, err);

@@ -162,35 +162,38 @@ out:
 	return err;
 }
 
-/* A DOT string: quotes and backslashes escaped, controls dropped. */
-static void quoted(FILE *f, const char *s)
+/* s inside a DOT string: quotes and backslashes escaped, controls dropped. */
+static void escaped(FILE *f, const char *s)
 {
-	fputc('"', f);
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fputc('\\', f);
 		if ((unsigned char)*s >= 0x20)
 			fputc(*s, f);
 	}
+}
+
+static void quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	escaped(f, s);
 	fputc('"', f);
 }
 
+/* A process: its pid, and its registered name or initial call below it. */
 static void node(FILE *f, const struct vm_proc *p, bool root)
 {
-	char pid[32], mfa[300], label[700];
+	char pid[32], mfa[300];
 	vm_pid_str(p, pid, sizeof pid);
 	const char *who = p->registered_name;
 	if (!who)
 		who = vm_mfa_str(vm_shown_initial_call(p), mfa, sizeof mfa);
-	snprintf(label, sizeof label, "%s\\n%s", pid, who ? who : "");
 	fprintf(f, "  ");
 	quoted(f, pid);
 	fprintf(f, " [label=\"");
-	for (const char *s = label; *s; s++)  /* (\n kept: a DOT line break) */
-		if (*s == '"')
-			fputs("\\\"", f);
-		else if ((unsigned char)*s >= 0x20)
-			fputc(*s, f);
+	escaped(f, pid);
+	fprintf(f, "\\n");  /* a DOT line break */
+	escaped(f, who ? who : "");
 	fprintf(f, "\"%s];\n", root ? ", style=filled, fillcolor=lightyellow" : "");
 }
 
@@ -245,9 +248,10 @@ bc_err *export_dot(const struct vm *vm, const struct an_opts *o, FILE *f)
 		}
 	}
 	char pid[32], pid2[32];
-	fprintf(f, "// beamcore export --format dot of %s: links (gray), monitors (dashed),\n"
-		   "// supervision (blue, supervisor -> child), call waits (red, waiter -> callee)\n",
-		vm->source);
+	fprintf(f, "// beamcore export --format dot of ");
+	escaped(f, vm->source);  /* (a newline in the path would end the comment) */
+	fprintf(f, ": links (gray), monitors (dashed),\n"
+		   "// supervision (blue, supervisor -> child), call waits (red, waiter -> callee)\n");
 	fprintf(f, "digraph beamcore {\n  graph [rankdir=LR, overlap=false];\n"
 		   "  node [shape=box, fontname=\"monospace\", fontsize=10];\n"
 		   "  edge [fontsize=9];\n");

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "error.h"
-#include "render/render.h"
+#include "render/out.h"
 #include "vm.h"
 
 struct an_opts {
@@ -26,87 +26,6 @@ struct an_opts {
 	const char *around; /* export dot: --around PID */
 	long depth;         /* export dot: --depth N (-1: not given) */
 };
-
-#define AN_MAX_TABLES 8
-/* exit codes an analyzer may ask for (main.c has the others) */
-enum { AN_EXIT_PARTIAL = 1, AN_EXIT_CHECK_FAILED = 3 };
-#define AN_MAX_FINDINGS 16
-
-/* A named set of byte counts: a JSON object, a two-column text block. */
-struct an_kv {
-	const char *key;
-	uint64_t value;
-	bool null;
-};
-#define AN_MAX_KV 16
-
-/* A record: named fields, each a string, a count or a list of strings; a JSON
- * object, "key  value" lines in text (lists one item per line). */
-enum an_field_kind { AF_STR, AF_U64, AF_LIST, AF_NULL /* none: "-" */, AF_UNKNOWN /* "?" */ };
-struct an_field {
-	const char *key;
-	enum an_field_kind kind;
-	const char *s;
-	uint64_t u;
-	const char **list;
-	size_t n;
-	const char *title;        /* text: a heading instead of "key" (lists) */
-};
-#define AN_MAX_FIELDS 48
-
-/* What a finding is about, for scripts (JSON "findings" objects): its kind
- * ("deadlock", "bottleneck", ...; NULL: "note"), severity ("critical",
- * "warning", "info"; NULL: "info"), the process and the name it concerns, and
- * the number it is about. The sentence stays in findings[]. */
-struct an_finding {
-	const char *kind, *severity;  /* static strings */
-	bool has_pid;
-	struct vm_pid pid;
-	const char *name;             /* a registered name, a table's name (an_keep'd) */
-	bool has_value;
-	uint64_t value;
-};
-
-struct an_out {
-	const char *fields_key;              /* JSON key of the record; NULL: none */
-	struct an_field fields[AN_MAX_FIELDS];
-	size_t nfields;
-	const char *kv_key;                  /* JSON key of the object; NULL: none */
-	const char *kv_title;
-	struct an_kv kv[AN_MAX_KV];
-	size_t nkv;
-	struct rtable tables[AN_MAX_TABLES];
-	const char *titles[AN_MAX_TABLES];   /* text heading, may be NULL */
-	size_t ntables;
-	char *findings[AN_MAX_FINDINGS];     /* sentences for a human, JSON "findings" */
-	struct an_finding finding_of[AN_MAX_FINDINGS];  /* what each is about */
-	size_t nfindings;
-	/* output that is not a flat table (a tree): written after the tables;
-	 * ctx is one of priv[] */
-	void (*json)(struct jw *w, void *ctx);
-	void (*text)(FILE *f, void *ctx);
-	void *ctx;
-	/* the command's own verdict, beyond what the gaps make: AN_EXIT_CHECK_FAILED
-	 * (check: a rule failed) or AN_EXIT_PARTIAL (a rule not evaluated); 0 none */
-	int exit_code;
-	/* a file format (export): written by main to -o FILE through a temporary
-	 * file renamed only when write succeeds, so a failure leaves no file */
-	bc_err *(*write)(FILE *f, void *ctx);
-	void (*release)(void *ctx);          /* frees what ctx holds (before priv[]); may be NULL */
-	void *priv[16];                      /* freed with free() */
-	struct an_chunk *strings;            /* an_keep's arena, freed with the output */
-};
-
-/* Add a finding (the sentence from fmt): its record to fill in, or NULL when
- * the findings are full or memory is exhausted. */
-struct an_finding *an_find(struct an_out *out, const char *kind, const char *severity,
-			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* The process (and its registered name) a finding is about. */
-void an_find_proc(struct an_finding *f, const struct vm_proc *p);
-
-/* A stable copy of str that lives as long as out (a chain of chunks that grows
- * as needed: no cap); NULL only when memory is exhausted. */
-const char *an_keep(struct an_out *out, const char *str);
 
 /* The options a command owns (struct analyzer's opts); any other is exit 64.
  * --debug-file and --sysroot belong to every command (they open the target). */
@@ -149,7 +68,6 @@ struct analyzer {
 
 extern const struct analyzer *const analyzers[];
 const struct analyzer *analyzer_find(const char *name);
-void an_out_free(struct an_out *o);
 
 /* The process ARG names (proc.c): a local pid <0.N.S> or a registered name;
  * what ("proc", "--around") starts the error's line. */

@@ -18,13 +18,13 @@
 
 #include "analyzer.h"
 #include "render/death.h"
+#include "render/outfile.h"
+#include "render/print.h"
 #include "render/render.h"
 #include "target.h"
 #include "utf8.h"
 #include "tui/tui.h"
 #include "sample/sample.h"
-
-#define JSON_SCHEMA 2  /* 2: findings are objects (docs/json.md) */
 
 enum { EXIT_COMPLETE = 0, EXIT_PARTIAL = AN_EXIT_PARTIAL, EXIT_FAILED = 2,
        EXIT_CHECK_FAILED = AN_EXIT_CHECK_FAILED, EXIT_USAGE = 64 };
@@ -162,88 +162,7 @@ static void command_usage(FILE *f, const struct analyzer *an)
 	fprintf(f, an->opts & AO_MAX ? EXIT_HELP_CHECK : EXIT_HELP);
 }
 
-static void text_header(FILE *f, const struct vm *vm)
-{
-	char s[64], n[32], l[32];
-	fprintf(f, "%s of %s: OTP %s (erts %s%s), node %s, %u schedulers\n", vm->kind, vm->source,
-		vm->otp_release[0] ? vm->otp_release : "?",
-		vm->erts_version[0] ? vm->erts_version : "?",
-		!vm->have_jit ? "" : vm->jit ? ", JIT" : ", interpreter",
-		vm->node ? vm->node : "?", vm->schedulers);
-	if (vm->live_pid && vm->racy)
-		fprintf(f, "  read WITHOUT stopping it (--no-stop): values may be mid-change; "
-			   "impossible ones are gaps\n");
-	else if (vm->live_pid && vm->stopped_ms >= 0)
-		fprintf(f, "  stopped for %.1f ms for the read (ptrace)\n", vm->stopped_ms);
-	if (vm->exe[0])  /* (crash dumps name no executable) */
-		fprintf(f, "  beam.smp %s (build-id %s)\n", vm->exe, vm->build_id[0] ? vm->build_id : "none");
-	fprintf(f, "  processes %s of %s", fmt_count(vm->nprocs, n, sizeof n),
-		vm->process_limit ? fmt_count(vm->process_limit, l, sizeof l) : "?");
-	fprintf(f, "; atoms %s of %s", fmt_count(vm->atom_count, n, sizeof n),
-		fmt_count(vm->atom_limit, l, sizeof l));
-	if (vm->death.slogan) {  /* crash dumps: the slogan and what it names */
-		fprintf(f, "\n");
-		death_text(f, vm);
-		fprintf(f, "\n");
-		return;
-	}
-	fprintf(f, "; %s", vm->signo ? fmt_signal(vm->signo, s, sizeof s)
-				  : vm->live_pid ? "running"
-				  : "no fatal signal: a live snapshot (gcore)");
-	if (vm->signo && vm->sigsender)
-		fprintf(f, " sent by pid %d", vm->sigsender);
-	fprintf(f, "\n\n");
-}
-
-static void json_target(struct jw *w, const char *key, const struct vm *vm)
-{
-	char s[64];
-	jw_obj(w, key);
-	jw_str(w, "kind", vm->kind);
-	jw_str(w, "path", vm->source);
-	jw_str(w, "executable", vm->exe[0] ? vm->exe : NULL);
-	jw_str(w, "build_id", vm->build_id[0] ? vm->build_id : NULL);
-	jw_str(w, "debug_file", vm->debug_file[0] ? vm->debug_file : NULL);
-	jw_str(w, "otp_release", vm->otp_release[0] ? vm->otp_release : NULL);
-	jw_str(w, "erts_version", vm->erts_version[0] ? vm->erts_version : NULL);
-	if (vm->have_jit)
-		jw_bool(w, "jit", vm->jit);
-	else
-		jw_null(w, "jit");
-	jw_str(w, "signal", vm->signo ? fmt_signal(vm->signo, s, sizeof s) : NULL);
-	jw_u64_or_null(w, "signal_sender", vm->signo && vm->sigsender, (uint64_t)vm->sigsender);
-	death_json(w, vm);  /* crash dumps: the slogan; null for cores */
-	jw_str(w, "node", vm->node);
-	jw_u64(w, "process_count", vm->nprocs);
-	jw_u64_or_null(w, "process_limit", vm->process_limit != 0, vm->process_limit);
-	jw_u64(w, "atom_count", vm->atom_count);
-	jw_u64(w, "atom_limit", vm->atom_limit);
-	jw_u64(w, "schedulers", vm->schedulers);
-	jw_f64(w, "time", vm->time ? vm->time : NAN);
-	jw_str(w, "time_from", vm->time ? vm->time_from : NULL);
-	/* --pid: the process, how long it was stopped, whether it ran meanwhile */
-	jw_u64_or_null(w, "os_pid", vm->live_pid != 0, (uint64_t)vm->live_pid);
-	jw_f64(w, "stopped_ms", vm->live_pid && vm->stopped_ms >= 0 ? vm->stopped_ms : NAN);
-	jw_bool(w, "racy", vm->live_pid && vm->racy);
-	jw_obj_end(w);
-}
-
 static int fail(bc_err *e);
-
-/* --json: a failure is JSON on stdout too, {"error": ...}, so a script that
- * parses stdout learns why (the one line stays on stderr). */
-static void json_error(const char *command, const bc_err *e, int code)
-{
-	struct jw w;
-	jw_init(&w, stdout);
-	jw_obj(&w, NULL);
-	jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
-	jw_str(&w, "command", command);
-	jw_str(&w, "error", e->msg);
-	jw_u64(&w, "exit", (uint64_t)code);
-	jw_obj_end(&w);
-	fflush(stdout);
-}
 
 static int fail_json(const char *command, int json, bc_err *e)
 {
@@ -498,259 +417,6 @@ static int check_options(const struct cli *c, const struct analyzer *an)
 	return -1;
 }
 
-/* What follows the target(s): the command's own output, then findings. */
-static void json_body(struct jw *w, const struct an_out *out)
-{
-	if (out->fields_key) {
-		jw_obj(w, out->fields_key);
-		for (size_t i = 0; i < out->nfields; i++) {
-			const struct an_field *f = &out->fields[i];
-			if (f->kind == AF_STR)
-				jw_str(w, f->key, f->s);
-			else if (f->kind == AF_U64)
-				jw_u64(w, f->key, f->u);
-			else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
-				jw_null(w, f->key);
-			else {
-				jw_arr(w, f->key);
-				for (size_t k = 0; k < f->n; k++)
-					jw_str(w, NULL, f->list[k]);
-				jw_arr_end(w);
-			}
-		}
-		jw_obj_end(w);
-	}
-	if (out->kv_key) {
-		jw_obj(w, out->kv_key);
-		for (size_t i = 0; i < out->nkv; i++) {
-			if (out->kv[i].null)
-				jw_null(w, out->kv[i].key);
-			else
-				jw_u64(w, out->kv[i].key, out->kv[i].value);
-		}
-		jw_obj_end(w);
-	}
-	for (size_t i = 0; i < out->ntables; i++)
-		render_table_json(w, &out->tables[i]);
-	if (out->json)
-		out->json(w, out->ctx);
-	jw_arr(w, "findings");
-	for (size_t i = 0; i < out->nfindings; i++) {
-		const struct an_finding *f = &out->finding_of[i];
-		char pid[32];
-		jw_obj(w, NULL);
-		jw_str(w, "kind", f->kind ? f->kind : "note");
-		jw_str(w, "severity", f->severity ? f->severity : "info");
-		jw_str(w, "pid", f->has_pid ? vm_pid2str(f->pid, pid, sizeof pid) : NULL);
-		jw_str(w, "name", f->name);
-		jw_u64_or_null(w, "value", f->has_value, f->value);
-		jw_str(w, "text", out->findings[i]);
-		jw_obj_end(w);
-	}
-	jw_arr_end(w);
-}
-
-static void print_json(const struct analyzer *an, const struct vm *vm, const struct an_out *out)
-{
-	struct jw w;
-	jw_init(&w, stdout);
-	jw_obj(&w, NULL);
-	jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
-	jw_str(&w, "command", an->name);
-	jw_bool(&w, "complete", vm->ngaps == 0 && vm->gaps_dropped == 0);
-	json_target(&w, "target", vm);
-	json_body(&w, out);
-	jw_arr(&w, "missing");
-	for (size_t i = 0; i < vm->ngaps; i++)
-		jw_str(&w, NULL, vm->gaps[i].what);
-	jw_arr_end(&w);
-	/* the list keeps the first gaps; the total counts every one */
-	jw_u64(&w, "missing_total", vm->ngaps + vm->gaps_dropped);
-	jw_obj_end(&w);
-}
-
-/* A command of two targets: "targets": {"a", "b"}; missing sentences start
- * with "A: " or "B: ". */
-static void print_json2(const struct analyzer *an, const struct vm *const vm[2],
-			const struct an_out *out)
-{
-	struct jw w;
-	jw_init(&w, stdout);
-	jw_obj(&w, NULL);
-	jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
-	jw_str(&w, "command", an->name);
-	jw_bool(&w, "complete", !vm[0]->ngaps && !vm[0]->gaps_dropped && !vm[1]->ngaps &&
-				!vm[1]->gaps_dropped);
-	jw_obj(&w, "targets");
-	json_target(&w, "a", vm[0]);
-	json_target(&w, "b", vm[1]);
-	jw_obj_end(&w);
-	json_body(&w, out);
-	jw_arr(&w, "missing");
-	size_t listed = 0;  /* the first 64 of both, as one target's list */
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; i < vm[k]->ngaps && listed < 64; i++, listed++) {
-			char *line = NULL;
-			if (asprintf(&line, "%s: %s", k ? "B" : "A", vm[k]->gaps[i].what) >= 0) {
-				jw_str(&w, NULL, line);
-				free(line);
-			}
-		}
-	jw_arr_end(&w);
-	jw_u64(&w, "missing_total",
-	       vm[0]->ngaps + vm[0]->gaps_dropped + vm[1]->ngaps + vm[1]->gaps_dropped);
-	jw_obj_end(&w);
-}
-
-static void print_text(const struct analyzer *an, const struct vm *vm, const struct an_out *out)
-{
-	if (an->header)
-		text_header(stdout, vm);
-	for (size_t i = 0; i < out->nfindings; i++)
-		printf("* %s\n", out->findings[i]);
-	for (size_t i = 0; i < out->nfields; i++) {
-		const struct an_field *f = &out->fields[i];
-		char b[32];
-		char vis[4096];
-		if (f->kind == AF_STR)
-			printf("  %-18s %s\n", f->key, utf8_visible(f->s ? f->s : "", vis, sizeof vis));
-		else if (f->kind == AF_U64)
-			printf("  %-18s %s\n", f->key, fmt_count(f->u, b, sizeof b));
-		else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
-			printf("  %-18s %s\n", f->key, f->kind == AF_NULL ? "-" : "?");
-		else {
-			printf("\n%s\n", f->title ? f->title : f->key);
-			for (size_t k = 0; k < f->n; k++)
-				printf("  %s\n", f->list[k]);
-		}
-	}
-	if (out->nfields)
-		printf("\n");
-	if (out->nkv) {
-		char b[32];
-		if (out->kv_title)
-			printf("%s\n", out->kv_title);
-		for (size_t i = 0; i < out->nkv; i++)
-			printf("  %-16s %12s\n", out->kv[i].key,
-			       out->kv[i].null ? "?" : fmt_bytes(out->kv[i].value, b, sizeof b));
-		printf("\n");
-	}
-	for (size_t i = 0; i < out->ntables; i++) {
-		if (out->titles[i])
-			printf("%s\n", out->titles[i]);
-		render_table_text(stdout, &out->tables[i]);
-	}
-	if (out->text)
-		out->text(stdout, out->ctx);
-}
-
-/* The first ten gaps on stderr, and how many more; the exit code they make. */
-static int report_gaps(const struct vm *vm, const char *label)
-{
-	char vis[4096];
-	const char *sep = label ? ": " : "";
-	label = label ? label : "";
-	for (size_t i = 0; i < vm->ngaps && i < 10; i++)
-		fprintf(stderr, "beamcore: partial: %s%s%s\n", label, sep,
-			utf8_visible(vm->gaps[i].what, vis, sizeof vis));
-	if (vm->ngaps + vm->gaps_dropped > 10)
-		fprintf(stderr, "beamcore: partial: %s%s... and %zu more\n", label, sep,
-			vm->ngaps + vm->gaps_dropped - 10);
-	return vm->ngaps || vm->gaps_dropped ? EXIT_PARTIAL : EXIT_COMPLETE;
-}
-
-/* export's -o FILE: written to FILE.XXXXXX beside it (so the rename cannot
- * cross file systems) and renamed over FILE only once whole; "-": stdout. */
-struct outfile {
-	const char *path;
-	char *tmp;
-	FILE *f;
-	bool dev;   /* not a regular file: written in place */
-};
-
-static bc_err *outfile_open(const char *path, struct outfile *o)
-{
-	o->path = path;
-	if (strcmp(path, "-") == 0) {
-		o->f = stdout;
-		return NULL;
-	}
-	/* a device or a pipe (-o /dev/null, a FIFO) is written in place: a rename
-	 * would replace the device node with a regular file */
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return bc_error(BC_EIO, "cannot write %s: a directory", path);
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if (!(o->f = fopen(path, "w")))
-			return bc_error(BC_EIO, "cannot write %s: %s", path, strerror(errno));
-		o->dev = true;
-		return NULL;
-	}
-	if (asprintf(&o->tmp, "%s.XXXXXX", path) < 0)
-		return bc_error(BC_ENOMEM, "out of memory");
-	int fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		int e = errno;
-		free(o->tmp);
-		o->tmp = NULL;
-		return bc_error(BC_EIO, "cannot write %s: %s", path, strerror(e));
-	}
-	mode_t um = umask(0);  /* as open(O_CREAT, 0666) would make it */
-	umask(um);
-	(void)fchmod(fd, 0666 & ~um);
-	if (!(o->f = fdopen(fd, "w"))) {
-		close(fd);
-		unlink(o->tmp);
-		return bc_error(BC_EIO, "cannot write %s: %s", path, strerror(errno));
-	}
-	return NULL;
-}
-
-/* Drop the temporary file (a failure: nothing is left behind). */
-static void outfile_abort(struct outfile *o)
-{
-	if (o->tmp) {
-		fclose(o->f);
-		unlink(o->tmp);
-		free(o->tmp);
-	} else if (o->dev) {
-		fclose(o->f);
-	}
-	o->tmp = NULL;
-	o->f = NULL;
-}
-
-/* Close and rename into place; its size into *bytes (a device's or pipe's:
- * unknown, *known false). */
-static bc_err *outfile_commit(struct outfile *o, uint64_t *bytes, bool *known)
-{
-	long at = ftell(o->f);
-	*bytes = at > 0 ? (uint64_t)at : 0;
-	*known = !o->dev;
-	if (!o->tmp && !o->dev)  /* stdout: main's own stream, flushed, not closed */
-		return fflush(o->f) || ferror(o->f)
-			       ? bc_error(BC_EIO, "writing output: %s", strerror(errno)) : NULL;
-	/* a file reaches the disk before it replaces FILE; a device is as it is */
-	int bad = fflush(o->f) != 0 || ferror(o->f) || (o->tmp && fsync(fileno(o->f)) != 0);
-	int e = errno;
-	if (fclose(o->f) != 0 && !bad) {
-		bad = 1;
-		e = errno;
-	}
-	o->f = NULL;
-	if (o->tmp) {
-		if (!bad && rename(o->tmp, o->path) != 0) {
-			bad = 1;
-			e = errno;
-		}
-		if (bad)
-			unlink(o->tmp);
-		free(o->tmp);
-		o->tmp = NULL;
-	}
-	return bad ? bc_error(BC_EIO, "cannot write %s: %s", o->path, strerror(e)) : NULL;
-}
-
 static int run_analyzer(const struct analyzer *an, struct cli *c)
 {
 	struct target_opts to = { .path = c->pos[0], .beam = c->npos > 1 ? c->pos[1] : NULL,
@@ -802,9 +468,9 @@ static int run_analyzer(const struct analyzer *an, struct cli *c)
 		return fail_json(an->name, c->json, err);
 	}
 	if (c->json)
-		print_json(an, vm, &out);
+		print_json(an->name, vm, &out);
 	else
-		print_text(an, vm, &out);
+		print_text(an->header, vm, &out);
 	int rc = report_gaps(vm, NULL);
 	if (out.exit_code == EXIT_CHECK_FAILED || (out.exit_code && rc == EXIT_COMPLETE))
 		rc = out.exit_code;  /* a failed rule outranks partial input */
@@ -841,9 +507,9 @@ static int run_two(const struct analyzer *an, struct cli *c)
 		return fail_json(an->name, c->json, err);
 	}
 	if (c->json)
-		print_json2(an, vm, &out);
+		print_json2(an->name, vm, &out);
 	else
-		print_text(an, vm[0], &out);
+		print_text(an->header, vm[0], &out);
 	int ra = report_gaps(vm[0], "A"), rb = report_gaps(vm[1], "B");
 	an_out_free(&out);
 	target_close(t[0]);

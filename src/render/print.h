@@ -1,0 +1,22 @@
+/* A command's output on stdout, text or JSON, and its gaps on stderr. */
+#ifndef BEAMCORE_RENDER_PRINT_H
+#define BEAMCORE_RENDER_PRINT_H
+#include "error.h"
+#include "render/out.h"
+#include "vm.h"
+
+#define JSON_SCHEMA 2  /* 2: findings are objects (docs/json.md) */
+
+/* The JSON document of a command of one target, of two (diff: "targets":
+ * {"a", "b"}), the text (header: the target header first). */
+void print_json(const char *command, const struct vm *vm, const struct an_out *out);
+void print_json2(const char *command, const struct vm *const vm[2], const struct an_out *out);
+void print_text(int header, const struct vm *vm, const struct an_out *out);
+/* --json: a failure is JSON on stdout too, {"error": ...}, so a script that
+ * parses stdout learns why (the one line stays on stderr). */
+void json_error(const char *command, const bc_err *e, int code);
+/* The first ten gaps on stderr ("beamcore: partial: LABEL: ..."), and how
+ * many more; AN_EXIT_PARTIAL when there are any, else 0. */
+int report_gaps(const struct vm *vm, const char *label);
+
+#endif

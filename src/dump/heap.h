@@ -1,6 +1,7 @@
-/* A process's =proc_heap lines (and the dump's =literals) indexed by address,
- * shared by the term decoder (terms.c) and largest_terms (termsize.c). Heap
- * lines are "ADDR:BODY"; see terms.c for the encoding. */
+/* A process's =proc_heap lines (and the dump's =literals) indexed by address
+ * (heap.c), read by the term decoder (terms.c) and largest_terms (termsize.c);
+ * detail.c, above both, gives one process in full. Heap lines are
+ * "ADDR:BODY"; see terms.c for the encoding. */
 #ifndef BEAMCORE_DUMP_HEAP_H
 #define BEAMCORE_DUMP_HEAP_H
 #include <stddef.h>
@@ -38,9 +39,15 @@ int heap_index(const char *p, const char *end, struct lines *l);
 void heap_lines_free(struct lines *l);
 /* The line of a heap address: the process's own heap, else a literal; NULL. */
 const struct heap_line *heap_line_at(struct heap *h, uint64_t addr);
+/* The value of a base64 digit, -1 for any other character. */
+int heap_b64(int c);
+
+/* terms.c */
 /* The element at *pp (H<addr>, N, I<int>, A<len>:<name>, P<pid>, p<port>) as a
  * tree within the heap's limits; *pp moves past it. */
 struct vt *heap_element(struct heap *h, const char **pp, const char *end, int depth);
+/* A pid "<C.N.S>" or port "#Port<C.N>" at *p as a tree; advances *p. */
+struct vt *heap_link_target(struct heap *h, const char **p, const char *end);
 /* largest_terms and message_shapes of the process (termsize.c). */
 void dump_term_roots(struct heap *h, const struct vm_proc *p, const char *pid, size_t top,
 		     struct vm_proc_detail *out);

@@ -1,6 +1,5 @@
-/* One process in full from a crash dump (beamcore proc): its =proc_dictionary,
- * =proc_messages and =proc_heap sections decoded into the term trees of
- * src/term.h. Heap lines are "ADDR:BODY"; elements are H<addr> (a heap term),
+/* Terms of a crash dump's =proc_heap (and =literals) lines decoded into the
+ * term trees of src/term.h, for one process in full (detail.c). Heap lines are "ADDR:BODY"; elements are H<addr> (a heap term),
  * N ([]), I<int>, A<hexlen>:<name>, P<pid>, p<port>; bodies are l<e>|<e>,
  * t<n>:<e>,..., F<n>:<float>, B<int>, Yh<n>:<base64>, Yc/Ys<bin>:<off>:<n>,
  * Mf<n>:<keys>:<v>,..., Mh<size>:<n>:<e>,..., Mn<n>:<e>,..., E<n>:<base64 ETF>
@@ -11,94 +10,7 @@
 
 #include "dump/heap.h"
 #include "dump/internal.h"
-#include "target.h"
 #include "term.h"
-
-/* The body of section "=TAG<pid>\n": [*start, *end), or -1. */
-int heap_section(struct dump *d, const char *tag, const char *pid, const char **start,
-		 const char **end)
-{
-	return dump_proc_section(d, tag, pid, start, end);
-}
-
-uint64_t heap_hex(const char **p, const char *end)
-{
-	uint64_t v = 0;
-	for (; *p < end; (*p)++) {
-		char c = **p;
-		int x = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-		if (x < 0)
-			break;
-		v = v * 16 + (uint64_t)x;
-	}
-	return v;
-}
-
-static uint64_t line_hash(const void *l, uint32_t i)
-{
-	return ((const struct lines *)l)->e[i].addr;
-}
-
-void heap_lines_free(struct lines *l)
-{
-	free(l->e);
-	hmap_free(&l->index);
-}
-
-/* Index the "ADDR:BODY" lines of [p, end) by address; -1 on OOM. */
-int heap_index(const char *p, const char *end, struct lines *l)
-{
-	size_t n = 0;
-	for (const char *q = p; q < end; q++)
-		n += *q == '\n';
-	if (!(l->e = malloc((n + 1) * sizeof *l->e)) || hmap_init(&l->index, n + 1) < 0) {
-		heap_lines_free(l);
-		return -1;
-	}
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		const char *q = p;
-		uint64_t addr = heap_hex(&q, le);
-		if (q < le && *q == ':' && addr && l->n <= n) {
-			size_t j = hmap_first(&l->index, addr);
-			while (l->index.slot[j])
-				j = hmap_next(&l->index, j);
-			l->e[l->n] = (struct heap_line){ addr, q + 1, le };
-			if (hmap_set(&l->index, j, (uint32_t)l->n, line_hash, l) == 0 || l->index.slot[j])
-				l->n++;
-		}
-		p = le + 1;
-	}
-	return 0;
-}
-
-static const struct heap_line *find_line(const struct lines *l, uint64_t addr)
-{
-	if (!l->index.slot)
-		return NULL;
-	for (size_t j = hmap_first(&l->index, addr); l->index.slot[j]; j = hmap_next(&l->index, j))
-		if (l->e[l->index.slot[j] - 1].addr == addr)
-			return &l->e[l->index.slot[j] - 1];
-	return NULL;
-}
-
-/* A heap address: the process's own heap, else a literal (literals are dumped
- * once, in =literals). */
-const struct heap_line *heap_line_at(struct heap *h, uint64_t addr)
-{
-	const struct heap_line *l = find_line(&h->lines, addr);
-	if (l)
-		return l;
-	if (!h->lit_tried) {
-		h->lit_tried = 1;
-		const char *s, *e;
-		if (dump_tag_section(h->d, "literals", &s, &e) == 0)
-			heap_index(s, e, &h->lit);
-	}
-	return find_line(&h->lit, addr);
-}
 
 static struct vt *other(struct heap *h, const char *text)
 {
@@ -106,12 +18,6 @@ static struct vt *other(struct heap *h, const char *text)
 	if (t)
 		t->text = vt_strdup(h->a, text, strlen(text));
 	return t;
-}
-
-static int b64(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26
-	       : c >= '0' && c <= '9' ? c - '0' + 52 : c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
 /* Binary bytes from base64 text, at most want of them. */
@@ -126,7 +32,7 @@ static struct vt *binary(struct heap *h, const char *p, const char *end, size_t 
 	unsigned acc = 0;
 	int bits = 0;
 	for (; p < end && n < want; p++) {
-		int v = b64((unsigned char)*p);
+		int v = heap_b64((unsigned char)*p);
 		if (v < 0)
 			break;
 		acc = (acc << 6) | (unsigned)v;
@@ -173,7 +79,7 @@ static struct vt *link_numbers(struct heap *h, const char **p, const char *end, 
 }
 
 /* A pid "<C.N.S>" or port "#Port<C.N>" at *p as a tree; advances *p. */
-static struct vt *link_target(struct heap *h, const char **p, const char *end)
+struct vt *heap_link_target(struct heap *h, const char **p, const char *end)
 {
 	const char *q = *p;
 	struct vt *t = NULL;
@@ -185,8 +91,6 @@ static struct vt *link_target(struct heap *h, const char **p, const char *end)
 		*p = q;
 	return t;
 }
-
-
 
 /* External term format, for what the dump writes that way: references, funs
  * (the terms ~p prints as #Ref<...>, #Fun<...>, fun m:f/a); anything else
@@ -535,184 +439,3 @@ struct vt *heap_element(struct heap *h, const char **pp, const char *end, int de
 	return other(h, "#Term<>");
 }
 
-/* The target of a monitor: a pid, a port, or {Name, Node} (by name). */
-static struct vt *monitor_target(struct heap *h, const char **p, const char *end)
-{
-	if (*p >= end || **p != '{')
-		return link_target(h, p, end);
-	const char *q = *p + 1;
-	struct vt *t = vt_new(h->a, VT_TUPLE), *name = vt_new(h->a, VT_ATOM),
-		  *node = vt_new(h->a, VT_ATOM);
-	if (!t || !name || !node || !(t->elems = vt_alloc(h->a, 2 * sizeof *t->elems)))
-		return NULL;
-	if (!(name->text = parse_atom(h->d->vm, &q, end, ",}")) || q >= end || *q++ != ',')
-		return NULL;
-	while (q < end && *q == ' ')
-		q++;
-	if (!(node->text = parse_atom(h->d->vm, &q, end, ",}")) || q >= end || *q++ != '}')
-		return NULL;
-	t->elems[0] = name;
-	t->elems[1] = node;
-	t->n = 2;
-	*p = q;
-	return t;
-}
-
-/* "Link list: [<0.1.0>, #Port<0.5>, {to,<0.2.0>,#Ref<..>}, {from,<0.3.0>,#Ref<..>}]"
- * of the =proc section (break.c): links, and the other end of the monitors
- * this process set up ({to,...}). */
-static void links(struct heap *h, const char *pid, struct vm_proc_detail *out,
-		  const char ***refs)
-{
-	const char *s, *e;
-	if (heap_section(h->d, "=proc:", pid, &s, &e) < 0)
-		return;
-	const char *key = "\nLink list: [";
-	const char *l = memmem(s - 1, (size_t)(e - s + 1), key, strlen(key));
-	out->no_links = false;
-	if (!l)
-		return;  /* no line: no links, no monitors */
-	const char *p = l + strlen(key);
-	const char *le = memchr(p, '\n', (size_t)(e - p));
-	le = le ? le : e;
-	size_t cl = 0, cm = 0, cr = 0;
-	while (p < le && *p != ']') {
-		struct vt *t = NULL;
-		const char *ref = NULL;
-		int monitor = 0;
-		if (*p == '{') {
-			monitor = strncmp(p, "{to,", 4) == 0;
-			const char *q = p + (monitor ? 4 : 0);
-			if (monitor)
-				t = monitor_target(h, &q, le);
-			if (t && q + 6 < le && q[0] == ',' && strncmp(q + 1, "#Ref<", 5) == 0) {
-				const char *re = memchr(q + 1, '>', (size_t)(le - q - 1));
-				ref = re ? vt_strdup(out->arena, q + 1, (size_t)(re + 1 - (q + 1))) : NULL;
-			}
-			int depth = 0;  /* skip to the end of the tuple */
-			for (; p < le; p++) {
-				depth += *p == '{';
-				depth -= *p == '}';
-				if (*p == '}' && depth == 0) {
-					p++;
-					break;
-				}
-			}
-		} else {
-			t = link_target(h, &p, le);
-			if (!t)
-				break;  /* something this parser does not know: stop, keep what it has */
-		}
-		if (t && monitor) {
-			size_t k = out->nmonitors;
-			if (cr <= k) {  /* the references, beside the monitors */
-				size_t nc = cr ? 2 * cr : 16;
-				const char **r = vt_alloc(out->arena, nc * sizeof *r);
-				if (r && *refs)
-					memcpy(r, *refs, cr * sizeof *r);
-				*refs = r;
-				cr = r ? nc : 0;
-			}
-			if (*refs)
-				(*refs)[k] = ref;
-			if ((out->monitors = vt_grow(out->arena, out->monitors, out->nmonitors, &cm)))
-				out->monitors[out->nmonitors++] = t;
-		} else if (t && !monitor) {
-			if ((out->links = vt_grow(out->arena, out->links, out->nlinks, &cl)))
-				out->links[out->nlinks++] = t;
-		}
-		while (p < le && (*p == ',' || *p == ' '))
-			p++;
-	}
-}
-
-/* Of several monitors, the one a pending call made: its reference is held by
- * the waiting frame (=proc_stack's y slots up to the first return address). */
-static void call_by_stack(struct heap *h, const char *pid, struct vm_proc_detail *out,
-			  const char **refs)
-{
-	const char *s, *e;
-	if (!(out->monitor_call = vt_alloc(out->arena, out->nmonitors)))
-		return;
-	memset(out->monitor_call, 0, out->nmonitors);
-	if (heap_section(h->d, "=proc_stack:", pid, &s, &e) < 0)
-		return;
-	for (int k = 0; s < e && k < 64; k++) {
-		const char *nl = memchr(s, '\n', (size_t)(e - s));
-		const char *le = nl ? nl : e;
-		if (le - s < 3 || s[0] != 'y')
-			break;  /* the return address: the frame ends */
-		const char *q = memchr(s, ':', (size_t)(le - s));
-		struct vt *t = NULL;
-		if (q) {
-			q++;
-			t = heap_element(h, &q, le, 0);
-		}
-		for (size_t i = 0; t && t->kind == VT_REF && t->text && i < out->nmonitors; i++)
-			if (refs[i] && strcmp(refs[i], t->text) == 0)
-				out->monitor_call[i] = 1;
-		s = le + 1;
-	}
-}
-
-int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_limits *lim,
-		struct vm_proc_detail *out)
-{
-	struct dump *d = loader;
-	char pid[32];
-	vm_pid_str(p, pid, sizeof pid);
-	memset(out, 0, sizeof *out);
-	if (!(out->arena = vt_arena_new()))
-		return -1;
-	/* links and monitors come from the =proc section's Link list (links() says
-	 * when it found it); stack frames carry no file:line: unknown */
-	out->no_links = out->no_frames = true;
-	struct heap h = { .d = d, .a = out->arena, .budget = 20000, .items = lim->items,
-			  .bytes = lim->bytes };
-	const char *hs, *he;
-	if (heap_section(d, "=proc_heap:", pid, &hs, &he) == 0 && heap_index(hs, he, &h.lines) < 0)
-		return -1;
-	if (!(d->loaded & NEED_NODES) && !dump_load_nodes(d))  /* names of the nodes' pids */
-		d->loaded |= NEED_NODES;
-	const char **refs = NULL;
-	links(&h, pid, out, &refs);
-	if (refs && out->nmonitors > 1)
-		call_by_stack(&h, pid, out, refs);
-	const char *s, *e;
-	if (heap_section(d, "=proc_dictionary:", pid, &s, &e) == 0) {
-		size_t cap = 0, cap2 = 0;
-		while (s < e && out->ndict < lim->dict) {
-			const char *nl = memchr(s, '\n', (size_t)(e - s));
-			const char *le = nl ? nl : e;
-			const char *q = s;
-			struct vt *kv = heap_element(&h, &q, le, 0);
-			if (kv && kv->kind == VT_TUPLE && kv->n == 2) {
-				out->dict_keys = vt_grow(out->arena, out->dict_keys, out->ndict, &cap);
-				out->dict_values = vt_grow(out->arena, out->dict_values, out->ndict, &cap2);
-				if (!out->dict_keys || !out->dict_values)
-					break;
-				out->dict_keys[out->ndict] = kv->elems[0];
-				out->dict_values[out->ndict++] = kv->elems[1];
-			}
-			s = le + 1;
-		}
-	}
-	if (heap_section(d, "=proc_messages:", pid, &s, &e) == 0) {
-		size_t cap = 0;
-		while (s < e && out->nmessages < lim->messages) {
-			const char *nl = memchr(s, '\n', (size_t)(e - s));
-			const char *le = nl ? nl : e;
-			const char *q = s;
-			out->messages = vt_grow(out->arena, out->messages, out->nmessages, &cap);
-			if (!out->messages)
-				break;
-			out->messages[out->nmessages++] = heap_element(&h, &q, le, 0);
-			s = le + 1;
-		}
-	}
-	if (lim->largest)
-		dump_term_roots(&h, p, pid, lim->largest, out);
-	heap_lines_free(&h.lines);
-	heap_lines_free(&h.lit);
-	return 0;
-}

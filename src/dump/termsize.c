@@ -186,11 +186,9 @@ static uint64_t body_words(struct dw *w, const struct heap_line *l, struct curso
 		p += p < end && *p == ':';
 		char tag = 0;
 		if (end - p >= 4) {  /* the second byte of base64 "g1..." / "g3...": its tag */
-			static const char b64[] =
-				"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-			const char *x1 = strchr(b64, p[1]), *x2 = strchr(b64, p[2]);
-			if (x1 && x2)
-				tag = (char)((((x1 - b64) & 15) << 4) | ((x2 - b64) >> 2));
+			int x1 = heap_b64((unsigned char)p[1]), x2 = heap_b64((unsigned char)p[2]);
+			if (x1 >= 0 && x2 >= 0)
+				tag = (char)(((x1 & 15) << 4) | (x2 >> 2));
 		}
 		if (tag == 'Z' || tag == 'r')
 			return 3;

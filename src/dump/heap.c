@@ -1,0 +1,99 @@
+/* A process's =proc_heap lines (and the dump's =literals) indexed by
+ * address, below the term decoder (terms.c) and largest_terms (termsize.c)
+ * that both read them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump/heap.h"
+
+/* The body of section "=TAG<pid>\n": [*start, *end), or -1. */
+int heap_section(struct dump *d, const char *tag, const char *pid, const char **start,
+		 const char **end)
+{
+	return dump_proc_section(d, tag, pid, start, end);
+}
+
+uint64_t heap_hex(const char **p, const char *end)
+{
+	uint64_t v = 0;
+	for (; *p < end; (*p)++) {
+		char c = **p;
+		int x = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (x < 0)
+			break;
+		v = v * 16 + (uint64_t)x;
+	}
+	return v;
+}
+
+static uint64_t line_hash(const void *l, uint32_t i)
+{
+	return ((const struct lines *)l)->e[i].addr;
+}
+
+void heap_lines_free(struct lines *l)
+{
+	free(l->e);
+	hmap_free(&l->index);
+}
+
+/* Index the "ADDR:BODY" lines of [p, end) by address; -1 on OOM. */
+int heap_index(const char *p, const char *end, struct lines *l)
+{
+	size_t n = 0;
+	for (const char *q = p; q < end; q++)
+		n += *q == '\n';
+	if (!(l->e = malloc((n + 1) * sizeof *l->e)) || hmap_init(&l->index, n + 1) < 0) {
+		heap_lines_free(l);
+		return -1;
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		const char *q = p;
+		uint64_t addr = heap_hex(&q, le);
+		if (q < le && *q == ':' && addr && l->n <= n) {
+			size_t j = hmap_first(&l->index, addr);
+			while (l->index.slot[j])
+				j = hmap_next(&l->index, j);
+			l->e[l->n] = (struct heap_line){ addr, q + 1, le };
+			if (hmap_set(&l->index, j, (uint32_t)l->n, line_hash, l) == 0 || l->index.slot[j])
+				l->n++;
+		}
+		p = le + 1;
+	}
+	return 0;
+}
+
+static const struct heap_line *find_line(const struct lines *l, uint64_t addr)
+{
+	if (!l->index.slot)
+		return NULL;
+	for (size_t j = hmap_first(&l->index, addr); l->index.slot[j]; j = hmap_next(&l->index, j))
+		if (l->e[l->index.slot[j] - 1].addr == addr)
+			return &l->e[l->index.slot[j] - 1];
+	return NULL;
+}
+
+/* A heap address: the process's own heap, else a literal (literals are dumped
+ * once, in =literals). */
+const struct heap_line *heap_line_at(struct heap *h, uint64_t addr)
+{
+	const struct heap_line *l = find_line(&h->lines, addr);
+	if (l)
+		return l;
+	if (!h->lit_tried) {
+		h->lit_tried = 1;
+		const char *s, *e;
+		if (dump_tag_section(h->d, "literals", &s, &e) == 0)
+			heap_index(s, e, &h->lit);
+	}
+	return find_line(&h->lit, addr);
+}
+
+int heap_b64(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26
+	       : c >= '0' && c <= '9' ? c - '0' + 52 : c == '+' ? 62 : c == '/' ? 63 : -1;
+}

@@ -29,6 +29,15 @@ struct ctx {
 	uint32_t *by_bin;
 };
 
+static void ctx_release(void *p)
+{
+	struct ctx *c = p;
+	free(c->holders);
+	free(c->bins);
+	free(c->by_bin);
+	free(c);
+}
+
 static int by_addr(const void *a, const void *b, void *refs)
 {
 	const struct vm_binref *x = &((const struct vm_binref *)refs)[*(const uint32_t *)a];
@@ -188,14 +197,10 @@ void holders_row(const struct rtable *t, size_t r, uint32_t *proc, uint64_t *byt
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	struct ctx *c = calloc(1, sizeof *c);
+	struct ctx *c = an_own(out, calloc(1, sizeof *c), ctx_release);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
-	out->priv[0] = c;
 	bc_err *err = build(vm, c);
-	out->priv[1] = c->holders;
-	out->priv[2] = c->bins;
-	out->priv[3] = c->by_bin;
 	if (err)
 		return err;
 	uint64_t total = 0, unique = 0;

@@ -381,6 +381,14 @@ struct ctx {
 	size_t npass, nfail, nunknown;
 };
 
+static void ctx_release(void *p)
+{
+	struct ctx *c = p;
+	free(c->res);
+	free(c->off);
+	free(c);
+}
+
 static int off_cmp(const void *a, const void *b)
 {
 	const struct offender *x = a, *y = b;
@@ -781,16 +789,13 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		rules_free(&rs);
 		return bc_error(BC_EUSAGE, "check: %.400s", why);
 	}
-	struct ctx *c = calloc(1, sizeof *c);
-	struct result *res = calloc(rs.n, sizeof *res);
-	out->priv[0] = c;
-	out->priv[1] = res;
-	if (!c || !res) {
+	struct ctx *c = an_own(out, calloc(1, sizeof *c), ctx_release);
+	struct result *res = c ? c->res = calloc(rs.n, sizeof *res) : NULL;
+	if (!res) {
 		rules_free(&rs);
 		return bc_error(BC_ENOMEM, "out of memory");
 	}
 	c->vm = vm;
-	c->res = res;
 	c->nres = rs.n;
 	bc_err *err = NULL;
 	for (size_t i = 0; i < rs.n && !err; i++) {
@@ -804,7 +809,6 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 			err = bc_error(BC_ENOMEM, "out of memory");
 		else
 			err = evaluate(c, r, out);
-		out->priv[2] = c->off;  /* (moves as it grows) */
 		if (!err) {
 			c->npass += r->status == ST_PASS;
 			c->nfail += r->status == ST_FAIL;

@@ -567,7 +567,7 @@ static void gset_init(struct gset *s, const char *const *metrics, size_t n, int 
 	s->second = second;
 }
 
-static void ctx_free(void *vctx)
+static void ctx_release(void *vctx)
 {
 	struct ctx *c = vctx;
 	strtab_free(c->keys);
@@ -578,17 +578,16 @@ static void ctx_free(void *vctx)
 		hmap_free(&sets[i]->index);
 		free(sets[i]->order);
 	}
+	free(c);
 }
 
 static bc_err *run2(const struct vm *a, const struct vm *b, const struct an_opts *o,
 		    struct an_out *out)
 {
-	struct ctx *c = calloc(1, sizeof *c);
+	struct ctx *c = an_own(out, calloc(1, sizeof *c), ctx_release);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
-	out->priv[0] = c;  /* freed with the output, its arrays by release */
 	out->ctx = c;
-	out->release = ctx_free;
 	c->vm[0] = a;
 	c->vm[1] = b;
 	c->top = o->top;

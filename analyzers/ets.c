@@ -83,7 +83,10 @@ bc_err *ets_table(const struct vm *vm, size_t top, struct rtable *t, void **priv
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	bc_err *err = ets_table(vm, o->top, &out->tables[0], &out->priv[0]);
+	void *rows = NULL;
+	bc_err *err = ets_table(vm, o->top, &out->tables[0], &rows);
+	if (!err && !an_own(out, rows, NULL))
+		err = bc_error(BC_ENOMEM, "out of memory");
 	if (!err)
 		out->ntables = 1;
 	return err;

@@ -94,10 +94,9 @@ static unsigned needs_of(const struct an_opts *o)
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	struct ctx *c = calloc(1, sizeof *c);
+	struct ctx *c = an_own(out, calloc(1, sizeof *c), NULL);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
-	out->priv[0] = c;
 	*c = (struct ctx){ vm, o, format_find(o->format) };
 	if (!c->fmt)  /* (check said it) */
 		return bc_error(BC_EUSAGE, "--format %s: not a format", o->format);

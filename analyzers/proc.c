@@ -234,8 +234,8 @@ static void term_tables(struct strings *s, const struct vm_proc *p, const struct
 		field_unknown(out, "term_roots");
 	} else {
 		field_u64(out, "term_roots", d->nroots, 0);
-		struct big_row *rows = calloc(d->nlargest ? d->nlargest : 1, sizeof *rows);
-		out->priv[9] = rows;
+		struct big_row *rows = an_own(out, calloc(d->nlargest ? d->nlargest : 1, sizeof *rows),
+					      NULL);
 		bool cut = false;
 		for (size_t i = 0; rows && i < d->nlargest; i++) {
 			rows[i] = (struct big_row){ keep(s, d->largest[i].where), keep(s, d->largest[i].shape),
@@ -259,8 +259,7 @@ static void term_tables(struct strings *s, const struct vm_proc *p, const struct
 		return;
 	}
 	field_u64(out, "messages_counted", d->shapes_counted, 0);
-	struct shape_row *rows = calloc(d->nshapes ? d->nshapes : 1, sizeof *rows);
-	out->priv[10] = rows;
+	struct shape_row *rows = an_own(out, calloc(d->nshapes ? d->nshapes : 1, sizeof *rows), NULL);
 	for (size_t i = 0; rows && i < d->nshapes; i++)
 		rows[i] = (struct shape_row){ keep(s, d->shapes[i].shape), d->shapes[i].count };
 	if (rows && out->ntables < AN_MAX_TABLES) {
@@ -283,11 +282,10 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	bc_err *err = proc_by_arg(vm, "proc", o->arg, &p);
 	if (err)
 		return err;
-	struct strings *s = calloc(1, sizeof *s);
+	struct strings *s = an_own(out, calloc(1, sizeof *s), NULL);
 	if (!s)
 		return bc_error(BC_ENOMEM, "out of memory");
 	s->out = out;
-	out->priv[0] = s;
 	char buf[512];
 	out->fields_key = "process";
 	field_str(out, "pid", keep(s, vm_pid_str(p, buf, sizeof buf)));
@@ -321,8 +319,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	size_t nb = 0, ib = 0;
 	for (size_t i = 0; i < vm->nbinrefs; i++)
 		nb += &vm->procs[vm->binrefs[i].proc] == p;
-	const char **bins = calloc(nb ? nb : 1, sizeof *bins);
-	out->priv[2] = bins;
+	const char **bins = an_own(out, calloc(nb ? nb : 1, sizeof *bins), NULL);
 	for (size_t i = 0; bins && i < vm->nbinrefs; i++) {
 		const struct vm_binref *r = &vm->binrefs[i];
 		if (&vm->procs[r->proc] != p)
@@ -336,8 +333,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		field_list(out, "ancestors", "Ancestors (proc_lib's '$ancestors', parent first)",
 			   vm->ancestors ? vm->ancestors + p->anc_first : NULL, p->anc_n);
 
-	const char **stack = calloc(p->stack_n ? p->stack_n : 1, sizeof *stack);
-	out->priv[3] = stack;
+	const char **stack = an_own(out, calloc(p->stack_n ? p->stack_n : 1, sizeof *stack), NULL);
 	for (uint32_t i = 0; stack && i < p->stack_n; i++)
 		stack[i] = keep(s, vm_mfa_str(&vm->mfas[vm->frames[p->stack_first + i]], buf, sizeof buf)
 				       ? buf : "?");
@@ -355,13 +351,12 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		field_unknown(out, "links");
 		field_unknown(out, "monitors");
 	} else {
-		out->priv[4] = terms(s, d->links, d->nlinks);
-		field_list(out, "links", "Links", out->priv[4], d->nlinks);
-		out->priv[5] = terms(s, d->monitors, d->nmonitors);
-		field_list(out, "monitors", "Monitors (the other end)", out->priv[5], d->nmonitors);
+		field_list(out, "links", "Links", an_own(out, terms(s, d->links, d->nlinks), NULL),
+			   d->nlinks);
+		field_list(out, "monitors", "Monitors (the other end)",
+			   an_own(out, terms(s, d->monitors, d->nmonitors), NULL), d->nmonitors);
 	}
-	const char **dict = calloc(d->ndict ? d->ndict : 1, sizeof *dict);
-	out->priv[6] = dict;
+	const char **dict = an_own(out, calloc(d->ndict ? d->ndict : 1, sizeof *dict), NULL);
 	for (size_t i = 0; dict && i < d->ndict; i++) {
 		char k[2048], v[4096], kv[6200];
 		vt_print(d->dict_keys[i], &print_limits, k, sizeof k);
@@ -371,12 +366,12 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	}
 	snprintf(buf, sizeof buf, "Dictionary (first %d)", SHOW_DICT);
 	field_list(out, "dictionary", keep(s, buf), dict, d->ndict);
-	out->priv[7] = terms(s, d->messages, d->nmessages);
+	const char **messages = an_own(out, terms(s, d->messages, d->nmessages), NULL);
 	snprintf(buf, sizeof buf, "Messages (first %zu of %llu)", d->nmessages,
 		 (unsigned long long)p->message_queue_len);
-	field_list(out, "messages", keep(s, buf), out->priv[7], d->nmessages);
+	field_list(out, "messages", keep(s, buf), messages, d->nmessages);
 	field_binaries(out, p, bins, ib);
-	const char **bt = calloc(d->nframes ? d->nframes : 1, sizeof *bt);
+	const char **bt = an_own(out, calloc(d->nframes ? d->nframes : 1, sizeof *bt), NULL);
 	for (size_t i = 0; bt && i < d->nframes; i++) {
 		const struct vm_frame_loc *f = &d->frames[i];
 		if (f->file)
@@ -385,7 +380,6 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 			snprintf(buf, sizeof buf, "%s", f->function);
 		bt[i] = keep(s, buf);
 	}
-	/* priv[] slots are freed with free(); the detail arena through the record */
 	if (d->no_frames)
 		field_unknown(out, "backtrace");
 	else
@@ -393,7 +387,6 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 			   bt, d->nframes);
 	term_tables(s, p, d, out);
 	vm_detail_free(d);
-	out->priv[8] = bt;
 	return s->oom ? bc_error(BC_ENOMEM, "out of memory") : NULL;
 }
 

@@ -301,7 +301,10 @@ bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const cha
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	bc_err *err = procs_table(vm, o->sort, o->top, "processes", &out->tables[0], &out->priv[0]);
+	void *rows = NULL;
+	bc_err *err = procs_table(vm, o->sort, o->top, "processes", &out->tables[0], &rows);
+	if (!err && !an_own(out, rows, NULL))
+		err = bc_error(BC_ENOMEM, "out of memory");
 	if (!err)
 		out->ntables = 1;
 	return err;

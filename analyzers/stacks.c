@@ -313,6 +313,12 @@ void stack_groups_free(struct stack_groups *sg)
 	memset(sg, 0, sizeof *sg);
 }
 
+static void groups_release(void *sg)
+{
+	stack_groups_free(sg);
+	free(sg);
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	enum weight w = W_COUNT;
@@ -321,16 +327,11 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if (w == W_N)
 		return bc_error(BC_EUSAGE, "--weight %s: one of count, memory, total_heap_size, "
 				"message_queue_len, binary", o->weight);
-	struct stack_groups *c = calloc(1, sizeof *c);
+	struct stack_groups *c = an_own(out, calloc(1, sizeof *c), groups_release);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
-	out->priv[0] = c;
 	c->by_status = o->by_status;
 	bc_err *err = build(vm, w, c);
-	out->priv[1] = c->groups;
-	out->priv[2] = c->members;
-	out->priv[3] = c->order;
-	out->priv[4] = c->line;
 	if (err)
 		return err;
 	/* weights the input does not give: none at all is a failure (as

@@ -48,6 +48,12 @@ struct orphans {
 	uint64_t total;
 };
 
+static void orphans_release(void *p)
+{
+	free(((struct orphans *)p)->g);
+	free(p);
+}
+
 static int group_cmp(const void *a, const void *b)
 {
 	const struct orphan_group *x = a, *y = b;
@@ -354,19 +360,22 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	size_t rows = o->top ? o->top : ROWS;
 	bc_err *err;
 	struct rtable *t = out->tables;
-	if ((err = procs_table(vm, "memory", rows, "processes", &t[T_PROCS], &out->priv[T_PROCS])) ||
-	    (err = procs_table(vm, "message_queue_len", rows, "message_queues", &t[T_QUEUES],
-			       &out->priv[T_QUEUES])) ||
-	    (err = ets_table(vm, rows, &t[T_ETS], &out->priv[T_ETS])) ||
-	    (err = holders_table(vm, rows, &t[T_HOLDERS], &out->priv[T_HOLDERS])))
+	void *cells[T_ORPHANS] = { 0 };  /* each table's rows */
+	(void)((err = procs_table(vm, "memory", rows, "processes", &t[T_PROCS], &cells[T_PROCS])) ||
+	       (err = procs_table(vm, "message_queue_len", rows, "message_queues", &t[T_QUEUES],
+				  &cells[T_QUEUES])) ||
+	       (err = ets_table(vm, rows, &t[T_ETS], &cells[T_ETS])) ||
+	       (err = holders_table(vm, rows, &t[T_HOLDERS], &cells[T_HOLDERS])));
+	for (size_t i = 0; i < T_ORPHANS; i++)
+		if (cells[i] && !an_own(out, cells[i], NULL) && !err)
+			err = bc_error(BC_ENOMEM, "out of memory");
+	if (err)
 		return err;
-	struct orphans *orph = calloc(1, sizeof *orph);
+	struct orphans *orph = an_own(out, calloc(1, sizeof *orph), orphans_release);
 	if (!orph)
 		return bc_error(BC_ENOMEM, "out of memory");
-	out->priv[T_ORPHANS] = orph;
 	if ((err = find_orphans(vm, orph)))
 		return err;
-	out->priv[T_ORPHANS + 1] = orph->g;
 	t[T_ORPHANS] = (struct rtable){ .json_key = "orphans", .cols = orphan_cols, .ncols = 2,
 					.nrows = orph->n < rows ? orph->n : rows, .ctx = orph,
 					.cell = orphan_cell };

@@ -152,7 +152,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 			c->frame[r++] = UINT32_MAX;
 		}
 	}
-	out->priv[0] = c;
+	if (!an_own(out, c, NULL))
+		return bc_error(BC_ENOMEM, "out of memory");
 	out->tables[0] = (struct rtable){ .json_key = "threads", .cols = text_cols, .ncols = 4,
 					  .nrows = rows, .ctx = c, .cell = text_cell };
 	out->titles[0] = "Native threads (* took the signal)";

@@ -303,17 +303,29 @@ static void tree_text(FILE *f, void *ctx)
 	}
 }
 
-/* The trees, rolled up; slots[0..2] own what it allocates (freed by the
- * caller); *unknown: processes whose identity is unknown. */
-static bc_err *build(const struct vm *vm, struct tree *t, void **slots, size_t *unknown_out)
+/* What t holds (not t itself). */
+static void tree_free(struct tree *t)
+{
+	free(t->roots);
+	free(t->n);
+	free(t->order);
+}
+
+static void tree_release(void *t)
+{
+	tree_free(t);
+	free(t);
+}
+
+/* The trees, rolled up (freed with tree_free, also after a failure);
+ * *unknown: processes whose identity is unknown. */
+static bc_err *build(const struct vm *vm, struct tree *t, size_t *unknown_out)
 {
 	t->vm = vm;
 	size_t n = vm->nprocs;
-	uint32_t *sups = malloc((n ? n : 1) * sizeof *sups);
-	slots[0] = sups;
+	uint32_t *sups = t->roots = malloc((n ? n : 1) * sizeof *sups);  /* the roots, once linked */
 	if (!sups || !(t->n = malloc((n ? n : 1) * sizeof *t->n)))
 		return bc_error(BC_ENOMEM, "out of memory");
-	slots[1] = t->n;
 	size_t nsups = 0, unknown = 0;
 	for (size_t i = 0; i < n; i++) {
 		t->n[i] = (struct node){ .parent = -1, .first = -1, .next = -1 };
@@ -328,9 +340,7 @@ static bc_err *build(const struct vm *vm, struct tree *t, void **slots, size_t *
 		if (err)
 			return err;
 	}
-	int rc = link_up(t, sups, nsups);
-	slots[2] = t->order;
-	if (rc < 0 || roll_up(t) < 0)
+	if (link_up(t, sups, nsups) < 0 || roll_up(t) < 0)
 		return bc_error(BC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < t->norder; i++)
 		t->cut |= t->n[t->order[i]].depth >= MAX_DEPTH && t->n[t->order[i]].first >= 0;
@@ -348,17 +358,15 @@ static uint64_t held(const struct node *x)
 bc_err *tree_parents(const struct vm *vm, int32_t **parent)
 {
 	struct tree t = { 0 };
-	void *slots[3] = { 0 };
 	size_t unknown = 0;
 	*parent = NULL;
-	bc_err *err = vm->detail ? build(vm, &t, slots, &unknown) : NULL;
+	bc_err *err = vm->detail ? build(vm, &t, &unknown) : NULL;
 	int32_t *p = err ? NULL : malloc((vm->nprocs ? vm->nprocs : 1) * sizeof *p);
 	if (!err && !p)
 		err = bc_error(BC_ENOMEM, "out of memory");
 	for (size_t i = 0; p && i < vm->nprocs; i++)
 		p[i] = t.n ? t.n[i].parent : -1;
-	for (size_t i = 0; i < 3; i++)  /* (roots live in slots[0]) */
-		free(slots[i]);
+	tree_free(&t);
 	*parent = p;
 	return err;
 }
@@ -366,9 +374,8 @@ bc_err *tree_parents(const struct vm *vm, int32_t **parent)
 bc_err *tree_findings(const struct vm *vm, struct an_out *out)
 {
 	struct tree t = { 0 };
-	void *slots[3] = { 0 };
 	size_t unknown = 0;
-	bc_err *err = vm->detail ? build(vm, &t, slots, &unknown) : NULL;
+	bc_err *err = vm->detail ? build(vm, &t, &unknown) : NULL;
 	/* the root holding the most, then down while one child holds most of it:
 	 * the part of the application the memory is in */
 	int64_t at = -1;
@@ -403,22 +410,20 @@ bc_err *tree_findings(const struct vm *vm, struct an_out *out)
 			f->value = held(x);
 		}
 	}
-	for (size_t i = 0; i < 3; i++)  /* (roots live in slots[0]) */
-		free(slots[i]);
+	tree_free(&t);
 	return err;
 }
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	(void)o;
-	struct tree *t = calloc(1, sizeof *t);
+	struct tree *t = an_own(out, calloc(1, sizeof *t), tree_release);
 	if (!t)
 		return bc_error(BC_ENOMEM, "out of memory");
-	out->priv[0] = t;
 	if (!vm->detail)
 		return bc_error(BC_EFORMAT, "tree: this input gives no process's links");
 	size_t unknown = 0;
-	bc_err *err = build(vm, t, &out->priv[1], &unknown);
+	bc_err *err = build(vm, t, &unknown);
 	if (err)
 		return err;
 	out->json = tree_json;

@@ -272,9 +272,26 @@ static const char *citem_json(void *ctx, size_t row, size_t col, size_t i, char 
 	return vm_pid_str(&s->vm->procs[s->cyc[s->cyc_first[row] + i]], buf, len);
 }
 
-/* Every waiter, its callee, the groups and the cycles; s's arrays are owned by
- * out (freed with it). */
-static bc_err *compute(const struct vm *vm, struct an_out *out, struct waits *s, void **slots)
+/* What s holds (not s itself). */
+static void waits_free(struct waits *s)
+{
+	free(s->w);
+	free(s->order);
+	free(s->g);
+	free(s->cyc);
+	free(s->cyc_first);
+	free(s->cyc_n);
+}
+
+static void waits_release(void *s)
+{
+	waits_free(s);
+	free(s);
+}
+
+/* Every waiter, its callee, the groups and the cycles (freed with
+ * waits_free); strings live in out. */
+static bc_err *compute(const struct vm *vm, struct an_out *out, struct waits *s)
 {
 	s->vm = vm;
 	size_t cap = 0;
@@ -286,15 +303,15 @@ static bc_err *compute(const struct vm *vm, struct an_out *out, struct waits *s,
 		struct wait *w = vm_grow(s->w, &cap, s->n, sizeof *s->w, 256);
 		if (!w)
 			return bc_error(BC_ENOMEM, "out of memory");
-		slots[0] = s->w = w;
+		s->w = w;
 		char buf[512];
 		w = &s->w[s->n++];
 		*w = (struct wait){ .waiter = (uint32_t)i, .callee = -1,
 				    .via = an_keep(out, vm_mfa_str(m, buf, sizeof buf)) };
 		callee(s, w, out);
 	}
-	slots[1] = s->order = malloc((s->n + 1) * sizeof *s->order);
-	slots[2] = s->g = malloc((s->n + 1) * sizeof *s->g);
+	s->order = malloc((s->n + 1) * sizeof *s->order);
+	s->g = malloc((s->n + 1) * sizeof *s->g);
 	if (!s->order || !s->g)
 		return bc_error(BC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->n; i++)
@@ -316,11 +333,7 @@ static bc_err *compute(const struct vm *vm, struct an_out *out, struct waits *s,
 	}
 	if (s->ng > 1)  /* (s->g is NULL with no group) */
 		qsort(s->g, s->ng, sizeof *s->g, by_size);
-	bc_err *e = cycles(s);
-	slots[3] = s->cyc;
-	slots[4] = s->cyc_first;
-	slots[5] = s->cyc_n;
-	return e;
+	return cycles(s);
 }
 
 /* The findings: the deadlocks, the biggest bottleneck, the waiters whose callee
@@ -388,20 +401,17 @@ static void findings(const struct waits *s, struct an_out *out, size_t max)
 bc_err *waits_findings(const struct vm *vm, struct an_out *out, size_t max)
 {
 	struct waits s = { 0 };
-	void *slots[6] = { 0 };
-	bc_err *e = compute(vm, out, &s, slots);
+	bc_err *e = compute(vm, out, &s);
 	if (!e)
 		findings(&s, out, max);
-	for (size_t i = 0; i < 6; i++)
-		free(slots[i]);
+	waits_free(&s);
 	return e;
 }
 
 bc_err *waits_list(const struct vm *vm, struct an_out *strings, struct call_wait **list, size_t *n)
 {
 	struct waits s = { 0 };
-	void *slots[6] = { 0 };
-	bc_err *e = compute(vm, strings, &s, slots);
+	bc_err *e = compute(vm, strings, &s);
 	*list = NULL;
 	*n = 0;
 	if (!e && s.n && !(*list = malloc(s.n * sizeof **list)))
@@ -411,18 +421,16 @@ bc_err *waits_list(const struct vm *vm, struct an_out *strings, struct call_wait
 						 s.w[i].via };
 	if (!e)
 		*n = s.n;
-	for (size_t i = 0; i < 6; i++)
-		free(slots[i]);
+	waits_free(&s);
 	return e;
 }
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	struct waits *s = calloc(1, sizeof *s);
+	struct waits *s = an_own(out, calloc(1, sizeof *s), waits_release);
 	if (!s)
 		return bc_error(BC_ENOMEM, "out of memory");
-	out->priv[0] = s;
-	bc_err *e = compute(vm, out, s, &out->priv[1]);
+	bc_err *e = compute(vm, out, s);
 	if (e)
 		return e;
 	struct rtable *t = out->tables;

@@ -5,6 +5,11 @@
 #include <string.h>
 #include "render/out.h"
 
+struct an_owned {
+	void *p;
+	void (*release)(void *p);
+};
+
 struct an_chunk {
 	struct an_chunk *next;
 	size_t used, cap;
@@ -37,13 +42,34 @@ void an_out_free(struct an_out *o)
 		free(c);
 	}
 	o->strings = NULL;
-	if (o->release)
-		o->release(o->ctx);
-	o->release = NULL;
 	for (size_t i = 0; i < o->nfindings; i++)
 		free(o->findings[i]);
-	for (size_t i = 0; i < sizeof o->priv / sizeof o->priv[0]; i++)
-		free(o->priv[i]);
+	o->nfindings = 0;
+	while (o->nowned--) {
+		struct an_owned *w = &o->owned[o->nowned];
+		w->release ? w->release(w->p) : free(w->p);
+	}
+	free(o->owned);
+	o->owned = NULL;
+	o->nowned = o->owned_cap = 0;
+}
+
+void *an_own(struct an_out *out, void *p, void (*release)(void *p))
+{
+	if (!p)
+		return NULL;
+	if (out->nowned == out->owned_cap) {
+		size_t cap = out->owned_cap ? 2 * out->owned_cap : 8;
+		struct an_owned *w = realloc(out->owned, cap * sizeof *w);
+		if (!w) {
+			release ? release(p) : free(p);
+			return NULL;
+		}
+		out->owned = w;
+		out->owned_cap = cap;
+	}
+	out->owned[out->nowned++] = (struct an_owned){ p, release };
+	return p;
 }
 
 struct an_finding *an_find(struct an_out *out, const char *kind, const char *severity,

@@ -65,7 +65,7 @@ struct an_out {
 	struct an_finding finding_of[AN_MAX_FINDINGS];  /* what each is about */
 	size_t nfindings;
 	/* output that is not a flat table (a tree): written after the tables;
-	 * ctx is one of priv[] */
+	 * ctx is an_own'd */
 	void (*json)(struct jw *w, void *ctx);
 	void (*text)(FILE *f, void *ctx);
 	void *ctx;
@@ -75,8 +75,8 @@ struct an_out {
 	/* a file format (export): written by main to -o FILE through a temporary
 	 * file renamed only when write succeeds, so a failure leaves no file */
 	bc_err *(*write)(FILE *f, void *ctx);
-	void (*release)(void *ctx);          /* frees what ctx holds (before priv[]); may be NULL */
-	void *priv[16];                      /* freed with free() */
+	struct an_owned *owned;              /* an_own's: freed with the output, last first */
+	size_t nowned, owned_cap;
 	struct an_chunk *strings;            /* an_keep's arena, freed with the output */
 };
 
@@ -90,6 +90,11 @@ void an_find_proc(struct an_finding *f, const struct vm_proc *p);
 /* A stable copy of str that lives as long as out (a chain of chunks that grows
  * as needed: no cap); NULL only when memory is exhausted. */
 const char *an_keep(struct an_out *out, const char *str);
+
+/* p (what an analyzer's output points into: its context, its rows) is
+ * released with the output, by release(p) or, NULL, free(p); returns p, or
+ * NULL when p is NULL or memory is exhausted (p is released then). */
+void *an_own(struct an_out *out, void *p, void (*release)(void *p));
 
 void an_out_free(struct an_out *o);
 

@@ -358,14 +358,12 @@ static struct view *pids_view(const struct pane *p, struct ui *u)
 	char buf[512];
 	tb->cell(tb->ctx, row, c, &cell, buf, sizeof buf);
 	struct pane *q = calloc(1, sizeof *q);
-	const char **list = calloc(cell.u + 1, sizeof *list);
-	if (!q || !list) {
+	const char **list = q ? an_own(&q->out, calloc(cell.u + 1, sizeof *list), NULL) : NULL;
+	if (!list) {
 		free(q);
-		free(list);
 		snprintf(u->msg, sizeof u->msg, "out of memory");
 		return NULL;
 	}
-	q->out.priv[0] = list;
 	for (size_t i = 0; i < cell.u; i++) {
 		char pid[64], line[512], mfa[256];
 		snprintf(pid, sizeof pid, "%s", tb->item(tb->ctx, row, c, i, buf, sizeof buf));

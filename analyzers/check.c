@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analyzer.h"
+#include "render/outfile.h"
 #include "target.h"
 #include "utf8.h"
 
@@ -306,38 +307,17 @@ static bool load_rules(const struct an_opts *o, struct rules *rs, char *why, siz
 	return true;
 }
 
-/* --junit FILE can be written: its directory takes a new file (the temporary
- * one the report is renamed from) and FILE itself is no directory. */
-static bool junit_writable(const char *path, char *why, size_t len)
-{
-	char vis[300];
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
-	if (!tmp)
-		return oom(why, len);
-	snprintf(tmp, n + 16, "%s.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(why, len, "--junit %s: %s", utf8_visible(path, vis, sizeof vis), strerror(errno));
-		free(tmp);
-		return false;
-	}
-	close(fd);
-	unlink(tmp);
-	free(tmp);
-	struct stat st;
-	if ((n && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
-		snprintf(why, len, "--junit %s: a directory, not a file", utf8_visible(path, vis, sizeof vis));
-		return false;
-	}
-	return true;
-}
-
 static int check(const struct an_opts *o)
 {
 	struct rules rs = { 0 };
 	char why[2048], vis[2100];
-	bool ok = load_rules(o, &rs, why, sizeof why) && (!o->junit || junit_writable(o->junit, why, sizeof why));
+	bool ok = load_rules(o, &rs, why, sizeof why);
+	bc_err *err = ok && o->junit ? outfile_check(o->junit, "--junit") : NULL;
+	if (err) {
+		snprintf(why, sizeof why, "%s", err->msg);
+		bc_err_free(err);
+		ok = false;
+	}
 	rules_free(&rs);
 	if (ok)
 		return -1;
@@ -744,41 +724,17 @@ static void junit_body(FILE *f, const struct ctx *c)
 	fprintf(f, "  </testsuite>\n</testsuites>\n");
 }
 
-/* Written to a temporary file beside it and renamed: a reader never sees half a report. */
+/* Through the output file: a reader never sees half a report. */
 static bc_err *junit_write(const char *path, const struct ctx *c)
 {
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
-	if (!tmp)
-		return bc_error(BC_ENOMEM, "out of memory");
-	snprintf(tmp, n + 16, "%s.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		bc_err *e = bc_error(BC_EIO, "--junit %s: %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
-		return e;
-	}
-	fchmod(fd, 0644);  /* mkstemp's 0600 is not what a CI artifact wants */
-	junit_body(f, c);
-	int err = fflush(f) != 0 || ferror(f) ? errno : 0;
-	if (!err && fsync(fd) != 0)
-		err = errno;
-	if (fclose(f) != 0 && !err)
-		err = errno;
-	if (!err && rename(tmp, path) != 0)
-		err = errno;
-	if (err) {
-		unlink(tmp);
-		free(tmp);
-		return bc_error(BC_EIO, "--junit %s: %s", path, strerror(err ? err : EIO));
-	}
-	free(tmp);
-	return NULL;
+	struct outfile of;
+	bc_err *err = outfile_open(path, "--junit", &of);
+	if (err)
+		return err;
+	junit_body(of.f, c);
+	uint64_t bytes;
+	bool known;
+	return outfile_commit(&of, &bytes, &known);
 }
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)

@@ -428,7 +428,7 @@ static int run_analyzer(const struct analyzer *an, struct cli *c)
 	struct outfile of = { 0 };
 	bc_err *err = NULL;
 	/* an unwritable output fails before the target is read */
-	if (c->ao.output && (err = outfile_open(c->ao.output, &of)))
+	if (c->ao.output && (err = outfile_open(c->ao.output, NULL, &of)))
 		return fail_json(an->name, c->json, err);
 	if ((err = target_open(&to, &t))) {
 		outfile_abort(&of);

@@ -1,12 +1,12 @@
 /* An analyzer turns the VM model into tables and findings; it does no I/O.
  * Adding one: a new file defining `const struct analyzer analyzer_NAME` and one
- * line in analyzers/list.def. */
+ * line in src/commands/list.def. */
 #ifndef BEAMCORE_ANALYZER_H
 #define BEAMCORE_ANALYZER_H
 #include <stdbool.h>
 #include <stddef.h>
 #include "error.h"
-#include "render/out.h"
+#include "out.h"
 #include "vm.h"
 
 struct an_opts {
@@ -66,16 +66,11 @@ struct analyzer {
 			struct an_out *out);
 };
 
-extern const struct analyzer *const analyzers[];
-const struct analyzer *analyzer_find(const char *name);
 
 /* The process ARG names (proc.c): a local pid <0.N.S> or a registered name;
  * what ("proc", "--around") starts the error's line. */
 bc_err *proc_by_arg(const struct vm *vm, const char *what, const char *arg,
 		    const struct vm_proc **out);
-
-/* export.c: the --format names, in order (NULL past the last). */
-const char *export_format_name(size_t i);
 
 /* stacks.c: the processes grouped by identical Erlang stack (and status with
  * by_status), heaviest group first; also what export's profiles are made of. */

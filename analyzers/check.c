@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "analyzer.h"
-#include "render/outfile.h"
+#include "outfile.h"
 #include "target.h"
 #include "utf8.h"
 

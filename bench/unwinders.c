@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "beam/beam.h"
+#include "beam.h"
 
 #define MAX_FRAMES 1024
 

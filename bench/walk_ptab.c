@@ -14,9 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/core.h"
-#include "dwarf/layout.h"
-#include "dwarf/session.h"
+#include "core.h"
+#include "layout.h"
+#include "session.h"
 #include "error.h"
 
 static double now(void)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "core/core.h"
+#include "core.h"
 
 static uint8_t buf[1 << 16];
 

@@ -5,8 +5,9 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "commands.h"
 #include "common.h"
-#include "dump/dump.h"
+#include "dump.h"
 #include "target.h"
 #include "term.h"
 

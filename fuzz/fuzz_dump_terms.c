@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "dump/dump.h"
+#include "dump.h"
 #include "target.h"
 #include "term.h"
 

@@ -17,14 +17,16 @@
 #include <unistd.h>
 
 #include "analyzer.h"
-#include "render/death.h"
-#include "render/outfile.h"
-#include "render/print.h"
-#include "render/render.h"
+#include "commands.h"
+#include "export.h"
+#include "death.h"
+#include "outfile.h"
+#include "print.h"
+#include "render.h"
 #include "target.h"
 #include "utf8.h"
-#include "tui/tui.h"
-#include "sample/sample.h"
+#include "tui.h"
+#include "sample.h"
 
 enum { EXIT_COMPLETE = 0, EXIT_PARTIAL = AN_EXIT_PARTIAL, EXIT_FAILED = 2,
        EXIT_CHECK_FAILED = AN_EXIT_CHECK_FAILED, EXIT_USAGE = 64 };

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "skip.h"
-#include "core/core.h"
+#include "core.h"
 
 int main(int argc, char **argv)
 {

@@ -11,7 +11,7 @@
 #include <sys/procfs.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "core.h"
 
 static int failures;
 static char path[] = "/tmp/beamcore-test-core-synth.XXXXXX";

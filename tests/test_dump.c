@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dump/dump.h"
+#include "dump.h"
 #include "target.h"
 
 static const char dump_text[] =

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dump/dump.h"
+#include "dump.h"
 #include "target.h"
 #include "term.h"
 

@@ -1,4 +1,4 @@
-/* src/hmap.c: items found after growing many times, absent keys not found,
+/* src/base/hmap.c: items found after growing many times, absent keys not found,
  * colliding hashes kept apart, the probe always ends. */
 #include <stdio.h>
 #include <stdlib.h>

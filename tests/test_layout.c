@@ -1,4 +1,4 @@
-/* Every entry of src/beam/layout.def resolves in the DWARF of each supported
+/* Every entry of src/dwarf/layout.def resolves in the DWARF of each supported
  * release's beam.smp, and sizes agree with what the walks assume (pointers and
  * atomics 8 bytes). Usage: test_layout FIXTURE (beam.smp.path under
  * $BEAMCORE_FIXTURES; 77 = skip). */
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "skip.h"
-#include "dwarf/session.h"
-#include "dwarf/layout.h"
+#include "session.h"
+#include "layout.h"
 
 int main(int argc, char **argv)
 {

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "render/render.h"
+#include "render.h"
 
 static int fails;
 #define EXPECT_STR(got, want) do { const char *g_ = (got); if (strcmp(g_, (want)) != 0) { \

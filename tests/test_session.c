@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "skip.h"
-#include "beam/beam.h"
+#include "beam.h"
 
 static int fails;
 

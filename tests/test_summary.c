@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "commands.h"
 #include "vm.h"
 
 #define MIB (1024ull * 1024)

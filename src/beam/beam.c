@@ -1,5 +1,5 @@
-#include "beam/beam.h"
-#include "beam/monlnk.h"
+#include "beam.h"
+#include "monlnk.h"
 
 #include <elf.h>
 #include <gelf.h>

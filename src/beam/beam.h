@@ -4,9 +4,9 @@
 #ifndef BEAMCORE_BEAM_H
 #define BEAMCORE_BEAM_H
 #include <stdint.h>
-#include "core/core.h"
-#include "dwarf/session.h"
-#include "dwarf/layout.h"
+#include "core.h"
+#include "session.h"
+#include "layout.h"
 #include "error.h"
 #include "vm.h"
 
@@ -92,7 +92,7 @@ void beam_code_cache_free(struct beam *b);
 /* A local pid term as <0.num.serial>; the layout is known once procs are loaded. */
 void beam_decode_pid(const struct beam *b, uint64_t term, struct vm_pid *out);
 
-/* A term in core memory as a tree (src/term.h), at most `items` elements per
+/* A term in core memory as a tree (src/model/term.h), at most `items` elements per
  * list/tuple/map and `bytes` bytes per binary. */
 struct vt_arena;
 /* Where the bytes of a byte-aligned bitstring term lie (OTP 27+ layouts). */

@@ -3,7 +3,7 @@
  * the module, then its BeamCodeHeader's functions[] for the function. */
 #include <stdlib.h>
 
-#include "beam/beam.h"
+#include "beam.h"
 
 static int ranges_ready(struct beam *b)
 {

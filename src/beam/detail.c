@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam/beam.h"
-#include "beam/monlnk.h"
+#include "beam.h"
+#include "monlnk.h"
 #include "term.h"
 
 struct items {

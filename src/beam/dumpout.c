@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam/beam.h"
-#include "beam/monlnk.h"
+#include "beam.h"
+#include "monlnk.h"
 #include "term.h"
 
 #define MAX_STACK_WORDS (1u << 26)   /* more is a corrupt process */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam/beam.h"
+#include "beam.h"
 #include "term.h"
 
 #define ATOM_TAG 0x0b

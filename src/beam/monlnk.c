@@ -1,10 +1,10 @@
 /* Links and monitors of a core: both layouts of ErtsMonLnkNode, sizes and the
  * process_info/2 listing rules (erl_monitor_link.c, erl_bif_info.c). */
-#include "beam/monlnk.h"
+#include "monlnk.h"
 
 #include <string.h>
 
-#include "beam/beam.h"
+#include "beam.h"
 
 /* Up to OTP 27 a node has `Uint16 flags; Uint16 type;`; OTP 28 folded the type
  * into the low 5 bits of `Uint32 flags` and moved the flag bits up past it and

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam/beam.h"
-#include "beam/monlnk.h"
+#include "beam.h"
+#include "monlnk.h"
 
 /* Process state bits (erl_process.h ERTS_PSFLG_*, not in the DWARF): the bits
  * used here are the same in 25.2.3, 27.3.4.1 and 29.1.1 (29 renamed bits 6 and

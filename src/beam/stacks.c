@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam/beam.h"
+#include "beam.h"
 
 #define MAX_DEPTH 1024
 

@@ -1,10 +1,10 @@
-/* Terms in core memory -> the term tree of src/term.h (erl_term.h tags). Every
+/* Terms in core memory -> the term tree of src/model/term.h (erl_term.h tags). Every
  * read may fault: the tree then holds an "unreadable" node with the address.
  * Bounded by a node budget so a corrupt or huge term cannot run away. */
 #include <stdio.h>
 #include <string.h>
 
-#include "beam/beam.h"
+#include "beam.h"
 #include "term.h"
 
 #define MAX_BIG_WORDS 64

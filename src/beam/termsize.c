@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam/beam.h"
+#include "beam.h"
 #include "termrank.h"
 
 #define MAX_SPANS (1u << 22)   /* nesting the walk follows; deeper is a cut */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam/beam.h"
+#include "beam.h"
 
 /* A backtrace longer than this (deep recursion, or a corrupt stack that loops)
  * is cut, and the cut said (frames_cut, unwind_stop). */

@@ -1,5 +1,5 @@
 #include "core.h"
-#include "core/live.h"
+#include "live.h"
 #include "mapfile.h"
 
 #include <elf.h>

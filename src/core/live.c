@@ -5,10 +5,10 @@
  * reads neighbouring addresses, and core_ptr's pointers must stay valid. A
  * read that fails (memory unmapped under a --no-stop read) is a fault like a
  * hole in a core: the walks make it a gap. */
-#include "core/live.h"
-#include "core/stop.h"
+#include "live.h"
+#include "stop.h"
 #include "hmap.h"
-#include "vm.h"
+#include "grow.h"
 
 #include <dirent.h>
 #include <elf.h>

@@ -1,7 +1,7 @@
 /* core.c's side of the live backend (live.c): chunks read on a miss. */
 #ifndef BEAMCORE_LIVE_H
 #define BEAMCORE_LIVE_H
-#include "core/core.h"
+#include "core.h"
 
 /* Longest cached run at addr inside readable segment s (up to want); NULL if
  * the process would not give those bytes. */

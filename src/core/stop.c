@@ -1,4 +1,4 @@
-#include "core/stop.h"
+#include "stop.h"
 
 #include <dirent.h>
 #include <errno.h>

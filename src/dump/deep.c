@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump/internal.h"
+#include "internal.h"
 #include "hmap.h"
 
 struct dump_deep {

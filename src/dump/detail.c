@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump/heap.h"
-#include "dump/internal.h"
-#include "target.h"
+#include "heap.h"
+#include "internal.h"
+#include "needs.h"
 #include "term.h"
 
 /* The target of a monitor: a pid, a port, or {Name, Node} (by name). */

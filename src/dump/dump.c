@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dump/internal.h"
-#include "target.h"
+#include "internal.h"
+#include "needs.h"
 
 #define MAGIC "=erl_crash_dump:"
 

@@ -1,5 +1,5 @@
 /* erl_crash.dump as an input: the file is mapped (never copied), its sections
- * indexed by one scan, and parsed on demand into the VM model (src/vm.h) that
+ * indexed by one scan, and parsed on demand into the VM model (src/model/vm.h) that
  * the analyzers read; they never learn the model came from a dump. */
 #ifndef BEAMCORE_DUMP_H
 #define BEAMCORE_DUMP_H

@@ -4,8 +4,8 @@
  * prints its name there, so its id is unknown. Contents are not in a dump. */
 #include <string.h>
 
-#include "dump/internal.h"
-#include "dump/text.h"
+#include "internal.h"
+#include "text.h"
 
 static const char *one_of(const char *v, const char *end, const char *const *names)
 {

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "dump/internal.h"
-#include "dump/text.h"
+#include "internal.h"
+#include "text.h"
 
 /* "Erlang/OTP 27 [erts-15.2.7] [source] [64-bit] ... [jit:ns]" */
 static void system_version(struct vm *vm, const char *v, const char *end)

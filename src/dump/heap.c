@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump/heap.h"
+#include "heap.h"
 
 /* The body of section "=TAG<pid>\n": [*start, *end), or -1. */
 int heap_section(struct dump *d, const char *tag, const char *pid, const char **start,

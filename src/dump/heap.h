@@ -6,7 +6,7 @@
 #define BEAMCORE_DUMP_HEAP_H
 #include <stddef.h>
 #include <stdint.h>
-#include "dump/internal.h"
+#include "internal.h"
 #include "hmap.h"
 #include "term.h"
 

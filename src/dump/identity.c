@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump/internal.h"
+#include "internal.h"
 
 #define MAX_ANCESTORS (1u << 16)
 

@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "dump/internal.h"
+#include "internal.h"
 
 #define DROP_WINDOW (2u << 20)
 

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "dump/dump.h"
-#include "dump/text.h"
+#include "dump.h"
+#include "text.h"
 #include "error.h"
 #include "vm.h"
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump/internal.h"
-#include "dump/text.h"
+#include "internal.h"
+#include "text.h"
 
 static void memory_section(struct dump *d)
 {

@@ -6,8 +6,7 @@
  * not-connected entries (=not_connected:) are left out, as in a core's list. */
 #include <string.h>
 
-#include "dump/internal.h"
-#include "target.h"
+#include "internal.h"
 
 static void parse_node(struct dump *d, size_t off, struct vm_node *n)
 {

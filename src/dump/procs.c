@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump/internal.h"
-#include "dump/text.h"
+#include "internal.h"
+#include "text.h"
 
 enum {
 	F_STATE = 1 << 0, F_SPAWNED = 1 << 1, F_CURRENT = 1 << 2, F_MQL = 1 << 3,

@@ -7,8 +7,8 @@
  * Anything else (halt("..."), "Received SIGUSR1") is kept verbatim only. */
 #include <string.h>
 
-#include "dump/internal.h"
-#include "dump/text.h"
+#include "internal.h"
+#include "text.h"
 
 static const char *find(const char *p, const char *end, const char *lit)
 {

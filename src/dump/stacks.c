@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump/internal.h"
+#include "internal.h"
 
 #define MAX_FRAMES 1024  /* as the core loader's walk */
 

@@ -1,5 +1,5 @@
 /* Terms of a crash dump's =proc_heap (and =literals) lines decoded into the
- * term trees of src/term.h, for one process in full (detail.c). Heap lines are "ADDR:BODY"; elements are H<addr> (a heap term),
+ * term trees of src/model/term.h, for one process in full (detail.c). Heap lines are "ADDR:BODY"; elements are H<addr> (a heap term),
  * N ([]), I<int>, A<hexlen>:<name>, P<pid>, p<port>; bodies are l<e>|<e>,
  * t<n>:<e>,..., F<n>:<float>, B<int>, Yh<n>:<base64>, Yc/Ys<bin>:<off>:<n>,
  * Mf<n>:<keys>:<v>,..., Mh<size>:<n>:<e>,..., Mn<n>:<e>,..., E<n>:<base64 ETF>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump/heap.h"
-#include "dump/internal.h"
+#include "heap.h"
+#include "internal.h"
 #include "term.h"
 
 static struct vt *other(struct heap *h, const char *text)

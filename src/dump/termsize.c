@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump/heap.h"
+#include "heap.h"
 #include "termrank.h"
 
 #define MAX_CURSORS (1u << 22)

@@ -1,6 +1,6 @@
 #include <stdlib.h>
 
-#include "dump/text.h"
+#include "text.h"
 #include "utf8.h"
 
 bool utf8_valid(const char *s, size_t n)

@@ -1,5 +1,5 @@
-#include "dwarf/debuginfo.h"
-#include "core/core.h"
+#include "debuginfo.h"
+#include "core.h"
 #include "mapfile.h"
 
 #include <elf.h>

@@ -1,4 +1,4 @@
-#include "dwarf/layout.h"
+#include "layout.h"
 #include "hmap.h"
 
 #include <dwarf.h>
@@ -18,7 +18,7 @@ static const struct spec {
 #define L_GELEM(id, g) [id] = { K_GELEM, g, NULL },
 #define L_FIELD(id, t, p) [id] = { K_FIELD, t, p },
 #define L_SIZE(id, t) [id] = { K_SIZE, t, NULL },
-#include "beam/layout.def"
+#include "layout.def"
 };
 
 const char *layout_describe(enum layout_id id, char *buf, size_t len)

@@ -1,4 +1,4 @@
-/* The offset table: every entry of beam/layout.def resolved through DWARF once. */
+/* The offset table: every entry of dwarf/layout.def resolved through DWARF once. */
 #ifndef BEAMCORE_LAYOUT_H
 #define BEAMCORE_LAYOUT_H
 #include <elfutils/libdw.h>
@@ -13,7 +13,7 @@ enum layout_id {
 #define L_GELEM(id, g) id,
 #define L_FIELD(id, t, p) id,
 #define L_SIZE(id, t) id,
-#include "beam/layout.def"
+#include "layout.def"
 #undef L_GLOBAL
 #undef L_GFIELD
 #undef L_GELEM

@@ -1,5 +1,5 @@
-#include "dwarf/session.h"
-#include "core/core.h"
+#include "session.h"
+#include "core.h"
 
 #include <elf.h>
 #include <errno.h>

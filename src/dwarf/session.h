@@ -7,7 +7,7 @@
 #ifndef BEAMCORE_SESSION_H
 #define BEAMCORE_SESSION_H
 #include <elfutils/libdwfl.h>
-#include "dwarf/debuginfo.h"
+#include "debuginfo.h"
 #include "error.h"
 
 struct core;

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "render/out.h"
+#include "out.h"
 
 struct an_owned {
 	void *p;

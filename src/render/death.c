@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/death.h"
+#include "death.h"
 
 /* erl_alloc types seen in out-of-memory slogans. */
 static const char *type_meaning(const char *t)

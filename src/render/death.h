@@ -2,7 +2,7 @@
 #ifndef BEAMCORE_RENDER_DEATH_H
 #define BEAMCORE_RENDER_DEATH_H
 #include <stdio.h>
-#include "render/render.h"
+#include "render.h"
 #include "vm.h"
 
 /* Lines "  slogan ...", "  meaning ...", "  grew|running ..."; call only when

@@ -1,7 +1,7 @@
 #include <math.h>
 #include <inttypes.h>
 #include <string.h>
-#include "render/render.h"
+#include "render.h"
 #include "utf8.h"
 
 void jw_init(struct jw *w, FILE *f)

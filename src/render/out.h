@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "error.h"
-#include "render/render.h"
+#include "render.h"
 #include "vm.h"
 
 #define AN_MAX_TABLES 8

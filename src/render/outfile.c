@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "render/outfile.h"
+#include "outfile.h"
 
 static bc_err *cannot(const char *what, const char *path, const char *why)
 {

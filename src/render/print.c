@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "render/death.h"
-#include "render/print.h"
+#include "death.h"
+#include "print.h"
 #include "utf8.h"
 
 static void text_header(FILE *f, const struct vm *vm)

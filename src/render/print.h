@@ -2,7 +2,7 @@
 #ifndef BEAMCORE_RENDER_PRINT_H
 #define BEAMCORE_RENDER_PRINT_H
 #include "error.h"
-#include "render/out.h"
+#include "out.h"
 #include "vm.h"
 
 #define JSON_SCHEMA 2  /* 2: findings are objects (docs/json.md) */

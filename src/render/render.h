@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "units.h"
 
 enum rcol_kind { RC_STR, RC_U64, RC_BYTES, RC_WORDS, RC_WORDS_AS_BYTES, RC_BOOL,
 		 RC_LIST /* u items, fetched with rtable.item: a JSON array of strings */ };
@@ -61,12 +62,6 @@ void jw_null(struct jw *w, const char *key);
 void render_table_json(struct jw *w, const struct rtable *t);
 void render_table_text(FILE *f, const struct rtable *t);
 
-/* "1.5 MiB", "12.3 Mw" (words), "1,234,567" */
-const char *fmt_bytes(uint64_t v, char *buf, size_t len);
-const char *fmt_words(uint64_t v, char *buf, size_t len);
-const char *fmt_count(uint64_t v, char *buf, size_t len);
-/* "SIGSEGV" (or "signal 77") */
-const char *fmt_signal(int sig, char *buf, size_t len);
 /* A table cell as text: "?" when unreadable; lists show at most max_items. */
 const char *render_cell(const struct rtable *t, size_t r, size_t c, size_t max_items, char *buf,
 			size_t len);

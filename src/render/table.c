@@ -1,6 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
-#include "render/render.h"
+#include "render.h"
 #include "utf8.h"
 
 #define WIDE_MAX 44

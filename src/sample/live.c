@@ -1,4 +1,4 @@
-#include "sample/live.h"
+#include "live.h"
 
 #include <elf.h>
 #include <errno.h>

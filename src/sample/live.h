@@ -12,7 +12,7 @@
 #include <elfutils/libdwfl.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "beam/beam.h"
+#include "beam.h"
 #include "error.h"
 
 #define LIVE_PAGES 512

@@ -1,4 +1,4 @@
-#include "sample/perf.h"
+#include "perf.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

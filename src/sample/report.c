@@ -1,10 +1,10 @@
-#include "sample/report.h"
+#include "report.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/render.h"
+#include "render.h"
 #include "vm.h"
 
 int report_init(struct report *r, size_t nthreads)

@@ -5,7 +5,7 @@
 #define BEAMCORE_SAMPLE_REPORT_H
 #include <stdio.h>
 #include "hmap.h"
-#include "sample/resolve.h"
+#include "resolve.h"
 
 #define SG_PIDS 32
 

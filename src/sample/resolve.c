@@ -9,7 +9,7 @@
  * that called it; the process is then the scheduler's current_process and its
  * Erlang frames those saved at p->stop. The interpreter (emu flavor) keeps the
  * instruction pointer in a C local: p->i, read right after the sample. */
-#include "sample/resolve.h"
+#include "resolve.h"
 
 #include <dwarf.h>
 #include <stdio.h>

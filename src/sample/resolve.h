@@ -5,8 +5,8 @@
 #ifndef BEAMCORE_SAMPLE_RESOLVE_H
 #define BEAMCORE_SAMPLE_RESOLVE_H
 #include <stdbool.h>
-#include "sample/live.h"
-#include "sample/perf.h"
+#include "live.h"
+#include "perf.h"
 
 /* A thread of the node and what it is to the VM. */
 struct sthread {

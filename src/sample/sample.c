@@ -4,7 +4,7 @@
  * reading the node's memory right after each batch of samples, while the
  * node keeps running. Collection is perf.c, resolution resolve.c, output
  * report.c; this file is the options and the loop. */
-#include "sample/sample.h"
+#include "sample.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,11 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sample/live.h"
-#include "sample/perf.h"
-#include "sample/report.h"
-#include "sample/resolve.h"
-#include "render/render.h"
+#include "live.h"
+#include "perf.h"
+#include "report.h"
+#include "resolve.h"
+#include "render.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 2, EXIT_USAGE = 64 };
 

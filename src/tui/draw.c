@@ -9,7 +9,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "tui/ui.h"
+#include "ui.h"
 
 /* The next character of s: its wide char, bytes and columns (control and
  * invalid bytes show as '?'). */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/ui.h"
+#include "ui.h"
 
 struct help {
 	struct view v;

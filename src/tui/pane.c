@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/ui.h"
+#include "ui.h"
 
 #define WIDTH_ROWS 1000   /* rows looked at for column widths */
 #define MAX_COL 60        /* a column's width at most (the last one is not cut) */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/ui.h"
+#include "ui.h"
 
 /* procs_table's sort keys (analyzers/procs.c: procs_sort_name), in their
  * order for `s`; M T Q R name four of them */

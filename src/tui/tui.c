@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/tui.h"
-#include "tui/ui.h"
+#include "tui.h"
+#include "ui.h"
 
 #define MAX_DEPTH 32
 

@@ -5,6 +5,7 @@
 #define BEAMCORE_TUI_UI_H
 #include <stddef.h>
 #include "analyzer.h"
+#include "commands.h"
 
 enum ui_act {
 	ACT_NONE,        /* handled */

@@ -1,4 +1,4 @@
-/* Writers of other tools' formats, for `beamcore export` (analyzers/export.c):
+/* Writers of other tools' formats, for `beamcore export` (export.c):
  * each writes the whole model (or what its options select) to f and returns
  * an error value on failure (main then removes the partly written file). */
 #ifndef BEAMCORE_EXPORT_H
@@ -11,5 +11,8 @@ typedef bc_err *export_writer(const struct vm *vm, const struct an_opts *o, FILE
 export_writer export_speedscope;  /* speedscope.c: stacks as a sampled profile */
 export_writer export_dot;         /* dot.c: links, monitors, supervision, call waits */
 export_writer export_crashdump;   /* crashdump.c: a core as an erl_crash.dump */
+
+/* export.c: the --format names, in order (NULL past the last). */
+const char *export_format_name(size_t i);
 
 #endif

@@ -1,5 +1,5 @@
 #include <string.h>
-#include "analyzer.h"
+#include "commands.h"
 
 #define ANALYZER(n) extern const struct analyzer analyzer_##n;
 #include "list.def"

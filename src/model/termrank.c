@@ -1,5 +1,5 @@
 #include "termrank.h"
-#include "render/render.h"
+#include "units.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include "render/render.h"
+#include "units.h"
 
 static const char *scaled(uint64_t v, const char *const *units, unsigned base, char *buf, size_t len)
 {

@@ -53,17 +53,6 @@ void vm_free(struct vm *vm)
 	free(vm);
 }
 
-void *vm_grow(void *array, size_t *cap, size_t n, size_t elem, size_t first)
-{
-	if (array && n < *cap)
-		return array;
-	size_t nc = *cap ? *cap * 2 : first;
-	void *a = realloc(array, nc * elem);
-	if (a)
-		*cap = nc;
-	return a;
-}
-
 struct vm_proc *vm_add_proc(struct vm *vm)
 {
 	struct vm_proc *a = vm_grow(vm->procs, &vm->procs_cap, vm->nprocs, sizeof *a, 4096);

@@ -1,14 +1,14 @@
 /* export: the model written in another tool's format, so the tools operators
  * know can open what beamcore reads (a core as an erl_crash.dump for
  * crashdump_viewer, stacks for speedscope, the process graph for Graphviz).
- * Each format is one writer (src/render/export.h); main writes it to -o FILE
+ * Each format is one writer (export.h); main writes it to -o FILE
  * whole or not at all. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyzer.h"
-#include "render/export.h"
+#include "export.h"
 #include "target.h"
 
 extern const struct analyzer analyzer_export;

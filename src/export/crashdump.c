@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "render/export.h"
+#include "export.h"
 #include "term.h"
 
 /* erts_dump_process_state */

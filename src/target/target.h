@@ -3,11 +3,8 @@
 #ifndef BEAMCORE_TARGET_H
 #define BEAMCORE_TARGET_H
 #include "error.h"
+#include "needs.h"
 #include "vm.h"
-
-enum { NEED_PROCS = 1 << 0, NEED_ETS = 1 << 1, NEED_BINARIES = 1 << 2,
-       NEED_MEMORY = 1 << 3, NEED_STACKS = 1 << 4,
-       NEED_THREADS = 1 << 5, NEED_NODES = 1 << 6 };
 
 struct target_opts {
 	const char *path;

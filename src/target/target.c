@@ -8,9 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "beam/beam.h"
+#include "beam.h"
 #include "decompress.h"
-#include "dump/dump.h"
+#include "dump.h"
 
 /* Either a core (beam) or a crash dump (dump). */
 struct target {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "grow.h"
 #include "hmap.h"
 #include "strtab.h"
 
@@ -181,7 +182,7 @@ struct vm_node {
 };
 
 /* One process in full, loaded on demand (beamcore proc): terms are trees of
- * src/term.h in `arena`, freed with vm_detail_free. */
+ * src/model/term.h in `arena`, freed with vm_detail_free. */
 struct vt;
 struct vt_arena;
 struct vm_frame_loc {
@@ -340,10 +341,6 @@ struct vm {
 };
 
 void vm_detail_free(struct vm_proc_detail *d);
-
-/* Room for element n of a growing array of capacity *cap: the array (moved
- * when full, *cap updated), or NULL on OOM with the old array untouched. */
-void *vm_grow(void *array, size_t *cap, size_t n, size_t elem, size_t first);
 
 struct vm *vm_new(const char *kind, const char *source);
 void vm_free(struct vm *vm);

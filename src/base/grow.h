@@ -1,0 +1,10 @@
+/* The one growable array (its name predates its move out of the model). */
+#ifndef BEAMCORE_GROW_H
+#define BEAMCORE_GROW_H
+#include <stddef.h>
+
+/* Room for element n of a growing array of capacity *cap: the array (moved
+ * when full, *cap updated), or NULL on OOM with the old array untouched. */
+void *vm_grow(void *array, size_t *cap, size_t n, size_t elem, size_t first);
+
+#endif

@@ -1,0 +1,10 @@
+/* The parts of the model a command needs loaded (target_load's mask): here, below
+ * the loaders, because the dump loader reads them too. */
+#ifndef BEAMCORE_NEEDS_H
+#define BEAMCORE_NEEDS_H
+
+enum { NEED_PROCS = 1 << 0, NEED_ETS = 1 << 1, NEED_BINARIES = 1 << 2,
+       NEED_MEMORY = 1 << 3, NEED_STACKS = 1 << 4,
+       NEED_THREADS = 1 << 5, NEED_NODES = 1 << 6 };
+
+#endif

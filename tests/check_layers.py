@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""The layering of docs/layers.md, checked on the sources: every #include "X"
+names a header of its own layer or of a layer below it, by its bare name (a
+path like "../x.h" or "dir/x.h" would go around the include directories that
+meson.build gives each layer's library). The layers and what stands below each
+are read from meson.build's table. Exit 1 naming each include that goes up,
+sideways or around."""
+import os
+import re
+import sys
+
+ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..')
+
+
+
+def read_layers():
+    """meson.build's table of layers: name -> (directory, the layers right below)."""
+    with open(os.path.join(ROOT, 'meson.build'), encoding='utf-8') as f:
+        text = f.read()
+    table = text[text.index('\nlayers = ['):text.index('\n]\n', text.index('\nlayers = ['))]
+    layers = {name: (d, re.findall(r"'(\w+)'", below)) for name, d, below in
+              re.findall(r"\[\s*'(\w+)',\s*'([^']+)',\s*\[[^\]]*\],\s*\[([^\]]*)\]", table)}
+    # src/main.c, the command line, stands on all of them
+    layers['cli'] = ('src', list(layers))
+    return layers
+
+
+LAYERS = read_layers()
+
+
+def below(layer, seen=None):
+    seen = set() if seen is None else seen
+    for b in LAYERS[layer][1]:
+        if b not in seen:
+            seen.add(b)
+            below(b, seen)
+    return seen
+
+
+def main():
+    headers = {}  # bare name -> layers holding it
+    for layer, (d, _) in LAYERS.items():
+        for f in os.listdir(os.path.join(ROOT, d)):
+            if f.endswith(('.h', '.def')):
+                headers.setdefault(f, []).append(layer)
+    bad = []
+    for layer, (d, _) in LAYERS.items():
+        allowed = below(layer) | {layer}
+        for f in sorted(os.listdir(os.path.join(ROOT, d))):
+            if not f.endswith(('.c', '.h', '.def')):
+                continue
+            path = os.path.join(d, f)
+            with open(os.path.join(ROOT, path), encoding='utf-8') as src:
+                for n, line in enumerate(src, 1):
+                    m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+                    if not m:
+                        continue
+                    name = m.group(1)
+                    where = headers.get(name, [])
+                    if '/' in name:
+                        bad.append(f'{path}:{n}: "{name}": a path, not a bare name')
+                    elif layer in where:
+                        continue  # its own layer's (the includer's directory comes first)
+                    elif not where:
+                        bad.append(f'{path}:{n}: "{name}": in no layer')
+                    elif not set(where) & allowed:
+                        bad.append(f'{path}:{n}: "{name}" is {"/".join(where)}\'s: '
+                                   f'not below {layer}')
+    for b in bad:
+        print(b)
+    if bad:
+        print('layers: an include goes up (docs/layers.md)')
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

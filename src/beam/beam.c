@@ -1,5 +1,10 @@
+/* The core loader's entry points: beam_open reads what every command needs
+ * (the DWARF layout, the release, the signal) and hands the model its
+ * services (detail, export); beam_load runs the walks a command asks for. */
 #include "beam.h"
+#include "identity.h"
 #include "monlnk.h"
+#include "needs.h"
 
 #include <elf.h>
 #include <gelf.h>
@@ -8,37 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-int beam_read_u64(const struct beam *b, uint64_t addr, uint64_t *v)
-{
-	return core_peek(b->core, addr, v, 8);
-}
-
-int beam_read_u32(const struct beam *b, uint64_t addr, uint32_t *v)
-{
-	return core_peek(b->core, addr, v, 4);
-}
-
-int beam_read_field(const struct beam *b, uint64_t base, enum layout_id id, uint64_t *v)
-{
-	uint64_t n = b->L.e[id].size;
-	*v = 0;
-	if (n < 1 || n > 8)
-		return -1;
-	return core_peek(b->core, base + LV(&b->L, id), v, n);
-}
-
-int beam_read_cstr(const struct beam *b, uint64_t addr, char *buf, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		if (core_peek(b->core, addr + i, &buf[i], 1) < 0)
-			return -1;
-		if (!buf[i])
-			return 0;
-	}
-	buf[len - 1] = '\0';
-	return 0;
-}
 
 static void read_const_string(struct beam *b, enum layout_id id, char *buf, size_t len)
 {
@@ -175,6 +149,40 @@ fail:
 	return err;
 }
 
+static bc_err *load_procs(struct beam *b)
+{
+	bc_err *err = beam_load_procs(b);
+	if (!err && vm_index_pids(b->vm) < 0)
+		err = bc_error(BC_ENOMEM, "out of memory");
+	return err;
+}
+
+/* The walks in the order they run: the later ones name processes. */
+static const struct walk {
+	unsigned part;
+	bc_err *(*load)(struct beam *b);
+} walks[] = {
+	{ NEED_PROCS, load_procs }, { NEED_ETS, beam_load_ets },
+	{ NEED_BINARIES, beam_load_binaries }, { NEED_MEMORY, beam_load_memory },
+	{ NEED_STACKS, beam_load_stacks }, { NEED_NODES, beam_load_nodes },
+	{ NEED_THREADS, beam_load_threads },
+};
+
+bc_err *beam_load(struct beam *b, unsigned needs)
+{
+	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS | NEED_THREADS))
+		needs |= NEED_PROCS;  /* owners and holders are processes */
+	for (size_t i = 0; i < sizeof walks / sizeof walks[0]; i++) {
+		if (!(needs & walks[i].part) || (b->loaded & walks[i].part))
+			continue;
+		bc_err *err = walks[i].load(b);
+		if (err)
+			return err;
+		b->loaded |= walks[i].part;
+	}
+	return NULL;
+}
+
 void beam_release(struct beam *b)
 {
 	double ms = b->core->live ? core_live_release(b->core) : -1;
@@ -195,83 +203,3 @@ void beam_close(struct beam *b)
 	free(b);
 }
 
-/* Atom index -> name through erts_atom_table's segments (index.h). */
-const char *beam_atom(struct beam *b, uint64_t term)
-{
-	if ((term & 0x3f) != 0x0b)
-		return NULL;
-	uint64_t ix = term >> 6;
-	if (!b->atom_cache) {
-		static const enum layout_id need[] = { G_ATOM_TABLE, IT_ENTRIES, IT_SEG_TABLE,
-						       ATOM_LEN, ATOM_NAME };
-		bc_err *e = layout_need(&b->L, need, sizeof need / sizeof need[0]);
-		if (e) {
-			bc_err_free(e);
-			return NULL;
-		}
-		uint64_t t = beam_global(b, G_ATOM_TABLE);
-		uint32_t entries;
-		if (beam_read_u32(b, t + LV(&b->L, IT_ENTRIES), &entries) < 0 ||
-		    beam_read_u64(b, t + LV(&b->L, IT_SEG_TABLE), &b->atom_seg_table) < 0 ||
-		    entries > (1u << 30))
-			return NULL;
-		b->atom_entries = entries;
-		b->atom_cache = calloc(entries ? entries : 1, sizeof *b->atom_cache);
-		if (!b->atom_cache)
-			return NULL;
-	}
-	if ((int64_t)ix >= b->atom_entries)
-		return NULL;
-	if (b->atom_cache[ix])
-		return b->atom_cache[ix];
-	uint64_t seg, atom, name, blen;
-	int16_t len;
-	if (beam_read_u64(b, b->atom_seg_table + (ix >> 10) * 8, &seg) < 0 ||
-	    beam_read_u64(b, seg + (ix & 0x3ff) * 8, &atom) < 0 ||
-	    core_peek(b->core, atom + LV(&b->L, ATOM_LEN), &len, 2) < 0 ||
-	    beam_read_u64(b, atom + LV(&b->L, ATOM_NAME), &name) < 0 || len < 0)
-		return NULL;
-	/* OTP 29 keeps the name in a binary: the union's other reading */
-	if (LHAS(&b->L, ATOM_BIN) &&
-	    (beam_bits_bytes(b, name, &name, &blen) < 0 || blen != (uint64_t)len))
-		return NULL;
-	char buf[1024];
-	if (len >= (int16_t)sizeof buf || core_peek(b->core, name, buf, len) < 0)
-		return NULL;
-	b->atom_cache[ix] = vm_intern(b->vm, buf, len);
-	return b->atom_cache[ix];
-}
-
-unsigned beam_schedulers(struct beam *b, unsigned kinds,
-			 int (*fn)(struct beam *b, const struct beam_sched *s, void *arg), void *arg)
-{
-	static const struct {
-		unsigned kind;
-		enum layout_id data, count;
-		const char *role;
-	} k[] = {
-		{ BS_NORMAL, G_SCHED_DATA, G_NO_SCHEDULERS, "scheduler" },
-		{ BS_DIRTY_CPU, G_DIRTY_CPU_SCHED_DATA, G_NO_DIRTY_CPU, "dirty cpu scheduler" },
-		{ BS_DIRTY_IO, G_DIRTY_IO_SCHED_DATA, G_NO_DIRTY_IO, "dirty io scheduler" },
-	};
-	const struct layout *L = &b->L;
-	unsigned skipped = 0;
-	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
-		if (!(kinds & k[i].kind))
-			continue;
-		uint64_t arr, n;
-		if (!LHAS(L, S_ALIGNED_SCHED_DATA) || !LHAS(L, k[i].data) || !LHAS(L, k[i].count) ||
-		    beam_read_u64(b, beam_global(b, k[i].data), &arr) < 0 ||
-		    beam_read_u64(b, beam_global(b, k[i].count), &n) < 0 || !arr || n > 4096) {
-			skipped |= k[i].kind;
-			continue;
-		}
-		for (uint64_t s = 0; s < n; s++) {
-			struct beam_sched sd = { k[i].kind, k[i].role, s + 1,
-						 arr + s * LV(L, S_ALIGNED_SCHED_DATA) };
-			if (fn(b, &sd, arg))
-				return skipped;
-		}
-	}
-	return skipped;
-}

@@ -2,7 +2,7 @@
  * and the off-heap lists of its heap fragments (erl_bif_info.c erts_bld_bin_list).
  * A reference is a ProcBin (to OTP 26) or a BinRef (OTP 27+): whichever type the
  * DWARF has decides the header word to look for. */
-#include "beam.h"
+#include "walks.h"
 
 #define WALK_LIMIT (1u << 26)
 #define REFC_BINARY_SUBTAG (0x8u << 2)  /* ProcBin (erl_term.h) */

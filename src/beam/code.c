@@ -3,7 +3,7 @@
  * the module, then its BeamCodeHeader's functions[] for the function. */
 #include <stdlib.h>
 
-#include "beam.h"
+#include "code.h"
 
 static int ranges_ready(struct beam *b)
 {

@@ -4,8 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam.h"
+#include "code.h"
 #include "monlnk.h"
+#include "terms.h"
+#include "termsize.h"
+#include "walks.h"
 #include "term.h"
 
 struct items {

@@ -4,8 +4,9 @@
  * ErtsMonLnkDist lists that dist.c's crash dump prints per node). */
 #include <string.h>
 
-#include "beam.h"
 #include "monlnk.h"
+#include "terms.h"
+#include "walks.h"
 #include "term.h"
 
 /* enum dist_entry_state (erl_node_tables.h), unchanged from OTP 21 to 29 */

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam.h"
+#include "code.h"
 #include "monlnk.h"
+#include "terms.h"
+#include "walks.h"
 #include "term.h"
 
 #define MAX_STACK_WORDS (1u << 26)   /* more is a corrupt process */

@@ -3,7 +3,7 @@
  * table's flexible counters, summed over slots when decentralized (erl_flxctr.c). */
 #include <string.h>
 
-#include "beam.h"
+#include "walks.h"
 
 /* DbTableCommon.status bits (erl_db_util.h), stable OTP 24-27. */
 #define DB_PRIVATE (1u << 0)

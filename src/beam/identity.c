@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam.h"
+#include "identity.h"
+#include "terms.h"
 #include "term.h"
 
 #define ATOM_TAG 0x0b

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam.h"
+#include "walks.h"
 
 #define MAX_ALLOCATORS 64
 #define MAX_INSTANCES 1024

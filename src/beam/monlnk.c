@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "beam.h"
+#include "read.h"
 
 /* Up to OTP 27 a node has `Uint16 flags; Uint16 type;`; OTP 28 folded the type
  * into the low 5 bits of `Uint32 flags` and moved the flag bits up past it and

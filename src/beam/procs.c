@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam.h"
+#include "code.h"
+#include "identity.h"
 #include "monlnk.h"
+#include "walks.h"
 
 /* Process state bits (erl_process.h ERTS_PSFLG_*, not in the DWARF): the bits
  * used here are the same in 25.2.3, 27.3.4.1 and 29.1.1 (29 renamed bits 6 and
@@ -75,20 +77,6 @@ static uint64_t fsized(const struct walk *w, enum layout_id id)
 	uint64_t v = 0, n = w->L->e[id].size;
 	memcpy(&v, w->p + LV(w->L, id), n >= 1 && n <= 8 ? n : 8);
 	return v;
-}
-
-int beam_read_mfa(struct beam *b, uint64_t addr, struct vm_mfa *out)
-{
-	const struct layout *L = &b->L;
-	uint64_t m, f, a;
-	if (beam_read_u64(b, addr + LV(L, MFA_MODULE), &m) < 0 ||
-	    beam_read_u64(b, addr + LV(L, MFA_FUNCTION), &f) < 0 ||
-	    beam_read_u64(b, addr + LV(L, MFA_ARITY), &a) < 0)
-		return -1;
-	out->module = beam_atom(b, m);
-	out->function = beam_atom(b, f);
-	out->arity = (int)a;
-	return out->module && out->function ? 0 : -1;
 }
 
 /* Words of a heap fragment chain (erts_used_frag_sz). */
@@ -171,23 +159,6 @@ static int count_node(void *ctx, uint64_t node, const struct ml_node *mn, int is
 		c->monitored_by += ml_listed_monitored_by(mn);
 	}
 	return 0;
-}
-
-void beam_decode_pid(const struct beam *b, uint64_t id, struct vm_pid *out)
-{
-	if (b->pid_wide) {
-		/* erts_ptab_pixdata2data: the table index is interleaved into the low bits */
-		uint64_t pixdata = id >> 4;
-		uint64_t data = pixdata & ~b->pix_mask;
-		data |= (pixdata >> b->pix_cl_shift) & b->pix_cl_mask;
-		data |= (pixdata & b->pix_cli_mask) << b->pix_cli_shift;
-		out->num = (uint32_t)(data & 0x0fffffff);
-		out->serial = (uint32_t)(data >> 28);
-	} else {
-		uint32_t data = (uint32_t)((id >> 4) & 0x0fffffff);
-		out->num = data & 0x7fff;
-		out->serial = data >> 15;
-	}
 }
 
 /* A slot pointing at garbage (a corrupt core) must not become a process with

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam.h"
+#include "code.h"
+#include "walks.h"
 
 #define MAX_DEPTH 1024
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "beam.h"
+#include "terms.h"
 #include "term.h"
 
 #define MAX_BIG_WORDS 64
@@ -232,27 +232,6 @@ static void hamt(struct dec *d, struct vt *t, size_t cap, uint64_t node, int dep
 	}
 }
 
-/* An OTP 27+ bitstring (subtag 0x20 ErlHeapBits, 0x24 ErlSubBits): the byte
- * address its bits count from, the first bit and the number of bits. */
-static int bits_at(struct beam *b, uint64_t p, uint64_t sub, uint64_t *at, uint64_t *start,
-		   uint64_t *nbits)
-{
-	const struct layout *L = &b->L;
-	uint64_t base, end;
-	if (sub == 0x20) {
-		*at = p + LV(L, HEAPBITS_DATA);
-		*start = 0;
-		return beam_read_u64(b, p + LV(L, HEAPBITS_SIZE), nbits);
-	}
-	if (sub != 0x24 || beam_read_u64(b, p + LV(L, SUBBITS_BASE), &base) < 0 ||
-	    beam_read_u64(b, p + LV(L, SUBBITS_START), start) < 0 ||
-	    beam_read_u64(b, p + LV(L, SUBBITS_END), &end) < 0 || end < *start)
-		return -1;
-	*at = base & ~(uint64_t)3;
-	*nbits = end - *start;
-	return 0;
-}
-
 /* A pid, port or reference of another node (ExternalThing): printed as the VM
  * prints it, its channel being the atom index of the node's name
  * (external_channel_no), with the node's name beside it. */
@@ -375,7 +354,7 @@ static struct vt *boxed(struct dec *d, uint64_t term, int depth)
 		case 0x04: return text(d, VT_FUN, "#Fun<>");
 		case 0x20: case 0x24: {  /* ErlHeapBits, ErlSubBits */
 			uint64_t at, start, nbits;
-			if (bits_at(d->b, p, sub, &at, &start, &nbits) < 0)
+			if (beam_bits_at(d->b, p, sub, &at, &start, &nbits) < 0)
 				return unreadable(d, p);
 			if (start % 8)
 				return text(d, VT_OTHER, "#Bitstring<unaligned>");
@@ -488,22 +467,6 @@ static struct vt *decode(struct dec *d, uint64_t term, int depth)
 	case 0x1b: return text(d, VT_OTHER, "#Catch<>");
 	}
 	return text(d, VT_OTHER, "#Term<>");
-}
-
-int beam_bits_bytes(struct beam *b, uint64_t term, uint64_t *addr, uint64_t *len)
-{
-	const struct layout *L = &b->L;
-	uint64_t mask = ~(uint64_t)3, p, hdr, start, nbits;
-	if ((term & 3) != 2 || !LHAS(L, S_BINREF))
-		return -1;
-	if (LHAS(L, G_PTR_MASK))
-		beam_read_u64(b, beam_global(b, G_PTR_MASK), &mask);
-	if (beam_read_u64(b, (p = term & mask), &hdr) < 0 ||
-	    bits_at(b, p, hdr & 0x3c, addr, &start, &nbits) < 0 || start % 8 || nbits % 8)
-		return -1;
-	*addr += start / 8;
-	*len = nbits / 8;
-	return 0;
 }
 
 struct vt *beam_decode_term(struct beam *b, struct vt_arena *a, uint64_t term, size_t items,

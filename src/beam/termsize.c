@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam.h"
+#include "code.h"
+#include "terms.h"
+#include "termsize.h"
 #include "termrank.h"
 
 #define MAX_SPANS (1u << 22)   /* nesting the walk follows; deeper is a cut */

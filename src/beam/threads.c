@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "beam.h"
+#include "code.h"
+#include "walks.h"
 
 /* A backtrace longer than this (deep recursion, or a corrupt stack that loops)
  * is cut, and the cut said (frames_cut, unwind_stop). */

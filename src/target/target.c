@@ -16,7 +16,6 @@
 struct target {
 	struct beam *beam;
 	struct dump *dump;
-	unsigned loaded;
 	int zfd;             /* a compressed input's decompressed copy (unlinked), or -1 */
 	char zpath[32];      /* it as /proc/self/fd/N, the path the loaders open */
 	const char *name;    /* the path the user gave, or "PID N" */
@@ -163,62 +162,13 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 	return NULL;
 }
 
-static bc_err *load(struct target *t, unsigned needs);
-
 bc_err *target_load(struct target *t, unsigned needs)
 {
-	bc_err *err = own_name(t, load(t, needs));
+	bc_err *err = own_name(t, t->dump ? dump_load(t->dump, needs) : beam_load(t->beam, needs));
 	if (err && t->beam && t->beam->core->live)
 		err = core_live_exited(t->beam->core->live_pid, err);
 	target_vm(t)->source = t->name;  /* (a dump's reload makes a new model) */
 	return err;
-}
-
-static bc_err *load(struct target *t, unsigned needs)
-{
-	bc_err *err = NULL;
-	if (t->dump)
-		return dump_load(t->dump, needs);
-	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS | NEED_THREADS))
-		needs |= NEED_PROCS;  /* owners and holders are processes */
-	if ((needs & NEED_PROCS) && !(t->loaded & NEED_PROCS)) {
-		if ((err = beam_load_procs(t->beam)))
-			return err;
-		if (vm_index_pids(t->beam->vm) < 0)
-			return bc_error(BC_ENOMEM, "out of memory");
-		t->loaded |= NEED_PROCS;
-	}
-	if ((needs & NEED_ETS) && !(t->loaded & NEED_ETS)) {
-		if ((err = beam_load_ets(t->beam)))
-			return err;
-		t->loaded |= NEED_ETS;
-	}
-	if ((needs & NEED_BINARIES) && !(t->loaded & NEED_BINARIES)) {
-		if ((err = beam_load_binaries(t->beam)))
-			return err;
-		t->loaded |= NEED_BINARIES;
-	}
-	if ((needs & NEED_MEMORY) && !(t->loaded & NEED_MEMORY)) {
-		if ((err = beam_load_memory(t->beam)))
-			return err;
-		t->loaded |= NEED_MEMORY;
-	}
-	if ((needs & NEED_STACKS) && !(t->loaded & NEED_STACKS)) {
-		if ((err = beam_load_stacks(t->beam)))
-			return err;
-		t->loaded |= NEED_STACKS;
-	}
-	if ((needs & NEED_NODES) && !(t->loaded & NEED_NODES)) {
-		if ((err = beam_load_nodes(t->beam)))
-			return err;
-		t->loaded |= NEED_NODES;
-	}
-	if ((needs & NEED_THREADS) && !(t->loaded & NEED_THREADS)) {
-		if ((err = beam_load_threads(t->beam)))
-			return err;
-		t->loaded |= NEED_THREADS;
-	}
-	return NULL;
 }
 
 struct vm *target_vm(struct target *t)

@@ -1,5 +1,6 @@
-/* Open whatever the user pointed at (an ELF core, later an erl_crash.dump) and
- * load the parts of the VM model a command needs. */
+/* Open whatever the user pointed at (an ELF core, a running node or an
+ * erl_crash.dump) and load the parts of the VM model (NEED_*, needs.h) a
+ * command needs. */
 #ifndef BEAMCORE_TARGET_H
 #define BEAMCORE_TARGET_H
 #include "error.h"

@@ -1,0 +1,101 @@
+/* A beam.smp core opened for walking (struct beam: the core, the executable
+ * and its DWARF, the offset table, the load bias) and the reader every walk
+ * shares: words and members (read.c), atoms and MFAs (atoms.c), bitstrings
+ * (bits.c), local pids (pid.c). It knows no walk: the walks (procs.c, ...)
+ * read through it and fill the VM model; beam.c opens it and runs them. */
+#ifndef BEAMCORE_BEAM_READ_H
+#define BEAMCORE_BEAM_READ_H
+#include <stdint.h>
+#include "core.h"
+#include "session.h"
+#include "layout.h"
+#include "error.h"
+#include "vm.h"
+
+struct beam {
+	struct core *core;
+	struct session *session;   /* the Dwfl of the core, beam.smp and libraries */
+	struct exe *exe;           /* the session's beam.smp */
+	struct layout L;
+	uint64_t bias;             /* runtime address = link-time address + bias */
+	struct vm *vm;
+	unsigned loaded;           /* NEED_* parts (needs.h) the walks have filled (beam_load) */
+	/* atom table */
+	uint64_t atom_seg_table;
+	int64_t atom_entries;
+	const char **atom_cache;   /* index -> interned name, filled lazily */
+	/* pid layout, decided from the data (see procs.c) */
+	int pid_wide;              /* 1: 60-bit pid data (OTP 26+), 0: 28-bit + table index */
+	uint64_t pix_mask, pix_cl_mask, pix_cli_mask;  /* erts_ptab_pixdata2data */
+	uint32_t pix_cl_shift, pix_cli_shift;
+	int ml_packed;             /* monlnk.c: link/monitor type inside 32-bit flags */
+	const char *ml_bad;        /* why links and monitors cannot be read, or NULL */
+	int ranges_ok;             /* code ranges usable: -1 not yet known */
+	struct code_cache *code_cache;  /* code.c */
+	struct beam_ident *ident;  /* identity.c: the dictionary keys proc_lib sets */
+};
+
+/* Address of a global at run time. */
+static inline uint64_t beam_global(const struct beam *b, enum layout_id id)
+{
+	return b->L.e[id].value + b->bias;
+}
+
+int beam_read_u64(const struct beam *b, uint64_t addr, uint64_t *v);
+int beam_read_u32(const struct beam *b, uint64_t addr, uint32_t *v);
+/* Member `id` of the struct at base, read at the size the DWARF gives it (a
+ * member that changed width across releases: an int that became a bool). */
+int beam_read_field(const struct beam *b, uint64_t base, enum layout_id id, uint64_t *v);
+/* Read a C string from the core (or the executable's .rodata). */
+int beam_read_cstr(const struct beam *b, uint64_t addr, char *buf, size_t len);
+
+/* The scheduler walk, in one place: every scheduler of the kinds asked, normal
+ * ones first, each with its ErtsSchedulerData address (esd) and 1-based index.
+ * A kind whose array or count cannot be read (or is absurd, > 4096) is
+ * skipped; returns the kinds skipped (BS_* bits). fn returns non-zero to stop. */
+enum { BS_NORMAL = 1, BS_DIRTY_CPU = 2, BS_DIRTY_IO = 4, BS_ALL = 7 };
+struct beam_sched {
+	unsigned kind;         /* BS_* */
+	const char *role;      /* "scheduler", "dirty cpu scheduler", "dirty io scheduler" */
+	uint64_t index;        /* 1-based */
+	uint64_t esd;          /* &erts_aligned_*_scheduler_data[index - 1] */
+};
+unsigned beam_schedulers(struct beam *b, unsigned kinds,
+			 int (*fn)(struct beam *b, const struct beam_sched *s, void *arg), void *arg);
+
+/* Atom text by term or index; NULL when unreadable. */
+const char *beam_atom(struct beam *b, uint64_t atom_term);
+/* An ErtsCodeMFA in memory; -1 when unreadable. */
+int beam_read_mfa(struct beam *b, uint64_t addr, struct vm_mfa *out);
+
+/* An OTP 27+ bitstring (subtag 0x20 ErlHeapBits or 0x24 ErlSubBits at p): the
+ * byte address its bits count from, the first bit and the number of bits. */
+int beam_bits_at(struct beam *b, uint64_t p, uint64_t sub, uint64_t *at, uint64_t *start,
+		 uint64_t *nbits);
+/* Where the bytes of a byte-aligned bitstring term lie (OTP 27+ layouts). */
+int beam_bits_bytes(struct beam *b, uint64_t term, uint64_t *addr, uint64_t *len);
+
+/* A local pid term as <0.num.serial>; the layout is known once procs are loaded. */
+void beam_decode_pid(const struct beam *b, uint64_t term, struct vm_pid *out);
+
+/* Brent's cycle check for a linked-list walk: a list that comes back to a node
+ * (a corrupt core, or a list changing under a --no-stop read) stops the walk
+ * after O(length) steps instead of running to the walk's limit.
+ *   struct cycle cy = CYCLE_INIT; ... if (cycle_seen(&cy, node)) fail; */
+struct cycle {
+	uint64_t mark, power, steps;
+};
+#define CYCLE_INIT { 0, 1, 0 }
+static inline int cycle_seen(struct cycle *c, uint64_t addr)
+{
+	if (addr == c->mark)
+		return 1;
+	if (++c->steps == c->power) {
+		c->mark = addr;
+		c->power *= 2;
+		c->steps = 0;
+	}
+	return 0;
+}
+
+#endif

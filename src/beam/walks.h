@@ -1,0 +1,28 @@
+/* The walks over a core: each fills one part of the VM model, or offers the
+ * analyzers a service on it. beam.c runs them (beam_load, beam_open); they
+ * read through the reader (read.h) and know neither beam.c nor each other's
+ * entry points. */
+#ifndef BEAMCORE_BEAM_WALKS_H
+#define BEAMCORE_BEAM_WALKS_H
+#include "read.h"
+
+/* Each fills its part of b->vm (procs first: the others name processes). */
+bc_err *beam_load_procs(struct beam *b);
+bc_err *beam_load_ets(struct beam *b);
+bc_err *beam_load_binaries(struct beam *b);
+bc_err *beam_load_memory(struct beam *b);
+bc_err *beam_load_stacks(struct beam *b);
+bc_err *beam_load_threads(struct beam *b);
+bc_err *beam_load_nodes(struct beam *b);
+
+/* Lets analyzers ask for one process in full (vm->detail; detail.c). */
+void beam_enable_detail(struct beam *b);
+/* beamcore export --format crashdump: vm->dump_ops (dumpout.c). */
+void beam_enable_dump(struct beam *b);
+
+/* A native code address as a frame: symbol and module from the session's Dwfl,
+ * else the Erlang function whose JIT code holds it. activation: pc is exact
+ * (the innermost frame), not a return address (threads.c). */
+void beam_describe_pc(struct beam *b, uint64_t pc, int activation, struct vm_nframe *f);
+
+#endif

@@ -96,24 +96,51 @@ bc_err *dump_open(const char *path, struct dump **out)
 	return NULL;
 }
 
+/* The passes that ride on the index scan, section by section: the processes
+ * (procs.c), their stacks (stacks.c) and proc_lib's identity from their
+ * dictionaries and heaps (identity.c). Returns where the scan goes on, NULL:
+ * right after the section's line. */
+static const char *visit(void *ctx, enum dump_kind k, size_t off)
+{
+	struct proc_pass *pp = ctx;
+	const struct dump *d = pp->d;
+	if (k == DK_PROC)
+		return proc_pass_section(pp, off);
+	if (d->is_stack) {
+		struct vm_proc *read;
+		const char *end = proc_pass_stack(pp, off, &read);
+		if (read)
+			dump_ident_stack(pp, read);
+		return end;
+	}
+	if (d->is_heap)
+		return dump_ident_heap(pp, off);
+	if (d->is_dict)
+		dump_ident_dict(pp, off);
+	return NULL;
+}
+
 /* One scan over the file: the index, with the processes and their stacks on
  * the way when they are needed. */
 static bc_err *scan(struct dump *d, unsigned needs)
 {
 	struct proc_pass *pp = NULL;
-	bc_err *err;
-	if ((needs & NEED_PROCS) && !(pp = proc_pass_new(d, needs & NEED_STACKS)))
+	if ((needs & NEED_PROCS) && (!(pp = proc_pass_new(d, needs & NEED_STACKS)) ||
+				     !(pp->ident = dump_ident_new(d)))) {
+		proc_pass_free(pp);
 		return bc_error(BC_ENOMEM, "out of memory");
-	if ((err = dump_index(d, pp))) {
-		if (pp) {
-			dump_ident_end(pp);
-			free(pp->pcs);
-		}
-		free(pp);
-		return err;
 	}
-	dump_header(d);
-	if (pp && (err = proc_pass_end(pp)))
+	bc_err *err = dump_index(d, pp ? visit : NULL, pp);
+	if (!err)
+		dump_header(d);
+	if (pp) {
+		pp->oom |= !dump_ident_end(pp);  /* (values in =literals; frees its state) */
+		if (err)
+			proc_pass_free(pp);
+		else
+			err = proc_pass_end(pp);
+	}
+	if (err)
 		return err;
 	d->loaded = needs & (NEED_PROCS | NEED_STACKS);
 	return NULL;

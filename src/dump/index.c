@@ -168,7 +168,7 @@ void dump_find_end(struct dump *d)
 	d->end = cut;
 }
 
-bc_err *dump_index(struct dump *d, struct proc_pass *pp)
+bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx)
 {
 	const char *m = d->map, *lim = m + d->end;
 	const char *p = memchr(m, '\n', d->end);
@@ -189,16 +189,8 @@ bc_err *dump_index(struct dump *d, struct proc_pass *pp)
 			int k = section(d, (size_t)(q - m), lim);
 			if (k < 0)
 				return bc_error(BC_ENOMEM, "out of memory indexing %s", d->path);
-			if (pp && k == DK_PROC)
-				p = proc_pass_section(pp, (size_t)(q - m));
-			else if (pp && d->is_stack)
-				p = proc_pass_stack(pp, (size_t)(q - m));
-			else if (pp && d->is_heap)
-				p = dump_ident_heap(pp, (size_t)(q - m));
-			else if (pp && d->is_dict && (dump_ident_dict(pp, (size_t)(q - m)), 1))
-				p = q + 1;
-			else
-				p = q + 1;
+			const char *end = visit ? visit(ctx, (enum dump_kind)k, (size_t)(q - m)) : NULL;
+			p = end ? end : q + 1;
 		}
 		dump_drop_behind(d, &mark, (size_t)(p - m));
 	}

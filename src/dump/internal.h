@@ -84,15 +84,18 @@ struct proc_pass {
 	struct code_pos *pcs;          /* with stacks: per process, p->i */
 	size_t pcs_cap;
 	struct mfa_cache cache;
-	struct dump_ident *ident;      /* identity.c */
+	struct dump_ident *ident;      /* identity.c's, on the same scan (dump.c sets it) */
 };
 
 struct proc_pass *proc_pass_new(struct dump *d, bool stacks);
+void proc_pass_free(struct proc_pass *pp);
 /* The =proc (=proc_stack) section at off; returns where its body ends (the
- * next section's line, or the end of the content). */
+ * next section's line, or the end of the content). *read: the process whose
+ * stack was read in full, or NULL. */
 const char *proc_pass_section(struct proc_pass *pp, size_t off);
-const char *proc_pass_stack(struct proc_pass *pp, size_t off);
-/* After the last section: gaps, the pid index; frees pp. */
+const char *proc_pass_stack(struct proc_pass *pp, size_t off, struct vm_proc **read);
+/* After the last section (and dump_ident_end): gaps, the pid index; frees pp.
+ * proc_pass_free frees it without them (a scan that failed). */
 bc_err *proc_pass_end(struct proc_pass *pp);
 /* The process of a deep section (=proc_stack, ...) by its pid, or NULL. */
 struct vm_proc *proc_pass_owner(struct proc_pass *pp, struct vm_pid pid);
@@ -110,9 +113,13 @@ bool dump_ident_end(struct proc_pass *pp);
 
 /* Where a cut dump's content ends (its last complete line); complete/aborted. */
 void dump_find_end(struct dump *d);
-/* Scan the file once for section lines ("\n="); fill the index. With pp, the
- * =proc and =proc_stack sections are parsed on the way (no offsets kept). */
-bc_err *dump_index(struct dump *d, struct proc_pass *pp);
+/* Scan the file once for section lines ("\n="); fill the index. visit (may be
+ * NULL) sees each section line as it is classified (its kind, and d->is_stack,
+ * is_dict, is_heap): the passes that parse sections on the way (no offsets
+ * kept) return where the scan goes on, NULL: right after the line. The index
+ * knows none of them. */
+typedef const char *dump_visit(void *ctx, enum dump_kind k, size_t off);
+bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx);
 /* Release the pages of [*mark, off) a sequential pass has read (they stay in
  * the page cache): the resident set of a pass over a multi-GB dump stays a
  * few MB. */

@@ -236,15 +236,41 @@ static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct v
 struct proc_pass *proc_pass_new(struct dump *d, bool stacks)
 {
 	struct proc_pass *pp = calloc(1, sizeof *pp);
-	if (pp && !(pp->ident = dump_ident_new(d))) {
-		free(pp);
-		return NULL;
-	}
 	if (pp) {
 		pp->d = d;
 		pp->stacks = stacks;
 	}
 	return pp;
+}
+
+void proc_pass_free(struct proc_pass *pp)
+{
+	if (pp)
+		free(pp->pcs);
+	free(pp);
+}
+
+/* The process of a =proc_stack: they come in process table order as the
+ * =proc sections do, so in step with a cursor; by pid when that fails. */
+struct vm_proc *proc_pass_owner(struct proc_pass *pp, struct vm_pid pid)
+{
+	struct vm *vm = pp->d->vm;
+	if (!pp->indexed) {
+		pp->indexed = true;  /* the =proc sections are all before the deep dump */
+		pp->indexed_n = vm->nprocs;
+		pp->oom |= vm_index_pids(vm) < 0;
+	}
+	size_t j = pp->cursor;
+	for (int k = 0; k < 64 && j < vm->nprocs; k++, j++)
+		if (vm->procs[j].pid_num == pid.num && vm->procs[j].pid_serial == pid.serial) {
+			pp->cursor = j + 1;
+			return &vm->procs[j];
+		}
+	const struct vm_proc *p = vm_find_proc(vm, pid);
+	if (!p)
+		return NULL;
+	pp->cursor = (size_t)(p - vm->procs) + 1;
+	return &vm->procs[p - vm->procs];
 }
 
 const char *proc_pass_section(struct proc_pass *pp, size_t off)
@@ -291,12 +317,11 @@ bc_err *proc_pass_end(struct proc_pass *pp)
 {
 	struct dump *d = pp->d;
 	struct vm *vm = d->vm;
-	bool oom = !dump_ident_end(pp) || pp->oom, stacks = pp->stacks;
+	bool oom = pp->oom, stacks = pp->stacks;
 	bool indexed = pp->indexed && pp->indexed_n == vm->nprocs;
 	if (pp->skipped)
 		vm_gap(vm, "%zu =proc sections unreadable (no pid or State line)", pp->skipped);
-	free(pp->pcs);
-	free(pp);
+	proc_pass_free(pp);
 	if (oom)
 		return bc_error(BC_ENOMEM, "out of memory after %zu processes", vm->nprocs);
 	vm->process_count = vm->nprocs;

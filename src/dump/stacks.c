@@ -12,29 +12,6 @@
 
 #define MAX_FRAMES 1024  /* as the core loader's walk */
 
-/* The process of a =proc_stack: they come in process table order as the
- * =proc sections do, so in step with a cursor; by pid when that fails. */
-struct vm_proc *proc_pass_owner(struct proc_pass *pp, struct vm_pid pid)
-{
-	struct vm *vm = pp->d->vm;
-	if (!pp->indexed) {
-		pp->indexed = true;  /* the =proc sections are all before the deep dump */
-		pp->indexed_n = vm->nprocs;
-		pp->oom |= vm_index_pids(vm) < 0;
-	}
-	size_t j = pp->cursor;
-	for (int k = 0; k < 64 && j < vm->nprocs; k++, j++)
-		if (vm->procs[j].pid_num == pid.num && vm->procs[j].pid_serial == pid.serial) {
-			pp->cursor = j + 1;
-			return &vm->procs[j];
-		}
-	const struct vm_proc *p = vm_find_proc(vm, pid);
-	if (!p)
-		return NULL;
-	pp->cursor = (size_t)(p - vm->procs) + 1;
-	return &vm->procs[p - vm->procs];
-}
-
 /* "0x00007f4d8edf36a8:SReturn addr 0x93872DC4 (erlang:halt/1 + 140)" */
 static bool return_addr(struct proc_pass *pp, const struct line *l, struct code_pos *at)
 {
@@ -54,7 +31,7 @@ static bool return_addr(struct proc_pass *pp, const struct line *l, struct code_
 	return true;
 }
 
-const char *proc_pass_stack(struct proc_pass *pp, size_t off)
+const char *proc_pass_stack(struct proc_pass *pp, size_t off, struct vm_proc **read)
 {
 	struct dump *d = pp->d;
 	struct vm *vm = d->vm;
@@ -62,6 +39,7 @@ const char *proc_pass_stack(struct proc_pass *pp, size_t off)
 	const char *lim = d->map + d->end;
 	struct vm_pid pid;
 	struct vm_proc *p = parse_pid(&tag, pos, &pid) && tag == pos ? proc_pass_owner(pp, pid) : NULL;
+	*read = NULL;
 	bool frames = p && pp->stacks;
 	size_t first = vm->nframes;
 	struct code_pos prev = { -1, 0 };
@@ -94,7 +72,7 @@ const char *proc_pass_stack(struct proc_pass *pp, size_t off)
 	}
 	p->stack_size = words;
 	p->unknown &= ~(uint32_t)VPF_STACK_SIZE;
-	dump_ident_stack(pp, p);
+	*read = p;
 	if (frames) {
 		p->stack_first = (uint32_t)first;
 		p->stack_n = (uint32_t)(vm->nframes - first);

@@ -197,6 +197,9 @@ void holders_row(const struct rtable *t, size_t r, uint32_t *proc, uint64_t *byt
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
+	const char *why = vm_not_recorded(vm, NEED_BINARIES);
+	if (why)
+		return bc_error(BC_EFORMAT, "%s: %s: `binaries` needs a core", vm->source, why);
 	struct ctx *c = an_own(out, calloc(1, sizeof *c), ctx_release);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");

@@ -123,6 +123,10 @@ static void text_cell(void *vctx, size_t row, size_t col, struct rcell *out, cha
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
+	const char *why = vm_not_recorded(vm, NEED_THREADS);
+	if (why)
+		return bc_error(BC_EFORMAT, "%s: %s: `threads` needs a core (the summary names what "
+				"each scheduler was running)", vm->source, why);
 	if (o->json) {
 		out->tables[0] = (struct rtable){ .json_key = "threads", .cols = json_cols,
 						  .ncols = sizeof json_cols / sizeof json_cols[0],
@@ -165,6 +169,6 @@ const struct analyzer analyzer_threads = {
 	.name = "threads",
 	.opts = AO_JSON,
 	.summary = "every native thread's backtrace, named by role, JIT frames as Erlang functions",
-	.needs = NEED_PROCS | NEED_THREADS,
+	.needs = NEED_THREADS,  /* (and the processes they run: the loaders add them) */
 	.run = run,
 };

@@ -171,17 +171,31 @@ static bc_err *reset(struct dump *d)
 	return NULL;
 }
 
+/* What a crash dump never records: not read, and said (vm->not_recorded) to
+ * a command whose whole subject it is; a wider one takes what there is. */
+static const struct {
+	unsigned part;
+	const char *why;
+} unrecorded[] = {
+	{ NEED_BINARIES, "a crash dump does not record which refc binaries each process holds" },
+	{ NEED_THREADS, "a crash dump has no native threads" },
+};
+
+static const char *not_recorded(unsigned part)
+{
+	for (size_t i = 0; i < sizeof unrecorded / sizeof unrecorded[0]; i++)
+		if (unrecorded[i].part == part)
+			return unrecorded[i].why;
+	return NULL;
+}
+
 bc_err *dump_load(struct dump *d, unsigned needs)
 {
 	bc_err *err;
-	/* Commands whose whole subject a dump lacks (their needs are that alone;
-	 * the summary's wider needs take what there is). */
-	if (needs == NEED_BINARIES)
-		return bc_error(BC_EFORMAT, "%s: a crash dump does not record which refc binaries "
-				"each process holds: `binaries` needs a core", d->path);
-	if (needs == (NEED_PROCS | NEED_THREADS) || needs == NEED_THREADS)
-		return bc_error(BC_EFORMAT, "%s: a crash dump has no native threads: `threads` needs a "
-				"core (the summary names what each scheduler was running)", d->path);
+	for (size_t i = 0; i < sizeof unrecorded / sizeof unrecorded[0]; i++)
+		needs &= ~unrecorded[i].part;
+	if (!needs)
+		return NULL;  /* nothing it records was asked for: the file is not read */
 	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS | NEED_THREADS))
 		needs |= NEED_PROCS;  /* owners and holders are processes */
 	unsigned scanned = NEED_PROCS | NEED_STACKS;
@@ -213,7 +227,8 @@ bc_err *dump_load(struct dump *d, unsigned needs)
 
 struct vm *dump_vm(struct dump *d)
 {
-	d->vm->detail = dump_detail;  /* beamcore proc: dictionary and messages (terms.c) */
+	d->vm->detail = dump_detail;  /* beamcore proc: dictionary and messages (detail.c) */
+	d->vm->not_recorded = not_recorded;
 	d->vm->loader = d;
 	return d->vm;
 }

@@ -15,10 +15,11 @@ bool dump_detect(const char *head, size_t n);
 /* Map the dump and check its version. A dump cut short (no =end, or =abort:)
  * opens with a gap saying so: everything that is there is read. */
 bc_err *dump_open(const char *path, struct dump **out);
-/* Load what the NEED_* bits (target.h) ask for: the first call scans the file
+/* Load what the NEED_* bits (needs.h) ask for: the first call scans the file
  * once (index, header, processes and their stacks if asked), later ones read
  * the sections they add (processes or stacks asked late: all again, afresh;
- * then take dump_vm again). */
+ * then take dump_vm again). Parts a dump never records (binaries, threads)
+ * are not read; the model says why (vm->not_recorded). */
 bc_err *dump_load(struct dump *d, unsigned needs);
 struct vm *dump_vm(struct dump *d);
 void dump_close(struct dump *d);

@@ -283,6 +283,11 @@ void vm_detail_free(struct vm_proc_detail *d)
 	memset(d, 0, sizeof *d);
 }
 
+const char *vm_not_recorded(const struct vm *vm, unsigned part)
+{
+	return vm->not_recorded ? vm->not_recorded(part) : NULL;
+}
+
 const char *vm_status_name(enum vm_status s)
 {
 	static const char *const names[VS_N] = {

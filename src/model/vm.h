@@ -338,9 +338,15 @@ struct vm {
 		      struct vm_proc_detail *out);
 	void *loader;
 	const struct vm_dump_ops *dump_ops;  /* NULL: this loader cannot export */
+	/* why this kind of input never records a part (one NEED_* bit of
+	 * needs.h), or NULL; such a part stays empty. NULL: none such. */
+	const char *(*not_recorded)(unsigned part);
 };
 
 void vm_detail_free(struct vm_proc_detail *d);
+/* vm->not_recorded's answer for part (NULL: the input may hold it): a command
+ * whose whole subject the part is fails with this reason, in its own words. */
+const char *vm_not_recorded(const struct vm *vm, unsigned part);
 
 struct vm *vm_new(const char *kind, const char *source);
 void vm_free(struct vm *vm);

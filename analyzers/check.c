@@ -511,115 +511,226 @@ static void who(const struct vm *vm, const struct key *k, uint32_t idx, struct w
 	w->shown = t->unknown & VEF_NAME ? NULL : t->name;
 }
 
-static void json_rules(struct jw *w, void *ctx)
+/* The output: "check" (the counts), "rules" (each with its offenders). Text:
+ * the counts' line, then a line per rule and one per offender (the first
+ * TEXT_OFFENDERS). Rule ids index c->res; an offender's id is its rule's
+ * index << 32 | its place among the rule's offenders. */
+static enum rf_text unit_text(const struct key *k)
 {
-	const struct ctx *c = ctx;
-	jw_obj(w, "check");
-	jw_u64(w, "rules", c->nres);
-	jw_u64(w, "passed", c->npass);
-	jw_u64(w, "failed", c->nfail);
-	jw_u64(w, "unknown", c->nunknown);
-	jw_obj_end(w);
-	jw_arr(w, "rules");
-	for (size_t i = 0; i < c->nres; i++) {
-		const struct result *r = &c->res[i];
-		const struct key *k = r->key;
-		jw_obj(w, NULL);
-		jw_str(w, "rule", r->text);
-		jw_str(w, "key", k->name);
-		jw_str(w, "unit", unit_names[k->unit]);
-		jw_u64_or_null(w, "max", r->max_known, r->max);
-		if (r->percent) {
-			jw_f64(w, "max_percent", r->pct);
-			jw_u64_or_null(w, "limit", r->limit != 0, r->limit);
-		} else {
-			jw_null(w, "max_percent");
-			jw_null(w, "limit");
-		}
-		jw_str(w, "status", status_names[r->status]);
-		jw_u64_or_null(w, "value", r->have_value, r->value);
-		jw_str(w, "reason", r->reason);
-		if (k->scope == S_PROC || k->scope == S_ETS) {
-			jw_u64(w, k->scope == S_PROC ? "processes" : "tables", r->nobjects);
-			jw_u64(w, "unreadable", r->nunknown);
-		}
-		jw_arr(w, "offenders");
-		for (size_t j = 0; j < r->n; j++) {
-			const struct offender *o = &c->off[r->first + j];
-			struct who wh;
-			who(c->vm, k, o->idx, &wh);
-			jw_obj(w, NULL);
-			if (k->scope == S_ETS) {
-				jw_str(w, "id", c->vm->ets[o->idx].unknown & VEF_ID ? NULL : wh.id);
-				jw_str(w, "name", wh.shown);
-				jw_str(w, "owner", wh.pid);
-				jw_str(w, "owner_name", wh.regname);
-			} else {
-				jw_str(w, "pid", wh.pid);
-				jw_str(w, "registered_name", wh.regname);
-				jw_str(w, "name", wh.shown);
-			}
-			jw_u64(w, "value", o->value);
-			jw_obj_end(w);
-		}
-		jw_arr_end(w);
-		jw_obj_end(w);
-	}
-	jw_arr_end(w);
+	return k->unit == U_BYTES ? RT_BYTES : k->unit == U_WORDS ? RT_WORDS : RT_COUNT;
 }
 
-static void text_rules(FILE *f, void *ctx)
+static const struct rfield counts_fields[] = {
+	{ .key = "rules", .kind = RF_U64 },
+	{ .key = "passed", .kind = RF_U64 },
+	{ .key = "failed", .kind = RF_U64 },
+	{ .key = "unknown", .kind = RF_U64 },
+	{ .key = "plural", .kind = RF_STR, .flags = RCOL_TEXT_ONLY },
+};
+static const char *const counts_line[] = { "rules", "plural", "passed", "failed", "unknown", NULL };
+
+static void counts_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	(void)id, (void)buf, (void)len;
+	const struct ctx *c = ctx;
+	const size_t n[] = { c->nres, c->npass, c->nfail, c->nunknown };
+	if (f < 4)
+		v->u = n[f];
+	else
+		v->s = c->nres == 1 ? "" : "s";
+}
+
+static const struct rrec counts_rec = {
+	.fields = counts_fields, .nfields = 5, .get = counts_get,
+	.line = "check: %s rule%s: %s passed, %s failed, %s not evaluated\n\n", .line_keys = counts_line,
+};
+
+enum { PO_PID, PO_REGNAME, PO_NAME, PO_VALUE };
+static const struct rfield proc_off_fields[] = {
+	{ .key = "pid", .kind = RF_STR },
+	{ .key = "registered_name", .kind = RF_STR },
+	{ .key = "name", .kind = RF_STR, .null_text = "" },
+	{ .key = "value", .kind = RF_U64 },
+};
+static const char *const proc_off_line[] = { "pid", "name", "value", NULL };
+enum { EO_ID, EO_NAME, EO_OWNER, EO_OWNER_NAME, EO_VALUE, EO_ID_TEXT };
+static const struct rfield ets_off_fields[] = {
+	{ .key = "id", .kind = RF_STR },
+	{ .key = "name", .kind = RF_STR },
+	{ .key = "owner", .kind = RF_STR },
+	{ .key = "owner_name", .kind = RF_STR },
+	{ .key = "value", .kind = RF_U64 },
+	{ .key = "id_text", .kind = RF_STR, .flags = RCOL_TEXT_ONLY },  /* "  ID", "" */
+};
+static const char *const ets_off_line[] = { "name", "value", "owner", "id_text", NULL };
+
+static void offender_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
 {
 	const struct ctx *c = ctx;
-	char a[48], b[48], vis[400];
-	fprintf(f, "check: %zu rule%s: %zu passed, %zu failed, %zu not evaluated\n\n", c->nres,
-		c->nres == 1 ? "" : "s", c->npass, c->nfail, c->nunknown);
-	for (size_t i = 0; i < c->nres; i++) {
-		const struct result *r = &c->res[i];
-		const struct key *k = r->key;
-		bool objects = k->scope == S_PROC || k->scope == S_ETS;
-		const char *what = k->scope == S_PROC ? "process" : "table";
-		fprintf(f, "%-8s %s", r->status == ST_PASS ? "PASS" : r->status == ST_FAIL ? "FAIL" : "UNKNOWN",
-			utf8_visible(r->text, vis, sizeof vis));
+	const struct result *r = &c->res[id >> 32];
+	const struct offender *o = &c->off[r->first + (uint32_t)id];
+	const struct key *k = r->key;
+	struct who wh;
+	who(c->vm, k, o->idx, &wh);
+	bool id_known = strcmp(wh.id, "-") != 0;  /* (a dump's named table has none) */
+	const char *str = NULL, *prefix = "";
+	if (k->scope == S_PROC && f < PO_VALUE)
+		str = f == PO_PID ? wh.pid : f == PO_REGNAME ? wh.regname : wh.shown;
+	else if (k->scope == S_ETS && f != EO_VALUE) {
+		const char *s[] = { id_known ? wh.id : NULL, wh.shown, wh.pid, wh.regname, NULL,
+				    id_known ? wh.id : "" };
+		str = s[f];
+		prefix = f == EO_ID_TEXT && id_known ? "  " : "";
+	}
+	if (str) {  /* (wh's strings live on this stack) */
+		snprintf(buf, len, "%s%s", prefix, str);
+		v->s = buf;
+	}
+	v->u = o->value;
+	v->text = unit_text(k);
+}
+
+static const struct rrec proc_off_rec = {
+	.fields = proc_off_fields, .nfields = 4, .get = offender_get,
+	.line = "         %-14s %-32s %14s\n", .line_keys = proc_off_line,
+};
+static const struct rrec ets_off_rec = {
+	.fields = ets_off_fields, .nfields = 6, .get = offender_get,
+	.line = "         %-32s %14s  owner %s%s\n", .line_keys = ets_off_line,
+};
+
+enum { R_RULE, R_KEY, R_UNIT, R_MAX, R_MAX_PERCENT, R_LIMIT, R_STATUS, R_VALUE, R_REASON,
+       R_PROCESSES, R_TABLES, R_UNREADABLE, R_OFFENDERS, R_WORD, R_PERCENT_TEXT, R_VERDICT,
+       R_UNREADABLE_TEXT };
+static const struct rfield rule_fields[] = {
+	{ .key = "rule", .kind = RF_STR },
+	{ .key = "key", .kind = RF_STR },
+	{ .key = "unit", .kind = RF_STR },
+	{ .key = "max", .kind = RF_U64 },
+	{ .key = "max_percent", .kind = RF_F64 },
+	{ .key = "limit", .kind = RF_U64 },
+	{ .key = "status", .kind = RF_STR },
+	{ .key = "value", .kind = RF_U64 },
+	{ .key = "reason", .kind = RF_STR },
+	{ .key = "processes", .kind = RF_U64 },
+	{ .key = "tables", .kind = RF_U64 },
+	{ .key = "unreadable", .kind = RF_U64 },
+	{ .key = "offenders", .kind = RF_LIST, .text_max = TEXT_OFFENDERS,
+	  .more = "         +%zu more (--json lists every one)\n" },
+	/* text: "FAIL     memory<=1MiB: 3 processes above 1.0 MiB" and what follows */
+	{ .key = "word", .kind = RF_STR, .flags = RCOL_TEXT_ONLY },
+	{ .key = "percent_text", .kind = RF_STR, .flags = RCOL_TEXT_ONLY },
+	{ .key = "verdict", .kind = RF_STR, .flags = RCOL_TEXT_ONLY },
+	{ .key = "unreadable_text", .kind = RF_STR, .flags = RCOL_TEXT_ONLY },
+};
+static const char *const rule_line[] = { "word", "rule", "percent_text", "verdict",
+					  "unreadable_text", NULL };
+
+/* The rest of the rule's text line, after the rule: ": 3 processes above 1.0 MiB\n" */
+static const char *verdict(const struct ctx *c, const struct result *r, char *buf, size_t len)
+{
+	const struct key *k = r->key;
+	bool objects = k->scope == S_PROC || k->scope == S_ETS;
+	const char *what = k->scope == S_PROC ? "process" : "table";
+	char a[48], vis[400];
+	if (r->status == ST_UNKNOWN)
+		snprintf(buf, len, ": not evaluated: %s\n", r->reason ? r->reason : "unknown");
+	else if (objects && r->status == ST_FAIL)
+		snprintf(buf, len, ": %zu %s%s above %s\n", r->n, what,
+			 r->n == 1 ? "" : "es" + (k->scope == S_ETS), fmt_value(k, r->max, a, sizeof a));
+	else if (objects && r->have_value) {
+		struct who wh;
+		who(c->vm, k, (uint32_t)r->worst, &wh);
+		snprintf(buf, len, ": largest %s (%s%s%s)\n", fmt_value(k, r->value, a, sizeof a),
+			 k->scope == S_ETS ? "" : wh.pid, k->scope == S_ETS || !wh.shown ? "" : " ",
+			 wh.shown ? utf8_visible(wh.shown, vis, sizeof vis) : "");
+	} else if (objects)
+		snprintf(buf, len, ": no %ses\n", what);
+	else
+		snprintf(buf, len, ": %s\n", fmt_value(k, r->value, a, sizeof a));
+	return buf;
+}
+
+static void rule_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	const struct ctx *c = ctx;
+	const struct result *r = &c->res[id];
+	const struct key *k = r->key;
+	bool objects = k->scope == S_PROC || k->scope == S_ETS;
+	const char *what = k->scope == S_PROC ? "process" : "table";
+	char a[48], b[48];
+	switch (f) {
+	case R_RULE: v->s = r->text; break;
+	case R_KEY: v->s = k->name; break;
+	case R_UNIT: v->s = unit_names[k->unit]; break;
+	case R_MAX: v->u = r->max; v->null = !r->max_known; break;
+	case R_MAX_PERCENT: v->f = r->pct; v->null = !r->percent; break;
+	case R_LIMIT: v->u = r->limit; v->null = !r->percent || !r->limit; break;
+	case R_STATUS: v->s = status_names[r->status]; break;
+	case R_VALUE: v->u = r->value; v->null = !r->have_value; break;
+	case R_REASON: v->s = r->reason; break;
+	case R_PROCESSES: v->u = r->nobjects; v->absent = k->scope != S_PROC; break;
+	case R_TABLES: v->u = r->nobjects; v->absent = k->scope != S_ETS; break;
+	case R_UNREADABLE: v->u = r->nunknown; v->absent = !objects; break;
+	case R_OFFENDERS:
+		v->n = r->n;
+		v->rec = k->scope == S_ETS ? &ets_off_rec : &proc_off_rec;
+		break;
+	case R_WORD:
+		v->s = r->status == ST_PASS ? "PASS" : r->status == ST_FAIL ? "FAIL" : "UNKNOWN";
+		break;
+	case R_PERCENT_TEXT:
+		v->s = buf;
+		buf[0] = '\0';
 		if (r->percent && r->max_known)
-			fprintf(f, " (%s of %s)", fmt_count(r->max, a, sizeof a), fmt_count(r->limit, b, sizeof b));
-		if (r->status == ST_UNKNOWN)
-			fprintf(f, ": not evaluated: %s\n", r->reason ? r->reason : "unknown");
-		else if (objects && r->status == ST_FAIL)
-			fprintf(f, ": %zu %s%s above %s\n", r->n, what, r->n == 1 ? "" : "es" + (k->scope == S_ETS),
-				fmt_value(k, r->max, a, sizeof a));
-		else if (objects && r->have_value) {
-			struct who wh;
-			who(c->vm, k, (uint32_t)r->worst, &wh);
-			fprintf(f, ": largest %s (%s%s%s)\n", fmt_value(k, r->value, a, sizeof a),
-				k->scope == S_ETS ? "" : wh.pid, k->scope == S_ETS || !wh.shown ? "" : " ",
-				wh.shown ? utf8_visible(wh.shown, vis, sizeof vis) : "");
-		} else if (objects)
-			fprintf(f, ": no %ses\n", what);
-		else
-			fprintf(f, ": %s\n", fmt_value(k, r->value, a, sizeof a));
+			snprintf(buf, len, " (%s of %s)", fmt_count(r->max, a, sizeof a),
+				 fmt_count(r->limit, b, sizeof b));
+		break;
+	case R_VERDICT: v->s = verdict(c, r, buf, len); break;
+	case R_UNREADABLE_TEXT:
+		v->s = buf;
+		buf[0] = '\0';
 		if (objects && r->status == ST_FAIL && r->nunknown)
-			fprintf(f, "         (%llu %s%s unreadable)\n", (unsigned long long)r->nunknown, what,
-				r->nunknown == 1 ? "" : "es" + (k->scope == S_ETS));
-		for (size_t j = 0; j < r->n && j < TEXT_OFFENDERS; j++) {
-			const struct offender *o = &c->off[r->first + j];
-			struct who wh;
-			who(c->vm, k, o->idx, &wh);
-			char v[48];
-			if (k->scope == S_ETS)
-				fprintf(f, "         %-32s %14s  owner %s%s%s\n",
-					wh.shown ? utf8_visible(wh.shown, vis, sizeof vis) : "?",
-					fmt_value(k, o->value, v, sizeof v), wh.pid,
-					strcmp(wh.id, "-") ? "  " : "", strcmp(wh.id, "-") ? wh.id : "");
-			else
-				fprintf(f, "         %-14s %-32s %14s\n", wh.pid,
-					wh.shown ? utf8_visible(wh.shown, vis, sizeof vis) : "",
-					fmt_value(k, o->value, v, sizeof v));
-		}
-		if (r->n > TEXT_OFFENDERS)
-			fprintf(f, "         +%zu more (--json lists every one)\n", r->n - TEXT_OFFENDERS);
+			snprintf(buf, len, "         (%llu %s%s unreadable)\n",
+				 (unsigned long long)r->nunknown, what,
+				 r->nunknown == 1 ? "" : "es" + (k->scope == S_ETS));
+		break;
 	}
 }
+
+static uint64_t rule_item(void *ctx, uint64_t id, size_t f, size_t i)
+{
+	(void)ctx, (void)f;
+	return id << 32 | i;
+}
+
+static const struct rrec rule_rec = {
+	.fields = rule_fields, .nfields = sizeof rule_fields / sizeof *rule_fields,
+	.get = rule_get, .item = rule_item, .line = "%-8s %s%s%s%s", .line_keys = rule_line,
+};
+
+static const struct rfield check_fields[] = {
+	{ .key = "check", .kind = RF_REC },
+	{ .key = "rules", .kind = RF_LIST },
+};
+
+static void check_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	(void)id, (void)buf, (void)len;
+	const struct ctx *c = ctx;
+	v->rec = f == 0 ? &counts_rec : &rule_rec;
+	v->n = c->nres;
+}
+
+static uint64_t check_item(void *ctx, uint64_t id, size_t f, size_t i)
+{
+	(void)ctx, (void)id, (void)f;
+	return i;
+}
+
+static const struct rrec check_rec = {
+	.fields = check_fields, .nfields = 2, .get = check_get, .item = check_item,
+};
 
 /* ---- JUnit XML ---- */
 
@@ -774,9 +885,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	rules_free(&rs);
 	if (err)
 		return err;
-	out->json = json_rules;
-	out->text = text_rules;
-	out->ctx = c;
+	out->doc = (struct rdoc){ &check_rec, c, 0 };
 	out->exit_code = c->nfail ? AN_EXIT_CHECK_FAILED : c->nunknown ? AN_EXIT_PARTIAL : 0;
 	if (o->junit)
 		err = junit_write(o->junit, c);

@@ -34,6 +34,8 @@ struct gset {
 	struct hmap index;
 	uint32_t *order;               /* in both (sorted), only in A, only in B */
 	size_t nboth, nonly[2];
+	uint32_t *changed;             /* those in both that changed (find_changed) */
+	size_t nchanged, nlacking;
 };
 
 static const char *const proc_metrics[] = { "count", "memory", "message_queue_len",
@@ -261,75 +263,9 @@ static size_t cut(const struct ctx *c, size_t n)
 	return c->top && c->top < n ? c->top : n;
 }
 
-/* ---- JSON ---- */
-
-static void json_side(struct jw *w, const char *key, const struct gset *s, const struct group *g,
-		      int side)
-{
-	jw_obj(w, key);
-	for (size_t m = 0; m < s->nmetrics; m++)
-		jw_u64_or_null(w, s->metrics[m], known(g, side, (int)m), g->v[side][m]);
-	jw_obj_end(w);
-}
-
 static double relative(uint64_t a, int64_t d)
 {
 	return a ? (double)d / (double)a : NAN;  /* NaN: null */
-}
-
-static void json_groups(struct jw *w, const struct ctx *c, const struct gset *s, const char *key)
-{
-	jw_arr(w, key);
-	for (size_t r = 0; r < cut(c, s->nboth); r++) {
-		const struct group *g = &s->g[s->order[r]];
-		jw_obj(w, NULL);
-		jw_str(w, "key", g->key);
-		if (s == &c->ets)
-			jw_str(w, "name", g->name);
-		json_side(w, "a", s, g, 0);
-		json_side(w, "b", s, g, 1);
-		jw_obj(w, "delta");
-		for (size_t m = 0; m < s->nmetrics; m++) {
-			if (dknown(g, (int)m))
-				jw_i64(w, s->metrics[m], delta(g, (int)m));
-			else
-				jw_null(w, s->metrics[m]);
-		}
-		jw_obj_end(w);
-		jw_obj(w, "relative");
-		for (size_t m = 0; m < s->nmetrics; m++)
-			jw_f64(w, s->metrics[m], dknown(g, (int)m) ? relative(g->v[0][m], delta(g, (int)m))
-								   : NAN);
-		jw_obj_end(w);
-		jw_obj_end(w);
-	}
-	jw_arr_end(w);
-	char total[32];
-	snprintf(total, sizeof total, "%s_total", key);
-	jw_u64(w, total, s->nboth);
-}
-
-static void json_only(struct jw *w, const struct ctx *c, int side)
-{
-	const struct gset *sets[2] = { &c->procs, &c->ets };
-	const char *kinds[2] = { "processes", "ets" };
-	jw_arr(w, side ? "only_in_b" : "only_in_a");
-	for (int k = 0; k < 2; k++) {
-		const struct gset *s = sets[k];
-		const uint32_t *o = s->order + s->nboth + (side ? s->nonly[0] : 0);
-		for (size_t r = 0; r < cut(c, s->nonly[side]); r++) {
-			const struct group *g = &s->g[o[r]];
-			jw_obj(w, NULL);
-			jw_str(w, "kind", kinds[k]);
-			jw_str(w, "key", g->key);
-			if (k == 1)
-				jw_str(w, "name", g->name);
-			json_side(w, side ? "b" : "a", s, g, side);
-			jw_obj_end(w);
-		}
-	}
-	jw_arr_end(w);
-	jw_u64(w, side ? "only_in_b_total" : "only_in_a_total", c->procs.nonly[side] + c->ets.nonly[side]);
 }
 
 static bool mem_known(const struct vm *vm, int k)
@@ -348,59 +284,6 @@ static double interval(const struct ctx *c)
 {
 	return c->vm[0]->time && c->vm[1]->time ? c->vm[1]->time - c->vm[0]->time : NAN;
 }
-
-static void json(struct jw *w, void *vctx)
-{
-	const struct ctx *c = vctx;
-	const struct vm *a = c->vm[0], *b = c->vm[1];
-	jw_obj(w, "memory");
-	for (int k = 0; k < VM_MEM_COUNT; k++) {
-		bool ka = mem_known(a, k), kb = mem_known(b, k);
-		int64_t d = (int64_t)(b->memory.v[k] - a->memory.v[k]);
-		jw_obj(w, vm_mem_names[k]);
-		jw_u64_or_null(w, "a", ka, a->memory.v[k]);
-		jw_u64_or_null(w, "b", kb, b->memory.v[k]);
-		if (ka && kb)
-			jw_i64(w, "delta", d);
-		else
-			jw_null(w, "delta");
-		jw_f64(w, "relative", ka && kb ? relative(a->memory.v[k], d) : NAN);
-		jw_obj_end(w);
-	}
-	jw_obj_end(w);
-	json_groups(w, c, &c->procs, "processes");
-	json_groups(w, c, &c->ets, "ets");
-	json_only(w, c, 0);
-	json_only(w, c, 1);
-	double secs = interval(c);
-	if (isnan(secs)) {  /* a side without a time */
-		jw_null(w, "interval");
-		return;
-	}
-	jw_obj(w, "interval");
-	jw_f64(w, "a_time", a->time);
-	jw_str(w, "a_time_from", a->time_from);
-	jw_f64(w, "b_time", b->time);
-	jw_str(w, "b_time_from", b->time_from);
-	jw_f64(w, "seconds", secs);
-	bool rates = secs > 0;
-	jw_f64(w, "memory_total_per_second",
-	       rates && mem_known(a, VM_MEM_TOTAL) && mem_known(b, VM_MEM_TOTAL)
-		       ? (double)(int64_t)(b->memory.v[VM_MEM_TOTAL] - a->memory.v[VM_MEM_TOTAL]) / secs
-		       : NAN);
-	const struct group *f = rates ? fastest(c) : NULL;
-	if (f) {
-		jw_obj(w, "fastest_group");
-		jw_str(w, "key", f->key);
-		jw_f64(w, "memory_per_second", (double)delta(f, PM_MEMORY) / secs);
-		jw_obj_end(w);
-	} else {
-		jw_null(w, "fastest_group");
-	}
-	jw_obj_end(w);
-}
-
-/* ---- text ---- */
 
 /* "+1.5 MiB", "-12", "0"; "?" unknown */
 static const char *sgn(int64_t d, bool ok, int bytes, char *buf, size_t len)
@@ -441,122 +324,462 @@ static int changed(const struct gset *s, const struct group *g)
 	return lacks;
 }
 
-static void text_groups(FILE *f, const struct ctx *c, const struct gset *s, const char *what)
+/* ---- the output ----
+ * JSON: "memory" (each erlang:memory() key: a, b, delta, relative),
+ * "processes" and "ets" (the groups in both, largest growth first), "only_in_a"
+ * and "only_in_b", "interval". Text: the two targets, the memory table, the
+ * groups that changed, those only on one side, the rates.
+ * A group's record id: its index in its set's g, | ID_ETS (the ETS set),
+ * | ID_B (only_in_b's side), | ID_ONLY (an only_in_* item). */
+#define ID_ETS (1ull << 32)
+#define ID_B (1ull << 33)
+#define ID_ONLY (1ull << 34)
+
+static const struct gset *set_of(const struct ctx *c, uint64_t id)
 {
-	size_t nchanged = 0, nlacking = 0;
-	for (size_t r = 0; r < s->nboth; r++) {
-		int ch = changed(s, &s->g[s->order[r]]);
-		nchanged += ch == 1;
-		nlacking += ch == 2;
-	}
-	size_t shown = cut(c, nchanged);
-	fprintf(f, "%s in both: %zu, %zu changed", what, s->nboth, nchanged);
-	if (nlacking)
-		fprintf(f, " (%zu more with a value one side lacks: --json)", nlacking);
-	if (shown < nchanged)
-		fprintf(f, ", the first %zu shown (--top)", shown);
-	fprintf(f, "; largest memory growth first\n");
-	if (!shown) {
-		fprintf(f, "\n");
-		return;
-	}
-	int ets = s == &c->ets;
-	if (ets)
-		fprintf(f, "  %12s %10s %8s  %s\n", "MEMORY", "SIZE", "COUNT", "TABLE");
-	else
-		fprintf(f, "  %12s %10s %12s %8s  %s\n", "MEMORY", "MSGQ", "TOTAL_HEAP", "COUNT", "GROUP");
-	for (size_t r = 0, k = 0; r < s->nboth && k < shown; r++) {
-		const struct group *g = &s->g[s->order[r]];
-		if (changed(s, g) != 1)
-			continue;
-		k++;
-		char b1[40], b2[40], b3[40], b4[40];
-		int64_t dm = delta(g, s->mem);
-		if (ets)
-			fprintf(f, "  %12s %10s %8s  %s\n",
-				sgn(dm * 8, dknown(g, EM_MEMORY), 1, b1, sizeof b1),
-				sgn(delta(g, EM_SIZE), dknown(g, EM_SIZE), 0, b2, sizeof b2),
-				sgn(delta(g, EM_COUNT), 1, 0, b3, sizeof b3), g->key);
-		else
-			fprintf(f, "  %12s %10s %12s %8s  %s\n",
-				sgn(dm, dknown(g, PM_MEMORY), 1, b1, sizeof b1),
-				sgn(delta(g, PM_MSGQ), dknown(g, PM_MSGQ), 0, b2, sizeof b2),
-				sgn(delta(g, PM_THS) * 8, dknown(g, PM_THS), 1, b3, sizeof b3),
-				sgn(delta(g, PM_COUNT), 1, 0, b4, sizeof b4), g->key);
-	}
-	fprintf(f, "\n");
+	return id & ID_ETS ? &c->ets : &c->procs;
 }
 
-static void text_only(FILE *f, const struct ctx *c, int side)
+/* A side's values (a, b), the deltas, the relative changes: the set's metrics */
+static void metrics_get(void *ctx, uint64_t id, size_t m, struct rval *v, char *buf, size_t len,
+			int what)
 {
-	const struct gset *sets[2] = { &c->procs, &c->ets };
-	for (int k = 0; k < 2; k++) {
-		const struct gset *s = sets[k];
-		size_t n = s->nonly[side], shown = cut(c, n);
-		if (!n)
-			continue;
-		fprintf(f, "only in %s: %zu %s", side ? "B" : "A", n,
-			k ? "table groups" : "process groups");
-		if (shown < n)
-			fprintf(f, ", the first %zu shown (--top)", shown);
-		fprintf(f, "\n");
-		const uint32_t *o = s->order + s->nboth + (side ? s->nonly[0] : 0);
-		for (size_t r = 0; r < shown; r++) {
-			const struct group *g = &s->g[o[r]];
-			char b1[32], b2[32];
-			uint64_t mem = g->v[side][s->mem] * (s->mem_words ? 8 : 1);
-			fprintf(f, "  %12s %8s  %s\n",
-				known(g, side, s->mem) ? fmt_bytes(mem, b1, sizeof b1) : "?",
-				fmt_count(g->v[side][0], b2, sizeof b2), g->key);
-		}
-		fprintf(f, "\n");
+	(void)buf, (void)len;
+	const struct gset *s = set_of(ctx, id);
+	const struct group *g = &s->g[(uint32_t)id];
+	int side = (id & ID_B) != 0;
+	if (what == 0) {
+		v->u = g->v[side][m];
+		v->null = !known(g, side, (int)m);
+	} else if (what == 1) {
+		v->i = delta(g, (int)m);
+		v->null = !dknown(g, (int)m);
+	} else {
+		v->f = dknown(g, (int)m) ? relative(g->v[0][m], delta(g, (int)m)) : NAN;
 	}
 }
 
-static void text(FILE *f, void *vctx)
+static void side_get(void *ctx, uint64_t id, size_t m, struct rval *v, char *buf, size_t len)
 {
-	const struct ctx *c = vctx;
+	metrics_get(ctx, id, m, v, buf, len, 0);
+}
+
+static void delta_get(void *ctx, uint64_t id, size_t m, struct rval *v, char *buf, size_t len)
+{
+	metrics_get(ctx, id, m, v, buf, len, 1);
+}
+
+static void relative_get(void *ctx, uint64_t id, size_t m, struct rval *v, char *buf, size_t len)
+{
+	metrics_get(ctx, id, m, v, buf, len, 2);
+}
+
+#define METRIC(name, k) { .key = name, .kind = k }
+static const struct rfield proc_side_f[] = { METRIC("count", RF_U64), METRIC("memory", RF_U64),
+	METRIC("message_queue_len", RF_U64), METRIC("total_heap_size", RF_U64) };
+static const struct rfield proc_delta_f[] = { METRIC("count", RF_I64), METRIC("memory", RF_I64),
+	METRIC("message_queue_len", RF_I64), METRIC("total_heap_size", RF_I64) };
+static const struct rfield proc_rel_f[] = { METRIC("count", RF_F64), METRIC("memory", RF_F64),
+	METRIC("message_queue_len", RF_F64), METRIC("total_heap_size", RF_F64) };
+static const struct rfield ets_side_f[] = { METRIC("count", RF_U64), METRIC("size", RF_U64),
+	METRIC("memory", RF_U64) };
+static const struct rfield ets_delta_f[] = { METRIC("count", RF_I64), METRIC("size", RF_I64),
+	METRIC("memory", RF_I64) };
+static const struct rfield ets_rel_f[] = { METRIC("count", RF_F64), METRIC("size", RF_F64),
+	METRIC("memory", RF_F64) };
+/* [set][side, delta, relative] */
+static const struct rrec metric_recs[2][3] = {
+	{ { .fields = proc_side_f, .nfields = 4, .get = side_get },
+	  { .fields = proc_delta_f, .nfields = 4, .get = delta_get },
+	  { .fields = proc_rel_f, .nfields = 4, .get = relative_get } },
+	{ { .fields = ets_side_f, .nfields = 3, .get = side_get },
+	  { .fields = ets_delta_f, .nfields = 3, .get = delta_get },
+	  { .fields = ets_rel_f, .nfields = 3, .get = relative_get } },
+};
+
+enum { G_KIND, G_KEY, G_NAME, G_A, G_B, G_DELTA, G_RELATIVE, G_T_MEMORY, G_T_SECOND, G_T_HEAP,
+       G_T_COUNT, G_O_MEMORY, G_O_COUNT };
+static const struct rfield group_fields[] = {
+	{ .key = "kind", .kind = RF_STR },
+	{ .key = "key", .kind = RF_STR, .text = RT_RAW },
+	{ .key = "name", .kind = RF_STR },
+	{ .key = "a", .kind = RF_REC },
+	{ .key = "b", .kind = RF_REC },
+	{ .key = "delta", .kind = RF_REC },
+	{ .key = "relative", .kind = RF_REC },
+	/* text: the changes (memory and total_heap_size in bytes), a side's sums */
+	{ .key = "t_memory", .kind = RF_I64, .text = RT_SIGNED_BYTES, .flags = RCOL_TEXT_ONLY },
+	{ .key = "t_second", .kind = RF_I64, .text = RT_SIGNED_COUNT, .flags = RCOL_TEXT_ONLY },
+	{ .key = "t_heap", .kind = RF_I64, .text = RT_SIGNED_BYTES, .flags = RCOL_TEXT_ONLY },
+	{ .key = "t_count", .kind = RF_I64, .text = RT_SIGNED_COUNT, .flags = RCOL_TEXT_ONLY },
+	{ .key = "o_memory", .kind = RF_U64, .text = RT_BYTES, .flags = RCOL_TEXT_ONLY },
+	{ .key = "o_count", .kind = RF_U64, .text = RT_COUNT, .flags = RCOL_TEXT_ONLY },
+};
+
+static void group_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	(void)buf, (void)len;
+	const struct gset *s = set_of(ctx, id);
+	const struct group *g = &s->g[(uint32_t)id];
+	bool only = id & ID_ONLY, ets = id & ID_ETS;
+	int side = (id & ID_B) != 0;
+	int scale = s->mem_words ? 8 : 1;
+	switch (f) {
+	case G_KIND: v->s = ets ? "ets" : "processes"; v->absent = !only; break;
+	case G_KEY: v->s = g->key; break;
+	case G_NAME: v->s = g->name; v->absent = !ets; break;
+	case G_A:
+	case G_B:
+		v->absent = only && side != (int)(f - G_A);
+		v->id = (id & ~ID_B) | (f == G_B ? ID_B : 0);
+		v->rec = &metric_recs[ets][0];
+		break;
+	case G_DELTA:
+	case G_RELATIVE:
+		v->absent = only;
+		v->id = id;
+		v->rec = &metric_recs[ets][f == G_DELTA ? 1 : 2];
+		break;
+	case G_T_MEMORY: v->i = delta(g, s->mem) * scale; v->null = !dknown(g, s->mem); break;
+	case G_T_SECOND: v->i = delta(g, s->second); v->null = !dknown(g, s->second); break;
+	case G_T_HEAP: v->i = delta(g, PM_THS) * 8; v->null = !dknown(g, PM_THS); break;
+	case G_T_COUNT: v->i = delta(g, 0); break;
+	case G_O_MEMORY: v->u = g->v[side][s->mem] * (uint64_t)scale; v->null = !known(g, side, s->mem); break;
+	case G_O_COUNT: v->u = g->v[side][0]; break;
+	}
+}
+
+static const char *const proc_changed_line[] = { "t_memory", "t_second", "t_heap", "t_count",
+						  "key", NULL };
+static const char *const ets_changed_line[] = { "t_memory", "t_second", "t_count", "key", NULL };
+static const char *const only_line[] = { "o_memory", "o_count", "key", NULL };
+#define GROUP_REC .fields = group_fields, .nfields = sizeof group_fields / sizeof *group_fields, \
+		  .get = group_get
+static const struct rrec group_rec = { GROUP_REC };
+static const struct rrec proc_changed_rec = { GROUP_REC, .line = "  %12s %10s %12s %8s  %s\n",
+					      .line_keys = proc_changed_line };
+static const struct rrec ets_changed_rec = { GROUP_REC, .line = "  %12s %10s %8s  %s\n",
+					     .line_keys = ets_changed_line };
+static const struct rrec only_rec = { GROUP_REC, .line = "  %12s %8s  %s\n", .line_keys = only_line };
+
+/* erlang:memory(): a record per key (record id: the key's index) */
+enum { M_NAME, M_A, M_B, M_DELTA, M_RELATIVE, M_RELATIVE_TEXT };
+static const struct rfield memrow_fields[] = {
+	{ .key = "name", .kind = RF_STR, .text = RT_RAW, .flags = RCOL_TEXT_ONLY },
+	{ .key = "a", .kind = RF_U64, .text = RT_BYTES },
+	{ .key = "b", .kind = RF_U64, .text = RT_BYTES },
+	{ .key = "delta", .kind = RF_I64, .text = RT_SIGNED_BYTES },
+	{ .key = "relative", .kind = RF_F64, .flags = RCOL_JSON_ONLY },
+	{ .key = "relative_text", .kind = RF_STR, .flags = RCOL_TEXT_ONLY },  /* "+1.5%" */
+};
+
+static void memrow_get(void *ctx, uint64_t k, size_t f, struct rval *v, char *buf, size_t len)
+{
+	const struct ctx *c = ctx;
 	const struct vm *a = c->vm[0], *b = c->vm[1];
-	for (int i = 0; i < 2; i++) {
+	bool ka = mem_known(a, (int)k), kb = mem_known(b, (int)k);
+	int64_t d = (int64_t)(b->memory.v[k] - a->memory.v[k]);
+	switch (f) {
+	case M_NAME: v->s = vm_mem_names[k]; break;
+	case M_A: v->u = a->memory.v[k]; v->null = !ka; break;
+	case M_B: v->u = b->memory.v[k]; v->null = !kb; break;
+	case M_DELTA: v->i = d; v->null = !ka || !kb; break;
+	case M_RELATIVE: v->f = ka && kb ? relative(a->memory.v[k], d) : NAN; break;
+	case M_RELATIVE_TEXT:
+		buf[0] = '\0';
+		if (ka && kb && a->memory.v[k])
+			snprintf(buf, len, "%+.1f%%", 100.0 * (double)d / (double)a->memory.v[k]);
+		v->s = buf;
+		break;
+	}
+}
+
+static const char *const memrow_line[] = { "name", "a", "b", "delta", "relative_text", NULL };
+static const struct rrec memrow_rec = {
+	.fields = memrow_fields, .nfields = 6, .get = memrow_get,
+	.line = "  %-14s %12s %12s %12s %8s\n", .line_keys = memrow_line,
+};
+
+static void memory_get(void *ctx, uint64_t id, size_t k, struct rval *v, char *buf, size_t len)
+{
+	(void)ctx, (void)id, (void)buf, (void)len;
+	v->id = k;
+	v->rec = &memrow_rec;
+}
+
+/* (fields: the erlang:memory() keys, made once: vm_mem_names) */
+static struct rfield memory_fields[VM_MEM_COUNT];
+static const char *const memory_line[] = { "=erlang:memory()", "=A", "=B", "=CHANGE", "=", NULL };
+static const struct rrec memory_rec = {
+	.fields = memory_fields, .nfields = VM_MEM_COUNT, .get = memory_get,
+	.line = "\n%-16s %12s %12s %12s %8s\n", .line_keys = memory_line, .tail = "\n",
+};
+
+/* "interval": the times, the interval, the rates */
+enum { I_A_TIME, I_A_FROM, I_B_TIME, I_B_FROM, I_SECONDS, I_MEMORY_RATE, I_FASTEST };
+static const struct rfield interval_fields[] = {
+	{ .key = "a_time", .kind = RF_F64 },
+	{ .key = "a_time_from", .kind = RF_STR },
+	{ .key = "b_time", .kind = RF_F64 },
+	{ .key = "b_time_from", .kind = RF_STR },
+	{ .key = "seconds", .kind = RF_F64 },
+	{ .key = "memory_total_per_second", .kind = RF_F64 },
+	{ .key = "fastest_group", .kind = RF_REC },
+};
+static const struct rfield fastest_fields[] = {
+	{ .key = "key", .kind = RF_STR },
+	{ .key = "memory_per_second", .kind = RF_F64 },
+};
+
+static void fastest_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	(void)id, (void)buf, (void)len;
+	const struct ctx *c = ctx;
+	const struct group *g = fastest(c);
+	if (f == 0)
+		v->s = g->key;
+	else
+		v->f = (double)delta(g, PM_MEMORY) / interval(c);
+}
+
+static const struct rrec fastest_rec = { .fields = fastest_fields, .nfields = 2, .get = fastest_get };
+
+static void interval_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	(void)id, (void)buf, (void)len;
+	const struct ctx *c = ctx;
+	const struct vm *a = c->vm[0], *b = c->vm[1];
+	double secs = interval(c);
+	bool rates = secs > 0;
+	switch (f) {
+	case I_A_TIME: v->f = a->time; break;
+	case I_A_FROM: v->s = a->time_from; break;
+	case I_B_TIME: v->f = b->time; break;
+	case I_B_FROM: v->s = b->time_from; break;
+	case I_SECONDS: v->f = secs; break;
+	case I_MEMORY_RATE:
+		v->f = rates && mem_known(a, VM_MEM_TOTAL) && mem_known(b, VM_MEM_TOTAL)
+			? (double)(int64_t)(b->memory.v[VM_MEM_TOTAL] - a->memory.v[VM_MEM_TOTAL]) / secs
+			: NAN;
+		break;
+	case I_FASTEST:
+		v->null = !rates || !fastest(c);
+		v->rec = &fastest_rec;
+		break;
+	}
+}
+
+static const struct rrec interval_rec = {
+	.fields = interval_fields, .nfields = 7, .get = interval_get,
+};
+
+enum { D_TARGETS, D_MEMORY, D_PROCS, D_PROCS_TOTAL, D_PROCS_CHANGED, D_ETS, D_ETS_TOTAL,
+       D_ETS_CHANGED, D_ONLY_A, D_ONLY_A_TOTAL, D_ONLY_A_PROCS, D_ONLY_A_ETS, D_ONLY_B,
+       D_ONLY_B_TOTAL, D_ONLY_B_PROCS, D_ONLY_B_ETS, D_INTERVAL, D_RATES };
+static const char *const targets_line[] = { "targets", NULL };
+static const char *const rates_line[] = { "rates", NULL };
+static const struct rfield diff_fields[] = {
+	/* "A: core ...: OTP 27, node n@h, 1,234 processes, TIME" for A and B, the interval */
+	{ .key = "targets", .kind = RF_STR, .text = RT_RAW, .flags = RCOL_TEXT_ONLY,
+	  .line = "%s", .line_keys = targets_line },
+	{ .key = "memory", .kind = RF_REC },
+	{ .key = "processes", .kind = RF_LIST, .flags = RCOL_JSON_ONLY },
+	{ .key = "processes_total", .kind = RF_U64 },
+	{ .key = "processes_changed", .kind = RF_LIST, .flags = RCOL_TEXT_ONLY, .tail = "\n",
+	  .head = "        MEMORY       MSGQ   TOTAL_HEAP    COUNT  GROUP\n" },
+	{ .key = "ets", .kind = RF_LIST, .flags = RCOL_JSON_ONLY },
+	{ .key = "ets_total", .kind = RF_U64 },
+	{ .key = "ets_changed", .kind = RF_LIST, .flags = RCOL_TEXT_ONLY, .tail = "\n",
+	  .head = "        MEMORY       SIZE    COUNT  TABLE\n" },
+	{ .key = "only_in_a", .kind = RF_LIST, .flags = RCOL_JSON_ONLY },
+	{ .key = "only_in_a_total", .kind = RF_U64 },
+	{ .key = "only_a_procs", .kind = RF_LIST, .flags = RCOL_TEXT_ONLY, .tail = "\n" },
+	{ .key = "only_a_ets", .kind = RF_LIST, .flags = RCOL_TEXT_ONLY, .tail = "\n" },
+	{ .key = "only_in_b", .kind = RF_LIST, .flags = RCOL_JSON_ONLY },
+	{ .key = "only_in_b_total", .kind = RF_U64 },
+	{ .key = "only_b_procs", .kind = RF_LIST, .flags = RCOL_TEXT_ONLY, .tail = "\n" },
+	{ .key = "only_b_ets", .kind = RF_LIST, .flags = RCOL_TEXT_ONLY, .tail = "\n" },
+	{ .key = "interval", .kind = RF_REC },
+	/* "rates over 60.0 s: memory total +1.2 KiB/s; fastest-growing group ..." */
+	{ .key = "rates", .kind = RF_STR, .text = RT_RAW, .flags = RCOL_TEXT_ONLY,
+	  .line = "%s", .line_keys = rates_line },
+};
+
+static void targets_text(const struct ctx *c, char *buf, size_t len)
+{
+	size_t o = 0;
+	for (int i = 0; i < 2 && o < len; i++) {
 		const struct vm *v = c->vm[i];
 		char n[32], t[96];
-		fprintf(f, "%s: %s %s: OTP %s, node %s, %s processes, %s\n", i ? "B" : "A",
-			strcmp(v->kind, "core") ? "crash dump" : "core", v->source,
-			v->otp_release[0] ? v->otp_release : "?", v->node ? v->node : "?",
-			fmt_count(v->nprocs, n, sizeof n), when(v, t, sizeof t));
+		o += (size_t)snprintf(buf + o, len - o, "%s: %s %s: OTP %s, node %s, %s processes, %s\n",
+				      i ? "B" : "A", strcmp(v->kind, "core") ? "crash dump" : "core",
+				      v->source, v->otp_release[0] ? v->otp_release : "?",
+				      v->node ? v->node : "?", fmt_count(v->nprocs, n, sizeof n),
+				      when(v, t, sizeof t));
 	}
 	double secs = interval(c);
-	if (!isnan(secs))
-		fprintf(f, "interval: %.1f s%s\n", secs, secs > 0 ? "" : " (B is not later than A: no rates)");
-	fprintf(f, "\n%-16s %12s %12s %12s %8s\n", "erlang:memory()", "A", "B", "CHANGE", "");
-	for (int k = 0; k < VM_MEM_COUNT; k++) {
-		bool ka = mem_known(a, k), kb = mem_known(b, k);
-		int64_t d = (int64_t)(b->memory.v[k] - a->memory.v[k]);
-		char b1[32], b2[32], b3[40], rel[32] = "";
-		if (ka && kb && a->memory.v[k])
-			snprintf(rel, sizeof rel, "%+.1f%%", 100.0 * (double)d / (double)a->memory.v[k]);
-		fprintf(f, "  %-14s %12s %12s %12s %8s\n", vm_mem_names[k],
-			ka ? fmt_bytes(a->memory.v[k], b1, sizeof b1) : "?",
-			kb ? fmt_bytes(b->memory.v[k], b2, sizeof b2) : "?", sgn(d, ka && kb, 1, b3, sizeof b3),
-			rel);
+	if (!isnan(secs) && o < len)
+		snprintf(buf + o, len - o, "interval: %.1f s%s\n", secs,
+			 secs > 0 ? "" : " (B is not later than A: no rates)");
+}
+
+static void rates_text(const struct ctx *c, char *buf, size_t len)
+{
+	const struct vm *a = c->vm[0], *b = c->vm[1];
+	double secs = interval(c);
+	char b1[40], b2[40];
+	bool tk = mem_known(a, VM_MEM_TOTAL) && mem_known(b, VM_MEM_TOTAL);
+	int64_t d = (int64_t)(b->memory.v[VM_MEM_TOTAL] - a->memory.v[VM_MEM_TOTAL]);
+	size_t o = (size_t)snprintf(buf, len, "rates over %.1f s: memory total %s/s", secs,
+				    sgn((int64_t)((double)d / secs), tk, 1, b1, sizeof b1));
+	const struct group *g = fastest(c);
+	if (g && o < len)
+		o += (size_t)snprintf(buf + o, len - o, "; fastest-growing group %s/s: %s",
+				      sgn((int64_t)((double)delta(g, PM_MEMORY) / secs), 1, 1, b2,
+					  sizeof b2), g->key);
+	if (o < len)
+		snprintf(buf + o, len - o, "\n");
+}
+
+/* "process groups (by identity) in both: 12, 3 changed; ..." */
+static void changed_head(const struct ctx *c, const struct gset *s, char *buf, size_t len)
+{
+	size_t shown = cut(c, s->nchanged);
+	size_t o = (size_t)snprintf(buf, len, "%s in both: %zu, %zu changed",
+				    s == &c->ets ? "ETS tables (by name; unnamed by owner and type)"
+						 : "process groups (by identity)",
+				    s->nboth, s->nchanged);
+	if (s->nlacking && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " (%zu more with a value one side lacks: --json)",
+				      s->nlacking);
+	if (shown < s->nchanged && o < len)
+		o += (size_t)snprintf(buf + o, len - o, ", the first %zu shown (--top)", shown);
+	if (o < len)
+		snprintf(buf + o, len - o, "; largest memory growth first\n");
+}
+
+/* "only in A: 3 process groups, the first 2 shown (--top)"; absent when none */
+static void only_list(const struct ctx *c, const struct gset *s, int side, struct rval *v,
+		      char *buf, size_t len)
+{
+	size_t n = s->nonly[side];
+	v->n = cut(c, n);
+	v->absent = !n;
+	v->rec = &only_rec;
+	int o = snprintf(buf, len, "only in %s: %zu %s", side ? "B" : "A", n,
+			 s == &c->ets ? "table groups" : "process groups");
+	if (v->n < n && o >= 0 && (size_t)o < len)
+		o += snprintf(buf + o, len - (size_t)o, ", the first %zu shown (--top)", v->n);
+	if (o >= 0 && (size_t)o < len)
+		snprintf(buf + o, len - (size_t)o, "\n");
+	v->s = buf;
+}
+
+static void diff_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	(void)id;
+	const struct ctx *c = ctx;
+	const struct gset *only[2][2] = { { &c->procs, &c->ets }, { &c->procs, &c->ets } };
+	double secs = interval(c);
+	switch (f) {
+	case D_TARGETS: targets_text(c, buf, len); v->s = buf; break;
+	case D_MEMORY: v->rec = &memory_rec; break;
+	case D_PROCS: v->n = cut(c, c->procs.nboth); v->rec = &group_rec; break;
+	case D_PROCS_TOTAL: v->u = c->procs.nboth; break;
+	case D_PROCS_CHANGED:
+		changed_head(c, &c->procs, buf, len);
+		v->s = buf;
+		v->n = cut(c, c->procs.nchanged);
+		v->rec = &proc_changed_rec;
+		break;
+	case D_ETS: v->n = cut(c, c->ets.nboth); v->rec = &group_rec; break;
+	case D_ETS_TOTAL: v->u = c->ets.nboth; break;
+	case D_ETS_CHANGED:
+		changed_head(c, &c->ets, buf, len);
+		v->s = buf;
+		v->n = cut(c, c->ets.nchanged);
+		v->rec = &ets_changed_rec;
+		break;
+	case D_ONLY_A:
+	case D_ONLY_B: {
+		int side = f == D_ONLY_B;
+		v->n = cut(c, c->procs.nonly[side]) + cut(c, c->ets.nonly[side]);
+		v->rec = &group_rec;
+		break;
 	}
-	fprintf(f, "\n");
-	text_groups(f, c, &c->procs, "process groups (by identity)");
-	text_groups(f, c, &c->ets, "ETS tables (by name; unnamed by owner and type)");
-	text_only(f, c, 0);
-	text_only(f, c, 1);
-	if (!isnan(secs) && secs > 0) {
-		char b1[40], b2[40];
-		bool tk = mem_known(a, VM_MEM_TOTAL) && mem_known(b, VM_MEM_TOTAL);
-		int64_t d = (int64_t)(b->memory.v[VM_MEM_TOTAL] - a->memory.v[VM_MEM_TOTAL]);
-		fprintf(f, "rates over %.1f s: memory total %s/s", secs,
-			sgn((int64_t)((double)d / secs), tk, 1, b1, sizeof b1));
-		const struct group *g = fastest(c);
-		if (g)
-			fprintf(f, "; fastest-growing group %s/s: %s",
-				sgn((int64_t)((double)delta(g, PM_MEMORY) / secs), 1, 1, b2, sizeof b2), g->key);
-		fprintf(f, "\n");
+	case D_ONLY_A_TOTAL:
+	case D_ONLY_B_TOTAL: {
+		int side = f == D_ONLY_B_TOTAL;
+		v->u = c->procs.nonly[side] + c->ets.nonly[side];
+		break;
 	}
+	case D_ONLY_A_PROCS: only_list(c, only[0][0], 0, v, buf, len); break;
+	case D_ONLY_A_ETS: only_list(c, only[0][1], 0, v, buf, len); break;
+	case D_ONLY_B_PROCS: only_list(c, only[1][0], 1, v, buf, len); break;
+	case D_ONLY_B_ETS: only_list(c, only[1][1], 1, v, buf, len); break;
+	case D_INTERVAL: v->null = isnan(secs); v->rec = &interval_rec; break;
+	case D_RATES:
+		v->absent = isnan(secs) || secs <= 0;
+		if (!v->absent)
+			rates_text(c, buf, len);
+		v->s = buf;
+		break;
+	}
+}
+
+/* A group in s's order, as a record id: i from the start of its part of the
+ * order (both, only in A, only in B). */
+static uint64_t group_id(const struct ctx *c, const struct gset *s, size_t from, size_t i,
+			 uint64_t flags)
+{
+	return (uint64_t)s->order[from + i] | (s == &c->ets ? ID_ETS : 0) | flags;
+}
+
+static uint64_t diff_item(void *ctx, uint64_t id, size_t f, size_t i)
+{
+	(void)id;
+	const struct ctx *c = ctx;
+	const struct gset *p = &c->procs, *e = &c->ets;
+	switch (f) {
+	case D_PROCS: return group_id(c, p, 0, i, 0);
+	case D_ETS: return group_id(c, e, 0, i, 0);
+	case D_PROCS_CHANGED: return (uint64_t)p->changed[i];
+	case D_ETS_CHANGED: return (uint64_t)e->changed[i] | ID_ETS;
+	case D_ONLY_A:
+	case D_ONLY_B: {
+		int side = f == D_ONLY_B;
+		uint64_t flags = ID_ONLY | (side ? ID_B : 0);
+		size_t np = cut(c, p->nonly[side]);
+		return i < np ? group_id(c, p, p->nboth + (side ? p->nonly[0] : 0), i, flags)
+			      : group_id(c, e, e->nboth + (side ? e->nonly[0] : 0), i - np, flags);
+	}
+	case D_ONLY_A_PROCS: return group_id(c, p, p->nboth, i, ID_ONLY);
+	case D_ONLY_A_ETS: return group_id(c, e, e->nboth, i, ID_ONLY);
+	case D_ONLY_B_PROCS: return group_id(c, p, p->nboth + p->nonly[0], i, ID_ONLY | ID_B);
+	case D_ONLY_B_ETS: return group_id(c, e, e->nboth + e->nonly[0], i, ID_ONLY | ID_B);
+	}
+	return 0;
+}
+
+static const struct rrec diff_rec = {
+	.fields = diff_fields, .nfields = sizeof diff_fields / sizeof *diff_fields,
+	.get = diff_get, .item = diff_item,
+};
+
+/* The groups in both that changed, in order (text shows them); how many
+ * more differ only in a value one side lacks. */
+static bc_err *find_changed(struct gset *s)
+{
+	s->changed = malloc((s->nboth ? s->nboth : 1) * sizeof *s->changed);
+	if (!s->changed)
+		return bc_error(BC_ENOMEM, "out of memory");
+	for (size_t r = 0; r < s->nboth; r++) {
+		int ch = changed(s, &s->g[s->order[r]]);
+		if (ch == 1)
+			s->changed[s->nchanged++] = s->order[r];
+		s->nlacking += ch == 2;
+	}
+	return NULL;
 }
 
 static void gset_init(struct gset *s, const char *const *metrics, size_t n, int mem, int second)
@@ -577,6 +800,7 @@ static void ctx_release(void *vctx)
 		free(sets[i]->g);
 		hmap_free(&sets[i]->index);
 		free(sets[i]->order);
+		free(sets[i]->changed);
 	}
 	free(c);
 }
@@ -606,10 +830,15 @@ static bc_err *run2(const struct vm *a, const struct vm *b, const struct an_opts
 		err = order(&c->procs);
 	if (!err)
 		err = order(&c->ets);
+	if (!err)
+		err = find_changed(&c->procs);
+	if (!err)
+		err = find_changed(&c->ets);
 	if (err)
 		return err;
-	out->json = json;
-	out->text = text;
+	for (int k = 0; k < VM_MEM_COUNT; k++)
+		memory_fields[k] = (struct rfield){ .key = vm_mem_names[k], .kind = RF_REC };
+	out->doc = (struct rdoc){ &diff_rec, c, 0 };
 	return NULL;
 }
 

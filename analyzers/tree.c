@@ -35,6 +35,11 @@ struct tree {
 	uint32_t *roots, *order;       /* order: every node, parents before children */
 	size_t nroots, norder;
 	bool cut;                      /* deeper than MAX_DEPTH somewhere */
+	struct walk {                  /* node_item's place in a children list */
+		int64_t parent;
+		size_t i;
+		int32_t at;
+	} walk[MAX_DEPTH + 1];
 };
 
 static bool is_supervisor(const struct vm_proc *p)
@@ -235,73 +240,120 @@ static int roll_up(struct tree *t)
 	return 0;
 }
 
-static const char *type_of(const struct vm_proc *p)
+/* The output: "trees", the roots, each with its "children" (JSON: nested, cut
+ * at MAX_DEPTH levels); text: every process in pre-order, one line each,
+ * indented by depth. Record ids are indices into vm->procs. */
+enum { N_PID, N_REGNAME, N_TYPE, N_CHILDREN, N_CUT, N_SUBTREE, N_LABEL };
+static const struct rfield node_fields[] = {
+	{ .key = "pid", .kind = RF_STR },
+	{ .key = "registered_name", .kind = RF_STR },
+	{ .key = "type", .kind = RF_STR },
+	{ .key = "children", .kind = RF_LIST, .flags = RCOL_JSON_ONLY },
+	{ .key = "children_cut", .kind = RF_BOOL },
+	{ .key = "subtree", .kind = RF_REC },
+	/* "  <0.80.0> kernel_sup (supervisor)": indented by depth */
+	{ .key = "label", .kind = RF_STR, .flags = RCOL_TEXT_ONLY },
+};
+static const struct rfield subtree_fields[] = {
+	{ .key = "processes", .kind = RF_U64, .text = RT_COUNT },
+	{ .key = "memory", .kind = RF_U64, .text = RT_BYTES },
+	{ .key = "message_queue_len", .kind = RF_U64, .text = RT_COUNT },
+	{ .key = "ets_memory", .kind = RF_U64, .text = RT_BYTES },
+	{ .key = "binary", .kind = RF_U64, .text = RT_BYTES },
+};
+enum { T_TREES, T_ORDER };
+static const struct rfield root_fields[] = {
+	{ .key = "trees", .kind = RF_LIST, .flags = RCOL_JSON_ONLY },
+	{ .key = "order", .kind = RF_LIST, .flags = RCOL_TEXT_ONLY,
+	  .head = "SUPERVISION TREE                                      PROCES"
+		  "SES     MEMORY       MSGQ        ETS     BINARY\n" },
+};
+
+static void subtree_get(void *ctx, uint64_t x, size_t f, struct rval *v, char *buf, size_t len)
 {
-	return is_supervisor(p) ? "supervisor" : "worker";
+	(void)buf, (void)len;
+	const struct node *n = &((struct tree *)ctx)->n[x];
+	static const unsigned unknown_bit[] = { 0, U_MEMORY, U_MSGQ, U_ETS, U_BINARY };
+	const uint64_t values[] = { n->procs, n->memory, n->msgq, n->ets, n->binary };
+	v->u = values[f];
+	v->null = (n->unknown & unknown_bit[f]) != 0;
 }
 
-static void node_json(struct tree *t, struct jw *w, uint32_t x, unsigned depth)
+static const struct rrec subtree_rec = { .fields = subtree_fields, .nfields = 5, .get = subtree_get };
+
+static void node_get(void *ctx, uint64_t x, size_t f, struct rval *v, char *buf, size_t len)
 {
-	const struct vm *vm = t->vm;
-	const struct vm_proc *p = &vm->procs[x];
+	const struct tree *t = ctx;
+	const struct vm_proc *p = &t->vm->procs[x];
 	const struct node *n = &t->n[x];
-	char pid[32];
-	jw_obj(w, NULL);
-	jw_str(w, "pid", vm_pid_str(p, pid, sizeof pid));
-	jw_str(w, "registered_name", p->registered_name);
-	jw_str(w, "type", type_of(p));
-	jw_arr(w, "children");
-	if (depth < MAX_DEPTH)
-		for (int32_t c = n->first; c >= 0; c = t->n[c].next)
-			node_json(t, w, (uint32_t)c, depth + 1);
-	jw_arr_end(w);
-	if (depth >= MAX_DEPTH && n->first >= 0)
-		jw_bool(w, "children_cut", true);
-	jw_obj(w, "subtree");
-	jw_u64(w, "processes", n->procs);
-	jw_u64_or_null(w, "memory", !(n->unknown & U_MEMORY), n->memory);
-	jw_u64_or_null(w, "message_queue_len", !(n->unknown & U_MSGQ), n->msgq);
-	jw_u64_or_null(w, "ets_memory", !(n->unknown & U_ETS), n->ets);
-	jw_u64_or_null(w, "binary", !(n->unknown & U_BINARY), n->binary);
-	jw_obj_end(w);
-	jw_obj_end(w);
-}
-
-static void tree_json(struct jw *w, void *ctx)
-{
-	struct tree *t = ctx;
-	jw_arr(w, "trees");
-	for (size_t r = 0; r < t->nroots; r++)
-		node_json(t, w, t->roots[r], 0);
-	jw_arr_end(w);
-}
-
-static void tree_text(FILE *f, void *ctx)
-{
-	struct tree *t = ctx;
-	const struct vm *vm = t->vm;
-	if (!t->norder)
-		return;
-	fprintf(f, "%-52s %10s %10s %10s %10s %10s\n", "SUPERVISION TREE", "PROCESSES", "MEMORY", "MSGQ",
-		"ETS", "BINARY");
-	for (size_t i = 0; i < t->norder; i++) {
-		uint32_t x = t->order[i];
-		const struct vm_proc *p = &vm->procs[x];
-		const struct node *n = &t->n[x];
-		char pid[32], mfa[256], who[300], line[400], a[32], b[32], c[32], d[32], e[32];
+	switch (f) {
+	case N_PID: v->s = vm_pid_str(p, buf, len); break;
+	case N_REGNAME: v->s = p->registered_name; break;
+	case N_TYPE: v->s = is_supervisor(p) ? "supervisor" : "worker"; break;
+	case N_CHILDREN:
+		for (int32_t c = n->depth < MAX_DEPTH ? n->first : -1; c >= 0; c = t->n[c].next)
+			v->n++;
+		break;
+	case N_CUT:
+		v->u = 1;
+		v->absent = !(n->depth >= MAX_DEPTH && n->first >= 0);
+		break;
+	case N_SUBTREE:
+		v->id = x;
+		v->rec = &subtree_rec;
+		break;
+	case N_LABEL: {
+		char pid[32], mfa[256];
 		const char *name = p->registered_name;
 		if (!name)
 			name = vm_mfa_str(vm_shown_initial_call(p), mfa, sizeof mfa);
-		snprintf(who, sizeof who, "%s %s%s", vm_pid_str(p, pid, sizeof pid), name ? name : "",
+		snprintf(buf, len, "%*s%s %s%s", (int)(2 * (n->depth < 40 ? n->depth : 40)), "",
+			 vm_pid_str(p, pid, sizeof pid), name ? name : "",
 			 is_supervisor(p) ? " (supervisor)" : "");
-		snprintf(line, sizeof line, "%*s%s", (int)(2 * (n->depth < 40 ? n->depth : 40)), "", who);
-		fprintf(f, "%-52s %10s %10s %10s %10s %10s\n", line, fmt_count(n->procs, a, sizeof a),
-			n->unknown & U_MEMORY ? "?" : fmt_bytes(n->memory, b, sizeof b),
-			n->unknown & U_MSGQ ? "?" : fmt_count(n->msgq, c, sizeof c),
-			n->unknown & U_ETS ? "?" : fmt_bytes(n->ets, d, sizeof d),
-			n->unknown & U_BINARY ? "?" : fmt_bytes(n->binary, e, sizeof e));
+		v->s = buf;
+		break;
+	}
 	}
 }
+
+/* Child i of x: the renderer asks for them in turn, so the walk along the
+ * list resumes where x's last one was (one place per depth: it nests). */
+static uint64_t node_item(void *ctx, uint64_t x, size_t f, size_t i)
+{
+	(void)f;
+	struct tree *t = ctx;
+	struct walk *w = &t->walk[t->n[x].depth < MAX_DEPTH ? t->n[x].depth : MAX_DEPTH];
+	if (w->parent != (int64_t)x || w->i > i)
+		*w = (struct walk){ (int64_t)x, 0, t->n[x].first };
+	for (; w->i < i; w->i++)
+		w->at = t->n[w->at].next;
+	return (uint64_t)w->at;
+}
+
+static const char *const node_line[] = { "label", "subtree.processes", "subtree.memory",
+					  "subtree.message_queue_len", "subtree.ets_memory",
+					  "subtree.binary", NULL };
+static const struct rrec node_rec = {
+	.fields = node_fields, .nfields = sizeof node_fields / sizeof *node_fields, .sub = &node_rec,
+	.get = node_get, .item = node_item, .line = "%-52s %10s %10s %10s %10s %10s\n", .line_keys = node_line,
+};
+
+static void root_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	(void)id, (void)buf, (void)len;
+	const struct tree *t = ctx;
+	v->n = f == T_TREES ? t->nroots : t->norder;
+}
+
+static uint64_t root_item(void *ctx, uint64_t id, size_t f, size_t i)
+{
+	(void)id;
+	const struct tree *t = ctx;
+	return f == T_TREES ? t->roots[i] : t->order[i];
+}
+
+static const struct rrec root_rec = { .fields = root_fields, .nfields = 2, .sub = &node_rec,
+				       .get = root_get, .item = root_item };
 
 /* What t holds (not t itself). */
 static void tree_free(struct tree *t)
@@ -322,6 +374,8 @@ static void tree_release(void *t)
 static bc_err *build(const struct vm *vm, struct tree *t, size_t *unknown_out)
 {
 	t->vm = vm;
+	for (size_t d = 0; d <= MAX_DEPTH; d++)
+		t->walk[d].parent = -1;
 	size_t n = vm->nprocs;
 	uint32_t *sups = t->roots = malloc((n ? n : 1) * sizeof *sups);  /* the roots, once linked */
 	if (!sups || !(t->n = malloc((n ? n : 1) * sizeof *t->n)))
@@ -426,9 +480,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	bc_err *err = build(vm, t, &unknown);
 	if (err)
 		return err;
-	out->json = tree_json;
-	out->text = tree_text;
-	out->ctx = t;
+	out->doc = (struct rdoc){ &root_rec, t, 0 };
 	char a[32];
 	if (!t->nroots)
 		an_find(out, NULL, NULL, "no supervisor (no process whose proc_lib initial call is "

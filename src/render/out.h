@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "error.h"
+#include "record.h"
 #include "render.h"
 #include "vm.h"
 
@@ -64,11 +65,10 @@ struct an_out {
 	char *findings[AN_MAX_FINDINGS];     /* sentences for a human, JSON "findings" */
 	struct an_finding finding_of[AN_MAX_FINDINGS];  /* what each is about */
 	size_t nfindings;
-	/* output that is not a flat table (a tree): written after the tables;
-	 * ctx is an_own'd */
-	void (*json)(struct jw *w, void *ctx);
-	void (*text)(FILE *f, void *ctx);
-	void *ctx;
+	/* nested records and lists (a tree, check's rules, diff's groups):
+	 * after the tables (render/record.h); its ctx an_own'd */
+	struct rdoc doc;
+	void *ctx;                           /* write's */
 	/* the command's own verdict, beyond what the gaps make: AN_EXIT_CHECK_FAILED
 	 * (check: a rule failed) or AN_EXIT_PARTIAL (a rule not evaluated); 0 none */
 	int exit_code;

@@ -120,8 +120,7 @@ static void json_body(struct jw *w, const struct an_out *out)
 	}
 	for (size_t i = 0; i < out->ntables; i++)
 		render_table_json(w, &out->tables[i]);
-	if (out->json)
-		out->json(w, out->ctx);
+	render_doc_json(w, &out->doc);
 	jw_arr(w, "findings");
 	for (size_t i = 0; i < out->nfindings; i++) {
 		const struct an_finding *f = &out->finding_of[i];
@@ -228,8 +227,7 @@ void print_text(int header, const struct vm *vm, const struct an_out *out)
 			printf("%s\n", out->titles[i]);
 		render_table_text(stdout, &out->tables[i]);
 	}
-	if (out->text)
-		out->text(stdout, out->ctx);
+	render_doc_text(stdout, &out->doc);
 }
 
 /* The first ten gaps on stderr, and how many more; the exit code they make. */

@@ -32,7 +32,7 @@ struct pane {
 	int *widths[AN_MAX_TABLES];
 	size_t cur, top;
 	int hx;               /* columns scrolled right */
-	char *blob;           /* output an analyzer writes itself (a tree), as text */
+	char *blob;           /* the nested records (a tree, render/record.h), as text */
 	size_t *blob_line;    /* where each of its lines starts */
 	size_t blob_lines;
 };
@@ -98,7 +98,7 @@ static void add_blob(struct pane *p)
 	FILE *f = open_memstream(&p->blob, &size);
 	if (!f)
 		return;
-	p->out.text(f, p->out.ctx);
+	render_doc_text(f, &p->out.doc);
 	if (fclose(f) != 0 || !p->blob)
 		return;
 	size_t n = 0;
@@ -158,7 +158,7 @@ static void layout(struct pane *p)
 			add(p, S_TEXT, 0, "  (none)", 1);
 		add(p, S_TEXT, 0, "", 1);
 	}
-	if (o->text)
+	if (o->doc.rec)
 		add_blob(p);
 	if (!p->nlines)
 		add(p, S_TEXT, 0, "(nothing)", 1);

@@ -4,6 +4,7 @@
 #include "beam.h"
 #include "identity.h"
 #include "monlnk.h"
+#include "live.h"
 #include "needs.h"
 
 #include <elf.h>
@@ -66,7 +67,8 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 			exe_path = access(exe, R_OK) == 0 ? exe : path;
 		}
 		snprintf(source, sizeof source, "PID %d", o->pid);
-		err = core_open_live(o->pid, 0, &b->core);  /* stopped below, once DWARF is read */
+		/* stopped below, once DWARF is read */
+		err = core_open_live(o->pid, o->flushed ? LIVE_FLUSHED : LIVE_KEPT, &b->core);
 	} else {
 		err = core_open(o->core_path, &b->core);
 	}

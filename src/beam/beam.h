@@ -14,6 +14,7 @@ struct beam_open_opts {
 	const char *sysroot;       /* NULL: the recorded paths as they are */
 	int pid;                   /* core_path NULL: a running beam.smp (/proc, process_vm_readv) */
 	int no_stop;               /* read it without stopping it (racy) */
+	int flushed;               /* its memory read anew after each core_flush (the sampler) */
 };
 
 bc_err *beam_open(const struct beam_open_opts *o, struct beam **out);

@@ -290,6 +290,41 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 		vp->unknown |= VPF_MEMORY;
 }
 
+/* erts_ptab_pixdata2data's masks, where the release has them. */
+static void read_pix_masks(struct beam *b, uint64_t ptab)
+{
+	const struct layout *L = &b->L;
+	if (LHAS(L, PTAB_PIX_MASK) && LHAS(L, PTAB_PIX_CL_MASK) && LHAS(L, PTAB_PIX_CLI_MASK) &&
+	    LHAS(L, PTAB_PIX_CL_SHIFT) && LHAS(L, PTAB_PIX_CLI_SHIFT)) {
+		beam_read_u64(b, ptab + LV(L, PTAB_PIX_MASK), &b->pix_mask);
+		beam_read_u64(b, ptab + LV(L, PTAB_PIX_CL_MASK), &b->pix_cl_mask);
+		beam_read_u64(b, ptab + LV(L, PTAB_PIX_CLI_MASK), &b->pix_cli_mask);
+		beam_read_u32(b, ptab + LV(L, PTAB_PIX_CL_SHIFT), &b->pix_cl_shift);
+		beam_read_u32(b, ptab + LV(L, PTAB_PIX_CLI_SHIFT), &b->pix_cli_shift);
+	}
+}
+
+/* The table's max slots into slots, invalid_element as 0. Read whole, else
+ * slot by slot so a partial table still yields what is there: then the
+ * count of slots unreadable (0 too), else SIZE_MAX. */
+static size_t read_slots(struct beam *b, uint64_t tab, uint32_t max, uint64_t invalid,
+			 uint64_t *slots)
+{
+	size_t bad = SIZE_MAX;
+	if (core_peek(b->core, tab, slots, (size_t)max * 8) < 0) {
+		bad = 0;
+		for (uint32_t ix = 0; ix < max; ix++)
+			if (beam_read_u64(b, tab + ix * 8ull, &slots[ix]) < 0) {
+				slots[ix] = 0;
+				bad++;
+			}
+	}
+	for (uint32_t ix = 0; ix < max; ix++)
+		if (slots[ix] == invalid)
+			slots[ix] = 0;
+	return bad;
+}
+
 /* OTP 26 widened pid data to 60 bits and interleaved the table index into its
  * low bits (PR #6827); before, the high 32 bits held the index. Decide from the
  * data, not the version: which rule maps the pids found to their slots? */
@@ -312,7 +347,7 @@ static int in_table(struct beam *b, const uint64_t *slots, uint32_t max, uint64_
 	uint64_t id;
 	if (beam_read_u64(b, proc + LV(&b->L, P_ID), &id) < 0)
 		return 0;
-	uint64_t pix = b->pid_wide ? (id >> 4) & b->pix_mask : id >> 32;
+	uint64_t pix = beam_pid_index(b, id);
 	return pix < max && slots[pix] == proc;
 }
 
@@ -384,14 +419,7 @@ bc_err *beam_load_procs(struct beam *b)
 	}
 	if (LHAS(L, PTAB_COUNT))
 		beam_read_u64(b, ptab + LV(L, PTAB_COUNT), &count);
-	if (LHAS(L, PTAB_PIX_MASK) && LHAS(L, PTAB_PIX_CL_MASK) && LHAS(L, PTAB_PIX_CLI_MASK) &&
-	    LHAS(L, PTAB_PIX_CL_SHIFT) && LHAS(L, PTAB_PIX_CLI_SHIFT)) {
-		beam_read_u64(b, ptab + LV(L, PTAB_PIX_MASK), &b->pix_mask);
-		beam_read_u64(b, ptab + LV(L, PTAB_PIX_CL_MASK), &b->pix_cl_mask);
-		beam_read_u64(b, ptab + LV(L, PTAB_PIX_CLI_MASK), &b->pix_cli_mask);
-		beam_read_u32(b, ptab + LV(L, PTAB_PIX_CL_SHIFT), &b->pix_cl_shift);
-		beam_read_u32(b, ptab + LV(L, PTAB_PIX_CLI_SHIFT), &b->pix_cli_shift);
-	}
+	read_pix_masks(b, ptab);
 	b->vm->process_count = count;
 	b->vm->process_limit = max;
 	if (beam_ident_init(b) < 0)
@@ -409,19 +437,9 @@ bc_err *beam_load_procs(struct beam *b)
 		free(pbuf);
 		return bc_error(BC_ENOMEM, "out of memory for a %u-slot process table", max);
 	}
-	if (core_peek(b->core, tab, slots, (size_t)max * 8) < 0) {
-		/* Read slot by slot so a partial table still yields what is there. */
-		size_t bad = 0;
-		for (uint32_t ix = 0; ix < max; ix++)
-			if (beam_read_u64(b, tab + ix * 8ull, &slots[ix]) < 0) {
-				slots[ix] = 0;
-				bad++;
-			}
+	size_t bad = read_slots(b, tab, max, invalid, slots);
+	if (bad != SIZE_MAX)
 		vm_gap(b->vm, "%zu of %u process table slots are not in the core", bad, max);
-	}
-	for (uint32_t ix = 0; ix < max; ix++)
-		if (slots[ix] == invalid)
-			slots[ix] = 0;
 	decide_pid_layout(b, slots, max);
 
 	size_t unreadable = 0, corrupt = 0, partial = 0;
@@ -469,4 +487,27 @@ bc_err *beam_load_procs(struct beam *b)
 	free(slots);
 	free(pbuf);
 	return NULL;
+}
+
+void beam_pid_layout(struct beam *b)
+{
+	static const enum layout_id need[] = { G_ERTS_PROC, PTAB_TAB, PTAB_MAX, PTAB_INVALID, P_ID };
+	const struct layout *L = &b->L;
+	bc_err *err = layout_need(L, need, sizeof need / sizeof need[0]);
+	uint64_t ptab = beam_global(b, G_ERTS_PROC), tab, invalid;
+	uint32_t max;
+	if (err || beam_read_u64(b, ptab + LV(L, PTAB_TAB), &tab) < 0 ||
+	    beam_read_u32(b, ptab + LV(L, PTAB_MAX), &max) < 0 ||
+	    beam_read_u64(b, ptab + LV(L, PTAB_INVALID), &invalid) < 0 || max == 0 ||
+	    max > (1u << 28)) {
+		bc_err_free(err);
+		return;
+	}
+	read_pix_masks(b, ptab);
+	uint64_t *slots = malloc((size_t)max * 8);
+	if (!slots)
+		return;
+	read_slots(b, tab, max, invalid, slots);
+	decide_pid_layout(b, slots, max);
+	free(slots);
 }

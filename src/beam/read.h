@@ -75,6 +75,11 @@ int beam_bits_at(struct beam *b, uint64_t p, uint64_t sub, uint64_t *at, uint64_
 /* Where the bytes of a byte-aligned bitstring term lie (OTP 27+ layouts). */
 int beam_bits_bytes(struct beam *b, uint64_t term, uint64_t *addr, uint64_t *len);
 
+/* A local pid term's process table index, in the layout decided. */
+static inline uint64_t beam_pid_index(const struct beam *b, uint64_t id)
+{
+	return b->pid_wide ? (id >> 4) & b->pix_mask : id >> 32;
+}
 /* A local pid term as <0.num.serial>; the layout is known once procs are loaded. */
 void beam_decode_pid(const struct beam *b, uint64_t term, struct vm_pid *out);
 

@@ -15,6 +15,10 @@ bc_err *beam_load_stacks(struct beam *b);
 bc_err *beam_load_threads(struct beam *b);
 bc_err *beam_load_nodes(struct beam *b);
 
+/* The pid layout (pid_wide, pix_*) from the process table as it is, without
+ * loading the processes (the sampler; procs.c); the narrow one when unreadable. */
+void beam_pid_layout(struct beam *b);
+
 /* Lets analyzers ask for one process in full (vm->detail; detail.c). */
 void beam_enable_detail(struct beam *b);
 /* beamcore export --format crashdump: vm->dump_ops (dumpout.c). */

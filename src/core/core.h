@@ -1,10 +1,11 @@
-/* ELF core files: mmap, PT_LOAD segments, notes, and memory reads that fault;
- * or a live process (live.c): segments from /proc/PID/maps, reads through
- * process_vm_readv into a cache of chunks, so core_ptr's pointers stay valid
- * until core_close.
- * Memory the core does not hold is an error the caller sees, never zeros;
- * read-only file-backed pages the kernel left out (.rodata, .text) can be
- * served from the executable through core_add_file_backing(). */
+/* A process's memory and state as the walks read them: segments, file
+ * mappings, threads and what the kernel noted, over one memory source
+ * (struct core_ops). The sources: file.c, an ELF core file (mmapped);
+ * live.c, a running process, its memory cached for the run or flushed
+ * between batches of samples (core_flush). This file's reads know none of
+ * them. Memory the source does not hold is an error the caller sees, never
+ * zeros; read-only file-backed pages the kernel left out of a core (.rodata,
+ * .text) can be served from the executable through core_add_file_backing(). */
 #ifndef BEAMCORE_CORE_H
 #define BEAMCORE_CORE_H
 #include <stddef.h>
@@ -35,8 +36,26 @@ struct core_backing {            /* file bytes standing in for missing read-only
 	const uint8_t *data;
 };
 
+struct core;
+
+/* Where a core's bytes come from. */
+struct core_ops {
+	/* Up to want bytes at addr: *got contiguous bytes, or NULL when the
+	 * source cannot give them. NULL: the segments' bytes lie in one image in
+	 * memory (map; a segment's at map + off), file backing in its holes. */
+	const uint8_t *(*span)(const struct core *c, uint64_t addr, size_t want, size_t *got);
+	/* core_ptr: len contiguous bytes at addr, valid until core_close; NULL:
+	 * span's pointer when it gives them all. */
+	const void *(*ptr)(const struct core *c, uint64_t addr, size_t len);
+	/* core_flush: forget cached bytes (NULL: nothing cached). */
+	void (*flush)(struct core *c);
+	/* core_close: free the source's own state. */
+	void (*close)(struct core *c);
+};
+
 struct core {
-	const uint8_t *map;
+	const struct core_ops *ops;
+	const uint8_t *map;           /* the image the segments' bytes lie in, or NULL */
 	size_t size;
 	struct core_seg *segs;        /* sorted by vaddr */
 	size_t nsegs;
@@ -54,35 +73,22 @@ struct core {
 	uint64_t at_vdso;             /* AT_SYSINFO_EHDR: the vDSO's ELF image, or 0 */
 	const char *psargs;           /* NT_PRPSINFO command line: 80 bytes, not NUL-terminated in a forged core */
 	int truncated;                /* file shorter than its program headers say */
+	void *mem;                    /* the source's memory state (its ops'), or NULL */
 	struct core_live *live;       /* a live process (live.c), NULL for a core file */
 	int live_pid;                 /* that process, 0 for a core file */
 	int live_stopped;             /* its threads are ptrace-stopped (until core_live_release) */
 	const struct core_seg *hint;  /* last segment a read hit (a lookup cache) */
 	const struct core_seg *near[1024]; /* by address bits 16..25: the last segment hit */
-	/* A live process read by beamcore sample (src/sample/live.c, whose page
-	 * cache is flushed between batches of samples, unlike live.c's here):
-	 * every read goes to span_hook, which returns up to want bytes at addr
-	 * (*got of them) or NULL. */
-	const uint8_t *(*span_hook)(void *ctx, uint64_t addr, size_t want, size_t *got);
-	void *hook_ctx;
 };
 
+/* An ELF core file (file.c). A running process: core/live.h. */
 bc_err *core_open(const char *path, struct core **out);
-/* A running process; stop: ptrace-stop every thread until core_live_release. */
-bc_err *core_open_live(int pid, int stop, struct core **out);
-/* Stop a live process opened unstopped: every thread, its mappings and
- * registers read again, the cache emptied (earlier pointers stay valid). */
-bc_err *core_live_stop(struct core *c);
-/* Resume a stopped live process: milliseconds it was stopped, -1 if it was not. */
-double core_live_release(struct core *c);
-/* The executable of a live process as /proc/PID/exe names it (without
- * " (deleted)"); an error naming the fix when there is no such process or
- * access is denied. */
-bc_err *core_live_exe(int pid, char *buf, size_t len);
-/* err, or when pid has exited (or is a zombie) meanwhile, that instead: what
- * failed to read was the process going away. */
-bc_err *core_live_exited(int pid, bc_err *err);
 void core_close(struct core *c);
+/* Forget what the source cached: bytes read after it are read anew (a live
+ * process read again as it runs). Earlier core_ptr pointers stay valid. */
+void core_flush(struct core *c);
+/* The segment holding addr, or NULL. */
+const struct core_seg *core_seg_at(const struct core *c, uint64_t addr);
 
 /* Read len bytes at addr. On a fault returns an error with the first missing address. */
 bc_err *core_read(const struct core *c, uint64_t addr, void *buf, size_t len);

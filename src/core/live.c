@@ -1,13 +1,10 @@
 /* A live process as a core: segments and file mappings from /proc/PID/maps,
  * AT_PHDR/AT_ENTRY/AT_SYSINFO_EHDR from /proc/PID/auxv, threads from
- * /proc/PID/task (registers with PTRACE_GETREGS when stopped), and memory
- * through process_vm_readv in 64 KiB chunks cached for the whole run: a walk
- * reads neighbouring addresses, and core_ptr's pointers must stay valid. A
- * read that fails (memory unmapped under a --no-stop read) is a fault like a
- * hole in a core: the walks make it a gap. */
+ * /proc/PID/task (registers with PTRACE_GETREGS when stopped); its memory is
+ * livemem.c's, behind the cache the caller chose. */
 #include "live.h"
+#include "livemem.h"
 #include "stop.h"
-#include "hmap.h"
 #include "grow.h"
 
 #include <dirent.h>
@@ -21,139 +18,35 @@
 #include <sys/user.h>
 #include <unistd.h>
 
-#define CHUNK (64u * 1024)
-#define BIG_MAX (256u << 20)  /* core_ptr copies: larger is no stack or term */
-
-static int gone_pid;  /* a process whose memory went away under a read */
-
-struct chunk {
-	uint64_t lo;       /* key: the chunk's first address (segment-clipped) */
-	uint32_t len;      /* bytes read (0: unreadable) */
-	uint8_t *data;
-};
-
 struct core_live {
-	struct chunk *chunks;
-	size_t nchunks, cap;
-	struct hmap map;
-	size_t last;       /* chunk index + 1 of the last hit */
-	void **big;        /* live_ptr copies */
-	size_t nbig, bigcap;
 	char **paths;      /* the file mappings' paths */
 	size_t npaths, pathcap;
 	struct user_regs_struct *regs;
 	char psargs[81];
 };
 
-static uint64_t chunk_hash(const void *ctx, uint32_t item)
-{
-	const struct core_live *l = ctx;
-	return l->chunks[item].lo >> 12;
-}
-
-static struct chunk *chunk_read(struct core_live *l, int pid, uint64_t lo, uint64_t hi)
-{
-	size_t j;
-	for (j = hmap_first(&l->map, lo >> 12); l->map.slot[j]; j = hmap_next(&l->map, j))
-		if (l->chunks[l->map.slot[j] - 1].lo == lo) {
-			l->last = l->map.slot[j];
-			return &l->chunks[l->map.slot[j] - 1];
-		}
-	struct chunk *a = vm_grow(l->chunks, &l->cap, l->nchunks, sizeof *a, 256);
-	if (!a)
-		return NULL;
-	l->chunks = a;
-	struct chunk *ch = &l->chunks[l->nchunks];
-	ch->lo = lo;
-	ch->len = 0;
-	ch->data = malloc(hi - lo);
-	if (ch->data) {
-		struct iovec local = { ch->data, hi - lo }, remote = { (void *)(uintptr_t)lo, hi - lo };
-		ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-		ch->len = n > 0 ? (uint32_t)n : 0;  /* a short read: the bytes up to the fault */
-		if (n < 0 && errno == ESRCH)
-			gone_pid = pid;  /* its memory is gone: it exits */
-	}
-	if (hmap_set(&l->map, j, (uint32_t)l->nchunks, chunk_hash, l) < 0 && !l->map.slot[j]) {
-		free(ch->data);
-		return NULL;
-	}
-	l->last = ++l->nchunks;
-	return ch;
-}
-
-const uint8_t *live_span(const struct core *c, const struct core_seg *s, uint64_t addr,
-			 size_t want, size_t *got)
-{
-	struct core_live *l = c->live;
-	uint64_t lo = addr & ~(uint64_t)(CHUNK - 1);
-	if (lo < s->vaddr)
-		lo = s->vaddr;
-	struct chunk *ch = l->last ? &l->chunks[l->last - 1] : NULL;
-	if (!ch || ch->lo != lo) {
-		uint64_t hi = (addr & ~(uint64_t)(CHUNK - 1)) + CHUNK;
-		if (hi - s->vaddr > s->filesz)
-			hi = s->vaddr + s->filesz;
-		if (!(ch = chunk_read(l, c->live_pid, lo, hi)))
-			return NULL;
-	}
-	uint64_t at = addr - lo;
-	if (at >= ch->len)
-		return NULL;
-	*got = ch->len - at < want ? ch->len - at : want;
-	return ch->data + at;
-}
-
-const void *live_ptr(const struct core *c, uint64_t addr, size_t len)
-{
-	struct core_live *l = c->live;
-	if (len > BIG_MAX || addr + len < addr)
-		return NULL;
-	/* every byte in readable segments before allocating: a racy length
-	 * must not cost a huge allocation */
-	for (size_t i = 0, k = 0; i < c->nsegs && k < len; i++) {
-		const struct core_seg *s = &c->segs[i];
-		if (addr + k < s->vaddr || addr + k - s->vaddr >= s->memsz)
-			continue;
-		if (!s->filesz)
-			return NULL;
-		k = s->vaddr + s->memsz - addr;
-		if (k >= len)
-			break;
-		if (i + 1 == c->nsegs || c->segs[i + 1].vaddr != s->vaddr + s->memsz)
-			return NULL;
-	}
-	void **b = vm_grow(l->big, &l->bigcap, l->nbig, sizeof *b, 16);
-	if (!b)
-		return NULL;
-	l->big = b;
-	void *copy = malloc(len);
-	if (!copy || core_peek(c, addr, copy, len) < 0) {
-		free(copy);
-		return NULL;
-	}
-	l->big[l->nbig++] = copy;
-	return copy;
-}
-
-void live_close(struct core *c)
+static void live_close(struct core *c)
 {
 	struct core_live *l = c->live;
 	core_live_release(c);
-	for (size_t i = 0; i < l->nchunks; i++)
-		free(l->chunks[i].data);
-	free(l->chunks);
-	hmap_free(&l->map);
-	for (size_t i = 0; i < l->nbig; i++)
-		free(l->big[i]);
-	free(l->big);
-	for (size_t i = 0; i < l->npaths; i++)
+	livemem_free(c->mem);
+	for (size_t i = 0; l && i < l->npaths; i++)
 		free(l->paths[i]);
-	free(l->paths);
-	free(l->regs);
+	if (l) {
+		free(l->paths);
+		free(l->regs);
+	}
 	free(l);
 	c->live = NULL;
 }
+
+static const struct core_ops kept_ops = {
+	.span = livemem_chunk_span, .ptr = livemem_chunk_ptr, .close = live_close,
+};
+static const struct core_ops flushed_ops = {
+	.span = livemem_page_span, .ptr = livemem_copy, .flush = livemem_page_flush,
+	.close = live_close,
+};
 
 double core_live_release(struct core *c)
 {
@@ -203,7 +96,7 @@ bc_err *core_live_exited(int pid, bc_err *err)
 		fclose(f);
 	}
 	const char *st = strrchr(buf, ')');  /* "pid (comm) S ..." */
-	if (!err || (pid != gone_pid && f && st && st[1] == ' ' && st[2] != 'Z' && st[2] != 'X'))
+	if (!err || (!core_live_gone(pid) && f && st && st[1] == ' ' && st[2] != 'Z' && st[2] != 'X'))
 		return err;
 	bc_err_free(err);
 	return bc_error(BC_EIO, "PID %d exited during the read", pid);
@@ -366,19 +259,10 @@ static bc_err *read_threads(struct core *c, struct core_live *l, const pid_t *ti
 
 /* Forget what was read before the stop; what core_ptr handed out stays
  * allocated until close. */
-static int flush(struct core *c, struct core_live *l)
+static int forget(struct core *c, struct core_live *l)
 {
-	for (size_t i = 0; i < l->nchunks; i++) {
-		void **b = vm_grow(l->big, &l->bigcap, l->nbig, sizeof *b, 16);
-		if (!b)
-			return -1;
-		l->big = b;
-		l->big[l->nbig++] = l->chunks[i].data;
-	}
-	l->nchunks = 0;
-	l->last = 0;
-	memset(l->map.slot, 0, l->map.size * sizeof *l->map.slot);
-	l->map.count = 0;
+	if (livemem_forget(c->mem) < 0)
+		return -1;
 	free(c->segs);
 	free(c->files);
 	free(c->threads);
@@ -404,7 +288,8 @@ bc_err *core_live_stop(struct core *c)
 	if (err)
 		return err;
 	c->live_stopped = 1;
-	if (flush(c, l) < 0)
+	core_flush(c);
+	if (forget(c, l) < 0)
 		err = bc_error(BC_ENOMEM, "out of memory");
 	if (!err)
 		err = read_maps(c, l);
@@ -414,33 +299,28 @@ bc_err *core_live_stop(struct core *c)
 	return err;
 }
 
-bc_err *core_open_live(int pid, int stop, struct core **out)
+bc_err *core_open_live(int pid, enum core_live_mem kind, struct core **out)
 {
 	*out = NULL;
 	struct core *c = calloc(1, sizeof *c);
 	struct core_live *l = calloc(1, sizeof *l);
-	if (!c || !l || hmap_init(&l->map, 1024) < 0) {
+	struct livemem *m = livemem_new(pid, kind);
+	if (!c || !l || !m) {
 		free(c);
 		free(l);
+		livemem_free(m);
 		return bc_error(BC_ENOMEM, "out of memory");
 	}
+	c->ops = kind == LIVE_FLUSHED ? &flushed_ops : &kept_ops;
+	c->mem = m;
 	c->live = l;
 	c->live_pid = c->pid = pid;
-	pid_t *tids = NULL;
-	size_t ntids = 0;
-	bc_err *err = NULL;
-	if (stop) {
-		if (!(err = stop_process(pid, &tids, &ntids)))
-			c->live_stopped = 1;
-	}
-	if (!err)
-		err = read_maps(c, l);
+	bc_err *err = read_maps(c, l);
 	if (!err) {
 		read_auxv(c);
 		read_cmdline(c, l);
-		err = read_threads(c, l, tids, ntids);
+		err = read_threads(c, l, NULL, 0);
 	}
-	free(tids);
 	if (!err) {
 		/* can we read at all? (process_vm_readv has the ptrace access check) */
 		uint8_t b;

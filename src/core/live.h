@@ -1,14 +1,38 @@
-/* core.c's side of the live backend (live.c): chunks read on a miss. */
+/* A running process as a core (live.c): segments and file mappings from
+ * /proc/PID/maps, auxv, command line, threads, and its memory through
+ * process_vm_readv (livemem.c) behind the cache its reader needs. */
 #ifndef BEAMCORE_LIVE_H
 #define BEAMCORE_LIVE_H
 #include "core.h"
 
-/* Longest cached run at addr inside readable segment s (up to want); NULL if
- * the process would not give those bytes. */
-const uint8_t *live_span(const struct core *c, const struct core_seg *s, uint64_t addr,
-			 size_t want, size_t *got);
-/* len contiguous bytes at addr across chunk ends: a copy kept until close. */
-const void *live_ptr(const struct core *c, uint64_t addr, size_t len);
-void live_close(struct core *c);
+enum core_live_mem {
+	/* 64 KiB chunks kept for the run: a model is built from what was
+	 * read, and core_ptr's pointers stay valid (--pid commands) */
+	LIVE_KEPT,
+	/* 4 KiB pages dropped at every core_flush: the same structures read
+	 * again and again as they change (beamcore sample, between batches of
+	 * samples); any address, mapped since the open too; core_ptr copies */
+	LIVE_FLUSHED,
+};
+
+/* A running process, not stopped (core_live_stop stops it). */
+bc_err *core_open_live(int pid, enum core_live_mem kind, struct core **out);
+/* Stop a live process opened unstopped: every thread, its mappings and
+ * registers read again, the cache emptied (earlier pointers stay valid). */
+bc_err *core_live_stop(struct core *c);
+/* Resume a stopped live process: milliseconds it was stopped, -1 if it was not. */
+double core_live_release(struct core *c);
+/* The executable of a live process as /proc/PID/exe names it (without
+ * " (deleted)"); an error naming the fix when there is no such process or
+ * access is denied. */
+bc_err *core_live_exe(int pid, char *buf, size_t len);
+/* err, or when pid has exited (or is a zombie) meanwhile, that instead: what
+ * failed to read was the process going away. */
+bc_err *core_live_exited(int pid, bc_err *err);
+/* len bytes at addr as they are now, past any cache (what is read once: a
+ * stack); -1 when not all could be read. */
+int core_live_read(const struct core *c, uint64_t addr, void *buf, size_t len);
+/* Whether a read of pid's memory found it gone (it exits). */
+int core_live_gone(int pid);
 
 #endif

@@ -459,14 +459,22 @@ int session_attach(struct session *s)
 	if (s->core->live) {  /* the threads we stopped, their registers read already */
 		static const Dwfl_Thread_Callbacks cb = { live_next_thread, NULL, live_memory_read,
 							  live_set_registers, NULL, NULL };
-		if (s->core->live_stopped &&
-		    dwfl_attach_state(s->dwfl, s->exe->elf, s->core->live_pid, &cb, (void *)s->core))
-			s->attached = 1;
-		return s->attached > 0 ? 0 : -1;
+		if (!s->core->live_stopped)
+			return -1;
+		s->attached = 0;
+		return session_attach_with(s, s->core->live_pid, &cb, (void *)s->core);
 	}
 	s->core_elf = elf_memory((char *)s->core->map, s->core->size);
 	if (s->core_elf && dwfl_core_file_attach(s->dwfl, s->core_elf) >= 0)
 		s->attached = 1;
+	return s->attached > 0 ? 0 : -1;
+}
+
+int session_attach_with(struct session *s, pid_t pid, const Dwfl_Thread_Callbacks *cb, void *arg)
+{
+	if (s->attached)
+		return s->attached > 0 ? 0 : -1;
+	s->attached = dwfl_attach_state(s->dwfl, s->exe->elf, pid, cb, arg) ? 1 : -1;
 	return s->attached > 0 ? 0 : -1;
 }
 

@@ -43,6 +43,10 @@ bc_err *session_open(const struct core *core, const struct session_opts *o,
 /* Attach the core's threads for unwinding (dwfl_getthreads); -1 with
  * dwfl_errmsg(-1) on failure. */
 int session_attach(struct session *s);
+/* Attach the threads of pid through the caller's callbacks instead (the
+ * sampler's: registers and a stack copy of each sample); once per session,
+ * -1 on failure. */
+int session_attach_with(struct session *s, pid_t pid, const Dwfl_Thread_Callbacks *cb, void *arg);
 /* The recorded name (basename) of the module holding addr, NULL if none. */
 const char *session_module_name(Dwfl_Module *m);
 void session_close(struct session *s);

@@ -22,7 +22,7 @@ const char *const sstate_names[SS_N] = { "running", "garbage_collecting", "idle"
 #define MAX_NATIVE 64
 
 struct resolver {
-	struct live *l;
+	struct snode *n;
 	const struct psample *cur;     /* the sample being unwound */
 	int attached;                  /* dwfl_attach_state: 0 not yet, 1 ok, -1 failed */
 	uint64_t pcs[MAX_NATIVE];
@@ -67,7 +67,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 		memcpy(result, s->stack + (addr - sp), 8);
 		return true;
 	}
-	return slive_read(r->l, addr, result, 8) == 0;
+	return snode_read(r->n, addr, result, 8) == 0;
 }
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -95,7 +95,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	bool act;
 	if (!dwfl_frame_pc(state, &pc, &act))
 		return DWARF_CB_ABORT;
-	if (slive_in_jit(r->l, pc)) {
+	if (snode_in_jit(r->n, pc)) {
 		r->hit_jit = 1;
 		r->jit_pc = act ? pc : pc - 1;
 		/* callee-saved: the C frames' CFI give back the JIT's c_p and FCALLS */
@@ -119,17 +119,17 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return r->npcs < MAX_NATIVE ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-struct resolver *resolver_new(struct live *l)
+struct resolver *resolver_new(struct snode *n)
 {
 	struct resolver *r = calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
-	r->l = l;
-	const struct layout *L = &l->b->L;
+	r->n = n;
+	const struct layout *L = &n->b->L;
 	if (LHAS(L, G_FRAME_LAYOUT))
-		beam_read_u32(l->b, beam_global(l->b, G_FRAME_LAYOUT), &r->frame_layout);
+		beam_read_u32(n->b, beam_global(n->b, G_FRAME_LAYOUT), &r->frame_layout);
 	if (LHAS(L, G_BEAM_NORMAL_EXIT))
-		beam_read_u64(l->b, beam_global(l->b, G_BEAM_NORMAL_EXIT), &r->normal_exit);
+		beam_read_u64(n->b, beam_global(n->b, G_BEAM_NORMAL_EXIT), &r->normal_exit);
 	return r;
 }
 
@@ -163,7 +163,7 @@ void resolve_thread(struct resolver *r, struct sthread *t)
 		{ "_dirty_cpu_scheduler", "erts_dcpus_", BS_DIRTY_CPU, "dirty cpu scheduler" },
 		{ "_dirty_io_scheduler", "erts_dios_", BS_DIRTY_IO, "dirty io scheduler" },
 	};
-	struct beam *b = r->l->b;
+	struct beam *b = r->n->b;
 	t->kind = 0;
 	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
 		char *end;
@@ -194,21 +194,21 @@ void resolve_thread(struct resolver *r, struct sthread *t)
 
 static const char *intern(struct resolver *r, const char *s)
 {
-	return vm_intern(r->l->b->vm, s, strlen(s));
+	return vm_intern(r->n->b->vm, s, strlen(s));
 }
 
 static const char *mfa_name(struct resolver *r, uint64_t pc)
 {
 	struct vm_mfa m;
 	char buf[512];
-	if (beam_lookup_code(r->l->b, pc, &m) < 0 || !vm_mfa_str(&m, buf, sizeof buf))
+	if (beam_lookup_code(r->n->b, pc, &m) < 0 || !vm_mfa_str(&m, buf, sizeof buf))
 		return NULL;
 	return intern(r, buf);
 }
 
 static const char *native_name(struct resolver *r, uint64_t pc)
 {
-	Dwfl_Module *m = dwfl_addrmodule(r->l->dwfl, pc);
+	Dwfl_Module *m = dwfl_addrmodule(r->n->dwfl, pc);
 	const char *n = m ? dwfl_module_addrname(m, pc) : NULL;
 	if (n)
 		return intern(r, n);
@@ -248,7 +248,7 @@ static int erlang_frames(struct resolver *r, const uint8_t *copy, uint64_t copie
 			if (k < have_from || k >= have_from + have_n) {
 				have_from = k;
 				have_n = words - k < 512 ? words - k : 512;
-				if (slive_read(r->l, at, buf, have_n * 8) < 0)
+				if (snode_read(r->n, at, buf, have_n * 8) < 0)
 					break;
 			}
 			w = buf[k - have_from];
@@ -263,7 +263,7 @@ static int erlang_frames(struct resolver *r, const uint8_t *copy, uint64_t copie
 		}
 		if (w == prev)
 			continue;
-		const char *f = mfa_name(r, r->l->b->vm->jit ? w - 1 : w - 8);
+		const char *f = mfa_name(r, r->n->b->vm->jit ? w - 1 : w - 8);
 		if (!f)
 			continue;
 		prev = w;
@@ -290,7 +290,7 @@ static int is_gc(const char *f)
  * that pid points back at it (procs.c in_table). */
 static int valid_proc(struct resolver *r, uint64_t p)
 {
-	struct beam *b = r->l->b;
+	struct beam *b = r->n->b;
 	const struct layout *L = &b->L;
 	uint64_t id, tab, slot;
 	uint32_t max;
@@ -300,7 +300,7 @@ static int valid_proc(struct resolver *r, uint64_t p)
 	if (!LHAS(L, PTAB_TAB) || !LHAS(L, PTAB_MAX) || beam_read_u64(b, ptab + LV(L, PTAB_TAB), &tab) < 0 ||
 	    beam_read_u32(b, ptab + LV(L, PTAB_MAX), &max) < 0)
 		return 1;  /* no table to check against: the pid tag alone */
-	uint64_t pix = b->pid_wide ? (id >> 4) & b->pix_mask : id >> 32;
+	uint64_t pix = beam_pid_index(b, id);
 	return pix < max && beam_read_u64(b, tab + pix * 8, &slot) == 0 && slot == p;
 }
 
@@ -308,7 +308,7 @@ static int valid_proc(struct resolver *r, uint64_t p)
  * p->hend, the stack's top); *hend set. */
 static int proc_stack_ok(struct resolver *r, uint64_t p, uint64_t sp, uint64_t *hend)
 {
-	struct beam *b = r->l->b;
+	struct beam *b = r->n->b;
 	const struct layout *L = &b->L;
 	uint64_t heap;
 	if (!p || (p & 7) || beam_read_u64(b, p + LV(L, P_HEAP), &heap) < 0 ||
@@ -330,7 +330,7 @@ static uint64_t proc_in_regs(struct resolver *r)
 /* The process at p: pid and registered name. */
 static void read_proc(struct resolver *r, uint64_t p, struct rsample *o)
 {
-	struct beam *b = r->l->b;
+	struct beam *b = r->n->b;
 	const struct layout *L = &b->L;
 	uint64_t id, reg;
 	if (beam_read_u64(b, p + LV(L, P_ID), &id) < 0 || (id & 0xf) != 0x3)
@@ -353,7 +353,7 @@ static void read_proc(struct resolver *r, uint64_t p, struct rsample *o)
 void resolve_sample(struct resolver *r, struct sthread *t, const struct psample *s,
 		    struct rsample *o)
 {
-	struct beam *b = r->l->b;
+	struct beam *b = r->n->b;
 	const struct layout *L = &b->L;
 	memset(o, 0, sizeof *o);
 	o->state = t->kind ? SS_SCHEDULER : SS_OTHER;
@@ -367,7 +367,7 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 	uint64_t proc = 0, hend = 0;
 	int unsure = 0;
 
-	if (slive_in_jit(r->l, ip)) {
+	if (snode_in_jit(r->n, ip)) {
 		/* in Erlang code: c_p in r13 (pinned there in all JIT code), E = rsp;
 		 * its stack walked only when rsp lies in it as read now (a GC since
 		 * the sample may have moved it) */
@@ -395,13 +395,13 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 	} else {
 		/* native code: unwind the copied stack */
 		if (!r->attached)
-			r->attached = dwfl_attach_state(r->l->dwfl, NULL, r->l->pid, &callbacks, r) ? 1 : -1;
+			r->attached = session_attach_with(b->session, r->n->pid, &callbacks, r) == 0 ? 1 : -1;
 		r->cur = s;
 		r->npcs = 0;
 		r->hit_jit = 0;
 		r->jit_cp = r->jit_fcalls = 0;
 		if (r->attached > 0)
-			dwfl_getthread_frames(r->l->dwfl, s->tid, frame_cb, r);
+			dwfl_getthread_frames(r->n->dwfl, s->tid, frame_cb, r);
 		if (r->npcs == 0) {
 			r->pcs[r->npcs] = ip;
 			r->rbx[r->npcs] = s->regs[PR_BX];

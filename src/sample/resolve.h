@@ -1,11 +1,11 @@
 /* A sample (registers + a copy of the top of the stack) as what the node was
  * doing: which scheduler, which Erlang process (pid, registered name), its
  * Erlang stack and the native frames under it, or idle / garbage collecting.
- * No I/O of its own beyond reading the node's memory through struct live. */
+ * No I/O of its own beyond reading the node's memory through struct snode. */
 #ifndef BEAMCORE_SAMPLE_RESOLVE_H
 #define BEAMCORE_SAMPLE_RESOLVE_H
 #include <stdbool.h>
-#include "live.h"
+#include "node.h"
 #include "perf.h"
 
 /* A thread of the node and what it is to the VM. */
@@ -39,7 +39,7 @@ struct rsample {
 struct resolver;
 /* The threads of the node are named by /proc/PID/task/TID/comm; esd found
  * from the scheduler arrays. */
-struct resolver *resolver_new(struct live *l);
+struct resolver *resolver_new(struct snode *n);
 void resolver_free(struct resolver *r);
 /* Fill out from s taken on thread t. */
 void resolve_sample(struct resolver *r, struct sthread *t, const struct psample *s,

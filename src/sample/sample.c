@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "live.h"
+#include "node.h"
 #include "perf.h"
 #include "report.h"
 #include "resolve.h"
@@ -172,7 +172,7 @@ static int alive(pid_t pid)
 }
 
 struct loop {
-	struct live *l;
+	struct snode *l;
 	struct resolver *res;
 	struct report *rep;
 	struct sthread *th;
@@ -304,8 +304,8 @@ int sample_main(int argc, char **argv)
 			unlink(ro.speedscope);
 	}
 	json_out = ro.json;
-	struct live *l;
-	bc_err *err = slive_open((pid_t)pid, debug_file, &l);
+	struct snode *l;
+	bc_err *err = snode_open((pid_t)pid, debug_file, &l);
 	if (err) {
 		int rc = fail("%s", err->msg);
 		bc_err_free(err);
@@ -380,7 +380,7 @@ int sample_main(int argc, char **argv)
 		if (last)
 			for (size_t i = 0; i < nth; i++)
 				perf_disable(&ev[i]);
-		slive_flush(l);
+		snode_flush(l);
 		for (size_t i = 0; i < nth; i++) {
 			c.ti = (uint32_t)i;
 			/* a thread that ran: its next period jittered +-10%, so that a
@@ -388,7 +388,7 @@ int sample_main(int argc, char **argv)
 			if (perf_drain(&ev[i], on_sample, &c) && !last)
 				perf_set_period(&ev[i], (uint64_t)(1e9 / hz * (0.9 + 0.2 * drand48())));
 		}
-		if (!alive((pid_t)pid) || l->gone) {
+		if (!alive((pid_t)pid) || snode_gone(l)) {
 			exited = 1;
 			break;
 		}
@@ -442,6 +442,6 @@ out:
 		report_free(&rep);
 	free(th);
 	resolver_free(res);
-	slive_close(l);
+	snode_close(l);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "beam.h"
+#include "live.h"
 #include "decompress.h"
 #include "dump.h"
 
@@ -88,7 +89,8 @@ static bc_err *open_live(const struct target_opts *o, struct target **out)
 	snprintf(t->label, sizeof t->label, "PID %d", o->pid);
 	t->name = t->label;
 	struct beam_open_opts bo = { .exe_path = o->beam, .debug_file = o->debug_file,
-				     .pid = o->pid, .no_stop = o->no_stop };
+				     .pid = o->pid, .no_stop = o->no_stop || o->flushed,
+				     .flushed = o->flushed };
 	bc_err *err = beam_open(&bo, &t->beam);
 	if (err) {
 		target_free(t);
@@ -174,6 +176,11 @@ bc_err *target_load(struct target *t, unsigned needs)
 struct vm *target_vm(struct target *t)
 {
 	return t->dump ? dump_vm(t->dump) : t->beam->vm;
+}
+
+struct beam *target_beam(struct target *t)
+{
+	return t->beam;
 }
 
 void target_release(struct target *t)

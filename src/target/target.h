@@ -14,12 +14,16 @@ struct target_opts {
 	const char *sysroot;     /* may be NULL */
 	int pid;                 /* path NULL: a running beam.smp (--pid) */
 	int no_stop;             /* --no-stop: read it without stopping it */
+	int flushed;             /* pid: read again as it runs (beamcore sample): its
+				  * memory cache flushed by core_flush, never stopped */
 };
 
 struct target;
 bc_err *target_open(const struct target_opts *o, struct target **out);
 bc_err *target_load(struct target *t, unsigned needs);
 struct vm *target_vm(struct target *t);
+/* The core or live process as the loader holds it; NULL for a crash dump. */
+struct beam *target_beam(struct target *t);
 /* A live target stopped for the read runs again (vm->stopped_ms); no-op otherwise.
  * Reads after it are racy. */
 void target_release(struct target *t);

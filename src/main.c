@@ -449,6 +449,7 @@ static int run_analyzer(const struct analyzer *an, struct cli *c)
 	 * runs again once it is written; else before the output is written */
 	if (!err && out.write)
 		err = out.write(of.f, out.ctx);
+	an_gaps_to_vm(&out, vm);
 	target_release(t);
 	if (!err && out.write) {
 		uint64_t bytes = 0;

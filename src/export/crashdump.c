@@ -266,7 +266,8 @@ static size_t nodes(struct w *w)
 	return counts_left_out;
 }
 
-bc_err *export_crashdump(const struct vm *vm, const struct an_opts *o, FILE *f)
+bc_err *export_crashdump(const struct vm *vm, const struct an_opts *o, FILE *f,
+			 struct an_out *out)
 {
 	(void)o;
 	if (!vm->dump_ops)
@@ -302,22 +303,21 @@ bc_err *export_crashdump(const struct vm *vm, const struct an_opts *o, FILE *f)
 	fputs("=end\n", f);
 	if (ferror(f) || r < 0)
 		return bc_error(BC_EIO, "writing the crash dump failed");
-	/* the export's gaps join the loader's: main reports them after the write */
-	struct vm *gv = (struct vm *)vm;
+	/* what the dump leaves out: main reports it with the loader's gaps */
 	if (w.procs_left_out)
-		vm_gap(gv, "export: %zu processes of unknown state left out of the crash dump",
+		an_gap(out, "export: %zu processes of unknown state left out of the crash dump",
 		       w.procs_left_out);
 	if (w.unknown_fields)
-		vm_gap(gv, "export: %llu process fields unknown in the core left out of their =proc "
+		an_gap(out, "export: %llu process fields unknown in the core left out of their =proc "
 		       "sections", (unsigned long long)w.unknown_fields);
 	if (w.unread)
-		vm_gap(gv, "export: %ld terms or fields not written (last: %s); the dump's heaps "
+		an_gap(out, "export: %ld terms or fields not written (last: %s); the dump's heaps "
 		       "show them as incomplete", w.unread, last);
 	if (r > 0)
-		vm_gap(gv, "export: %ld atoms or refc binaries unreadable in the core: left out of "
+		an_gap(out, "export: %ld atoms or refc binaries unreadable in the core: left out of "
 		       "=atoms and =binary", r);
 	if (node_counts)
-		vm_gap(gv, "export: the links and monitors of %zu connected nodes are counted in the "
+		an_gap(out, "export: the links and monitors of %zu connected nodes are counted in the "
 		       "core, not listed: their Remote link/monitoring lines are left out", node_counts);
 	return NULL;
 }

@@ -204,7 +204,8 @@ static const char *const attrs[] = {
 	[E_CALLS] = "color=red, penwidth=2",
 };
 
-bc_err *export_dot(const struct vm *vm, const struct an_opts *o, FILE *f)
+bc_err *export_dot(const struct vm *vm, const struct an_opts *o, FILE *f,
+		   struct an_out *out)
 {
 	struct graph g = { .vm = vm };
 	const struct vm_proc *root = NULL;
@@ -285,7 +286,7 @@ bc_err *export_dot(const struct vm *vm, const struct an_opts *o, FILE *f)
 	}
 	fprintf(f, "  // %zu edges\n}\n", nedges);
 	if (g.unread)
-		vm_gap((struct vm *)vm, "export dot: %zu processes' links and monitors could not be "
+		an_gap(out, "export dot: %zu processes' links and monitors could not be "
 		       "read (not drawn)", g.unread);
 out:
 	free(parent);

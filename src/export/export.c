@@ -78,12 +78,13 @@ struct ctx {
 	const struct vm *vm;
 	const struct an_opts *o;
 	const struct format *fmt;
+	struct an_out *out;  /* the writer's gaps */
 };
 
 static bc_err *write(FILE *f, void *vctx)
 {
 	struct ctx *c = vctx;
-	return c->fmt->write(c->vm, c->o, f);
+	return c->fmt->write(c->vm, c->o, f, c->out);
 }
 
 static unsigned needs_of(const struct an_opts *o)
@@ -97,7 +98,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	struct ctx *c = an_own(out, calloc(1, sizeof *c), NULL);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
-	*c = (struct ctx){ vm, o, format_find(o->format) };
+	*c = (struct ctx){ vm, o, format_find(o->format), out };
 	if (!c->fmt)  /* (check said it) */
 		return bc_error(BC_EUSAGE, "--format %s: not a format", o->format);
 	out->write = write;

@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include "analyzer.h"
 
-typedef bc_err *export_writer(const struct vm *vm, const struct an_opts *o, FILE *f);
+/* What the file leaves out goes to out (an_gap): the caller says it with the
+ * loader's gaps; the model is only read. */
+typedef bc_err *export_writer(const struct vm *vm, const struct an_opts *o, FILE *f,
+			      struct an_out *out);
 
 export_writer export_speedscope;  /* speedscope.c: stacks as a sampled profile */
 export_writer export_dot;         /* dot.c: links, monitors, supervision, call waits */

@@ -8,8 +8,10 @@
 #include "export.h"
 #include "render.h"
 
-bc_err *export_speedscope(const struct vm *vm, const struct an_opts *o, FILE *f)
+bc_err *export_speedscope(const struct vm *vm, const struct an_opts *o, FILE *f,
+			  struct an_out *out)
 {
+	(void)out;  /* it leaves nothing out */
 	struct stack_groups sg;
 	bc_err *err = stack_groups(vm, o->weight, o->by_status, &sg);
 	if (err)

@@ -75,6 +75,10 @@ struct an_out {
 	/* a file format (export): written by main to -o FILE through a temporary
 	 * file renamed only when write succeeds, so a failure leaves no file */
 	bc_err *(*write)(FILE *f, void *ctx);
+	/* what the written file leaves out (an_gap): main adds them to the
+	 * model's gaps once it is written (an_gaps_to_vm), said as the loader's */
+	struct an_gap *gaps, *gaps_last;
+	size_t gaps_lost;                    /* not kept: out of memory */
 	struct an_owned *owned;              /* an_own's: freed with the output, last first */
 	size_t nowned, owned_cap;
 	struct an_chunk *strings;            /* an_keep's arena, freed with the output */
@@ -95,6 +99,12 @@ const char *an_keep(struct an_out *out, const char *str);
  * released with the output, by release(p) or, NULL, free(p); returns p, or
  * NULL when p is NULL or memory is exhausted (p is released then). */
 void *an_own(struct an_out *out, void *p, void (*release)(void *p));
+
+/* A sentence (from fmt) on what the output leaves out; kept with the output. */
+void an_gap(struct an_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* out's gaps added to the model's, after the loader's (the same cap, the same
+ * count): stderr, JSON "missing" and the exit code then say them. */
+void an_gaps_to_vm(const struct an_out *out, struct vm *vm);
 
 void an_out_free(struct an_out *o);
 

@@ -196,8 +196,8 @@ bc_err *dump_load(struct dump *d, unsigned needs)
 		needs &= ~unrecorded[i].part;
 	if (!needs)
 		return NULL;  /* nothing it records was asked for: the file is not read */
-	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS | NEED_THREADS))
-		needs |= NEED_PROCS;  /* owners and holders are processes */
+	if (needs & (NEED_ETS | NEED_STACKS))
+		needs |= NEED_PROCS;  /* owners are processes */
 	unsigned scanned = NEED_PROCS | NEED_STACKS;
 	if (d->indexed && (needs & scanned & ~d->loaded)) {
 		unsigned had = d->loaded;

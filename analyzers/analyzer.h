@@ -1,14 +1,18 @@
 /* An analyzer turns the VM model into tables and findings; it does no I/O.
- * Adding one: a new file defining `const struct analyzer analyzer_NAME` and one
- * line in src/commands/list.def. */
+ * Adding one: a new file defining `const struct analyzer analyzer_NAME` (its
+ * options table with it) and one line in src/commands/list.def. A command that
+ * is no analyzer (tui, sample) is a struct analyzer with main instead of run. */
 #ifndef BEAMCORE_ANALYZER_H
 #define BEAMCORE_ANALYZER_H
 #include <stdbool.h>
 #include <stddef.h>
 #include "error.h"
+#include "options.h"
 #include "out.h"
+#include "target.h"
 #include "vm.h"
 
+/* The analyzers' option values, as their tables store them. */
 struct an_opts {
 	const char *sort;   /* NULL: the analyzer's default */
 	const char *arg;    /* the command's own argument (proc: the pid) */
@@ -27,26 +31,21 @@ struct an_opts {
 	long depth;         /* export dot: --depth N (-1: not given) */
 };
 
-/* The options a command owns (struct analyzer's opts); any other is exit 64.
- * --debug-file and --sysroot belong to every command (they open the target). */
-enum {
-	AO_JSON = 1 << 0,
-	AO_SORT = 1 << 1,
-	AO_TOP = 1 << 2,
-	AO_FOLDED = 1 << 3,
-	AO_WEIGHT = 1 << 4,
-	AO_BY_STATUS = 1 << 5,
-	AO_MAX = 1 << 6,
-	AO_RULES = 1 << 7,
-	AO_JUNIT = 1 << 8,
-	AO_FORMAT = 1 << 9,   /* --format and -o (export) */
-	AO_AROUND = 1 << 10,  /* --around and --depth (export dot) */
-	AO_TUI = 1 << 15,         /* --interval, --stop: the live TUI's (main.c) */
-};
+/* The options several commands share (options.c), included by reference in
+ * their tables: --json, --top; the target's --pid and --no-stop (a running
+ * node), --debug-file and --sysroot. */
+extern const struct option_entry an_json_option[], an_top_option[];
+extern const struct option_entry target_live_options[], target_file_options[];
+/* tables of the commands that take just these: --json, --top (rows) or not
+ * (a record), and the target's */
+extern const struct option_entry an_rows_options[], an_record_options[];
+/* stacks.c: --weight and --by-status, export's too */
+extern const struct option_entry stacks_group_options[];
 
 struct analyzer {
 	const char *name;
 	const char *summary;      /* one line for --help */
+	const char *about;        /* the line under its usage in `help NAME`; NULL: summary */
 	unsigned needs;           /* NEED_* of target.h */
 	/* what these options need when it depends on them (export's --format);
 	 * NULL: needs */
@@ -54,9 +53,12 @@ struct analyzer {
 	int header;               /* text output starts with the target header */
 	const char *arg_name;     /* takes one argument before TARGET, e.g. "PID" */
 	const char *arg_help;     /* what arg_name may be, for `beamcore help NAME` */
-	unsigned opts;            /* AO_*: the options it takes */
-	/* checks the option values before the target is read: an exit code
-	 * (64, said on stderr) or -1 when they are good; NULL: nothing to check */
+	/* its options (base/options.h), a table in its own file; any other is
+	 * exit 64 */
+	const struct option_entry *options;
+	/* checks the options together before the target is read (after each
+	 * value's own check): an exit code (64, said on stderr) or -1 when they
+	 * are good; NULL: nothing to check */
 	int (*check)(const struct an_opts *o);
 	bc_err *(*run)(const struct vm *vm, const struct an_opts *o, struct an_out *out);
 	/* 2: a command of two targets, `beamcore NAME A B` (diff): run2 with both
@@ -64,6 +66,18 @@ struct analyzer {
 	int targets;
 	bc_err *(*run2)(const struct vm *a, const struct vm *b, const struct an_opts *o,
 			struct an_out *out);
+	const char *exit_help;    /* the exit codes its help lists; NULL: the usual ones */
+	/* A command that is no analyzer (tui, sample) runs itself: main, given the
+	 * target (TARGET [BEAM] or --pid checked), its own options in *opts (the
+	 * struct its table fills, holding the defaults) and the words left. */
+	void *opts;
+	int (*main)(const struct target_opts *to, void *opts, char **words, int nwords);
+	/* its own usage lines (sample): then its options are its alone (another
+	 * command's is unknown to it), its usage errors name it, its help is these
+	 * lines and its options (help_width wide), and `beamcore --help` leaves
+	 * them out */
+	const char *usage;
+	int help_width;           /* 0: 18 */
 };
 
 

@@ -237,7 +237,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_binaries = {
 	.name = "binaries",
-	.opts = AO_JSON | AO_TOP,
+	.options = an_rows_options,
 	.summary = "who holds the refc binaries, and every binary with its holders",
 	.needs = NEED_BINARIES,
 	.run = run,

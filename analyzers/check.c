@@ -892,9 +892,54 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	return err;
 }
 
+static const char *key_name(size_t i)
+{
+	return i < NKEYS ? keys[i].name : NULL;
+}
+
+/* --max, repeatable: the rules in the order given (argv outlives the run) */
+static int add_max(const char *rule, void *opts)
+{
+	struct an_opts *o = opts;
+	if (!o)
+		return 0;
+	const char **max = realloc(o->max, (o->nmax + 1) * sizeof *max);
+	if (!max) {
+		fprintf(stderr, "beamcore: out of memory\n");
+		return 2;
+	}
+	max[o->nmax++] = rule;
+	o->max = max;
+	return 0;
+}
+
+static const struct option_entry options[] = {
+	OPT_INCLUDE(an_json_option),
+	{ .kind = OPT_VALUE, .name = "max", .arg = "KEY=VALUE",
+	  .help = "a rule, repeatable: exit 3 when KEY is above VALUE;\n"
+		  "per process: message_queue_len, memory, total_heap_size,\n"
+		  "heap_size, stack_size, reductions; per ETS table:\n"
+		  "ets.size, ets.memory; node: process_count, atom_count\n"
+		  "(80% = of the limit), erlang:memory() total, processes,\n"
+		  "processes_used, system, atom, atom_used, binary, code,\n"
+		  "ets; bytes take KiB/MiB/GiB/KB/MB/GB",
+	  .parse = add_max, .value = key_name },
+	{ .kind = OPT_STRING, .name = "rules", .arg = "FILE",
+	  .help = "rules from FILE, one KEY=VALUE a line, # comments",
+	  .offset = offsetof(struct an_opts, rules), .complete = OPT_COMPLETE_FILE },
+	{ .kind = OPT_STRING, .name = "junit", .arg = "FILE",
+	  .help = "also write the results as JUnit XML to FILE",
+	  .offset = offsetof(struct an_opts, junit), .complete = OPT_COMPLETE_FILE },
+	OPT_INCLUDE(target_live_options),
+	OPT_INCLUDE(target_file_options),
+	OPT_TABLE_END,
+};
+
 const struct analyzer analyzer_check = {
 	.name = "check",
-	.opts = AO_JSON | AO_MAX | AO_RULES | AO_JUNIT,
+	.options = options,
+	.exit_help = "exit: 0 every rule holds, 1 partial (a rule not evaluated, or some memory\n"
+		     "  unreadable), 2 failed, 3 a rule failed, 64 usage\n",
 	.summary = "CI thresholds (--max KEY=VALUE, --rules FILE): exit 3 when one fails",
 	.needs = NEED_PROCS | NEED_ETS | NEED_MEMORY,
 	.header = 1,

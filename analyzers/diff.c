@@ -842,11 +842,20 @@ static bc_err *run2(const struct vm *a, const struct vm *b, const struct an_opts
 	return NULL;
 }
 
+/* --pid and --no-stop are taken to say why they do not apply (two snapshots) */
+static const struct option_entry options[] = {
+	OPT_INCLUDE(an_json_option),
+	OPT_INCLUDE(an_top_option),
+	OPT_INCLUDE_HIDDEN(target_live_options),
+	OPT_INCLUDE(target_file_options),
+	OPT_TABLE_END,
+};
+
 const struct analyzer analyzer_diff = {
 	.name = "diff",
 	.summary = "what changed between two snapshots of a node: memory, ETS tables, processes",
 	.needs = NEED_PROCS | NEED_ETS | NEED_MEMORY,
-	.opts = AO_JSON | AO_TOP,
+	.options = options,
 	.targets = 2,
 	.run2 = run2,
 };

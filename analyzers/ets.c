@@ -94,7 +94,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_ets = {
 	.name = "ets",
-	.opts = AO_JSON | AO_TOP,
+	.options = an_rows_options,
 	.summary = "every ETS table with its owner, size and memory, largest first",
 	.needs = NEED_ETS,
 	.run = run,

@@ -73,7 +73,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_memory = {
 	.name = "memory",
-	.opts = AO_JSON | AO_TOP,
+	.options = an_rows_options,
 	.summary = "erlang:memory() and the allocator instances behind it",
 	.needs = NEED_MEMORY,
 	.run = run,

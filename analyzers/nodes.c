@@ -62,7 +62,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_nodes = {
 	.name = "nodes",
-	.opts = AO_JSON | AO_TOP,
+	.options = an_rows_options,
 	.summary = "the connected nodes: controller, state, output queue, links and monitors",
 	.needs = NEED_NODES | NEED_PROCS,
 	.header = 1,

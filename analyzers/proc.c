@@ -392,7 +392,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_proc = {
 	.name = "proc",
-	.opts = AO_JSON,
+	.options = an_record_options,
 	.arg_help = "a local pid (<0.84.0>) or a registered name (code_server)",
 	.summary = "one process in full: fields, links, dictionary, messages, backtrace",
 	.needs = NEED_STACKS | NEED_BINARIES,

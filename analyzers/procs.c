@@ -310,18 +310,45 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	return err;
 }
 
-static int check(const struct an_opts *o)
+/* --sort FIELD: the keys as procs knows them; numbers largest first */
+static void sort_help(FILE *f, const char *indent)
 {
-	if (!o->sort || sort_key(o->sort))
-		return -1;
-	fprintf(stderr, "beamcore: --sort %s: one of %s\n", o->sort, procs_sort_names());
+	int col = 0;
+	for (size_t k = 0; procs_sort_name(k); k++) {
+		const char *n = procs_sort_name(k);
+		if (col && col + (int)strlen(n) > 50) {
+			fprintf(f, ",\n%s", indent);
+			col = 0;
+		} else if (col) {
+			col += fprintf(f, ", ");
+		}
+		col += fprintf(f, "%s", n);
+	}
+	fprintf(f, "\n%s(default total_heap_size; numbers largest first,\n%stext ascending)\n", indent,
+		indent);
+}
+
+static int check_sort(const char *sort)
+{
+	if (sort_key(sort))
+		return 0;
+	fprintf(stderr, "beamcore: --sort %s: one of %s\n", sort, procs_sort_names());
 	return 64;
 }
 
+static const struct option_entry options[] = {
+	OPT_INCLUDE(an_json_option),
+	{ .kind = OPT_STRING, .name = "sort", .arg = "FIELD", .help_fn = sort_help,
+	  .offset = offsetof(struct an_opts, sort), .check = check_sort, .value = procs_sort_name },
+	OPT_INCLUDE(an_top_option),
+	OPT_INCLUDE(target_live_options),
+	OPT_INCLUDE(target_file_options),
+	OPT_TABLE_END,
+};
+
 const struct analyzer analyzer_procs = {
 	.name = "procs",
-	.opts = AO_JSON | AO_SORT | AO_TOP,
-	.check = check,
+	.options = options,
 	.summary = "every process as process_info/2 saw it, largest first",
 	.needs = NEED_PROCS,
 	.run = run,

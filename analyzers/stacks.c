@@ -393,22 +393,46 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	return NULL;
 }
 
-static int check(const struct an_opts *o)
+static int check_weight(const char *weight)
 {
-	for (enum weight w = 0; o->weight && w < W_N; w++)
-		if (strcmp(o->weight, weights[w]) == 0)
-			return -1;
-	if (!o->weight)
-		return -1;
+	for (enum weight w = 0; w < W_N; w++)
+		if (strcmp(weight, weights[w]) == 0)
+			return 0;
 	fprintf(stderr, "beamcore: --weight %s: one of count, memory, total_heap_size, "
-		"message_queue_len, binary\n", o->weight);
+		"message_queue_len, binary\n", weight);
 	return 64;
 }
 
+static const char *weight_name(size_t i)
+{
+	return i < W_N ? weights[i] : NULL;
+}
+
+/* export's too (its speedscope profile is these groups) */
+const struct option_entry stacks_group_options[] = {
+	{ .kind = OPT_STRING, .name = "weight", .arg = "W",
+	  .help = "what a group weighs: count (default), memory,\n"
+		  "total_heap_size, message_queue_len, binary",
+	  .offset = offsetof(struct an_opts, weight), .check = check_weight, .value = weight_name },
+	OPT_FLAG("by-status", "group (and prefix folded lines) by status", OPT_OWN, struct an_opts,
+		 by_status),
+	OPT_TABLE_END,
+};
+
+static const struct option_entry options[] = {
+	OPT_INCLUDE(an_json_option),
+	OPT_INCLUDE(an_top_option),
+	OPT_FLAG("folded", "folded lines for flamegraph.pl / speedscope", OPT_OWN, struct an_opts,
+		 folded),
+	OPT_INCLUDE(stacks_group_options),
+	OPT_INCLUDE(target_live_options),
+	OPT_INCLUDE(target_file_options),
+	OPT_TABLE_END,
+};
+
 const struct analyzer analyzer_stacks = {
 	.name = "stacks",
-	.opts = AO_JSON | AO_TOP | AO_FOLDED | AO_WEIGHT | AO_BY_STATUS,
-	.check = check,
+	.options = options,
 	.summary = "every process's Erlang stack, grouped by identical stack (--folded for flame graphs)",
 	.needs = NEED_STACKS | NEED_BINARIES,
 	.run = run,

@@ -409,7 +409,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_summary = {
 	.name = "summary",
-	.opts = AO_JSON | AO_TOP,
+	.options = an_rows_options,
 	.summary = "what the core is, what stands out, and who holds the memory (default)",
 	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACKS | NEED_THREADS |
 		 NEED_NODES,

@@ -465,7 +465,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_waits = {
 	.name = "waits",
-	.opts = AO_JSON | AO_TOP,
+	.options = an_rows_options,
 	.summary = "who waits on whom: processes blocked in calls, by callee; deadlocks",
 	.needs = NEED_PROCS | NEED_STACKS | NEED_NODES,
 	.header = 1,

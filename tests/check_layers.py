@@ -20,8 +20,8 @@ def read_layers():
     table = text[text.index('\nlayers = ['):text.index('\n]\n', text.index('\nlayers = ['))]
     layers = {name: (d, re.findall(r"'(\w+)'", below)) for name, d, below in
               re.findall(r"\[\s*'(\w+)',\s*'([^']+)',\s*\[[^\]]*\],\s*\[([^\]]*)\]", table)}
-    # src/main.c, the command line, stands on all of them
-    layers['cli'] = ('src', list(layers))
+    # src/main.c stands on all of them
+    layers['main'] = ('src', list(layers))
     return layers
 
 

@@ -1,6 +1,8 @@
 #include <string.h>
 #include "commands.h"
 
+/* the commands on a model alone: src/cli/ lists the others too */
+#define COMMAND(n)
 #define ANALYZER(n) extern const struct analyzer analyzer_##n;
 #include "list.def"
 #undef ANALYZER
@@ -11,6 +13,7 @@ const struct analyzer *const analyzers[] = {
 #undef ANALYZER
 	NULL,
 };
+#undef COMMAND
 
 const struct analyzer *analyzer_find(const char *name)
 {

@@ -3,6 +3,7 @@
  * crashdump_viewer, stacks for speedscope, the process graph for Graphviz).
  * Each format is one writer (export.h); main writes it to -o FILE
  * whole or not at all. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,10 +112,46 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	return NULL;
 }
 
+static void format_help(FILE *f, const char *indent)
+{
+	(void)indent;
+	fprintf(f, "one of ");
+	say_formats(f);
+	fprintf(f, "\n");
+}
+
+static int parse_depth(const char *arg, void *opts)
+{
+	long v;
+	int rc = option_number("--depth", arg, 0, LONG_MAX, "a count", &v);
+	if (!rc && opts)
+		((struct an_opts *)opts)->depth = v;
+	return rc;
+}
+
+static const struct option_entry options[] = {
+	OPT_INCLUDE(an_json_option),
+	OPT_INCLUDE(stacks_group_options),
+	{ .kind = OPT_STRING, .name = "format", .arg = "F", .help_fn = format_help,
+	  .offset = offsetof(struct an_opts, format), .value = export_format_name },
+	{ .kind = OPT_STRING, .name = "output", .short_name = 'o', .arg = "FILE",
+	  .help = "-o FILE: where the export goes (- for stdout); written\n"
+		  "whole or not at all",
+	  .offset = offsetof(struct an_opts, output), .complete = OPT_COMPLETE_FILE,
+	  .said_as = "format" },
+	OPT_STRING("around", "PID", "only PID's neighbourhood (dot)", OPT_OWN, struct an_opts, around),
+	{ .kind = OPT_VALUE, .name = "depth", .arg = "N",
+	  .help = "how many edges from --around PID (default 2)", .parse = parse_depth,
+	  .said_as = "around" },
+	OPT_INCLUDE(target_live_options),
+	OPT_INCLUDE(target_file_options),
+	OPT_TABLE_END,
+};
+
 const struct analyzer analyzer_export = {
 	.name = "export",
 	.summary = "write the node in another tool's format (--format: beamcore help export)",
-	.opts = AO_JSON | AO_FORMAT | AO_AROUND | AO_WEIGHT | AO_BY_STATUS,
+	.options = options,
 	.check = check,
 	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACKS | NEED_NODES,
 	.needs_of = needs_of,

@@ -4,11 +4,9 @@
  * reading the node's memory right after each batch of samples, while the
  * node keeps running. Collection is perf.c, resolution resolve.c, output
  * report.c; this file is the options and the loop. */
-#include "sample.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,30 +20,9 @@
 #include "report.h"
 #include "resolve.h"
 #include "render.h"
+#include "analyzer.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 2, EXIT_USAGE = 64 };
-
-static const char usage_text[] =
-	"usage: beamcore sample --pid PID [--seconds N] [--hz F] [OPTIONS]\n"
-	"  sample a running node's schedulers for N seconds (default 5) at F Hz (default 99)\n"
-	"  without stopping it: each sample as scheduler, process and Erlang + native stack\n"
-	"  --pid PID            the beam.smp process (required)\n"
-	"  --seconds N          how long to sample (default 5; 0.1 to 3600)\n"
-	"  --hz F               samples per second of each thread's CPU time (default 99; 1 to 10000)\n"
-	"  --folded             folded stacks for flamegraph.pl/speedscope\n"
-	"  --by-status          group by state too (running, garbage_collecting, idle, ...)\n"
-	"  --weight W           what a stack weighs: count (default), reductions (consumed\n"
-	"                       between samples, as flame_prof weighs)\n"
-	"  --perf-script        perf script's text, for Flamescope\n"
-	"  --speedscope FILE    also write a speedscope profile to FILE\n"
-	"  --json               JSON (docs/schema/sample.json)\n"
-	"  --top N              the N heaviest stacks (text, JSON)\n"
-	"  --debug-file FILE    beam.smp's DWARF when not in the binary\n";
-
-void sample_usage(FILE *f)
-{
-	fputs(usage_text, f);
-}
 
 static volatile sig_atomic_t stop_now;
 static void on_signal(int sig)
@@ -79,6 +56,92 @@ static int parse_num(const char *s, double lo, double hi, double *out)
 	*out = v;
 	return 0;
 }
+
+/* Its options: the values the table below fills, with their defaults. */
+struct sample_opts {
+	long pid;
+	double seconds, hz;
+	const char *debug_file;
+	struct report_opts ro;
+};
+static struct sample_opts sample_opts = { .seconds = 5, .hz = 99 };
+
+static int parse_pid(const char *arg, void *opts)
+{
+	char *end;
+	long pid = strtol(arg, &end, 10);
+	if (*end || end == arg || pid <= 0 || pid > 1 << 22)
+		return usage_error("--pid %s: not a process id", arg);
+	((struct sample_opts *)opts)->pid = pid;
+	return 0;
+}
+
+static int parse_seconds(const char *arg, void *opts)
+{
+	if (parse_num(arg, 0.1, 3600, &((struct sample_opts *)opts)->seconds) < 0)
+		return usage_error("--seconds %s: a number of seconds from 0.1 to 3600", arg);
+	return 0;
+}
+
+static int parse_hz(const char *arg, void *opts)
+{
+	if (parse_num(arg, 1, 10000, &((struct sample_opts *)opts)->hz) < 0)
+		return usage_error("--hz %s: a rate from 1 to 10000", arg);
+	return 0;
+}
+
+static const char *const weights[] = { "count", "reductions" };
+
+static const char *weight_name(size_t i)
+{
+	return i < 2 ? weights[i] : NULL;
+}
+
+static int parse_weight(const char *arg, void *opts)
+{
+	if (strcmp(arg, "count") != 0 && strcmp(arg, "reductions") != 0)
+		return usage_error("--weight %s: one of count, reductions", arg);
+	((struct sample_opts *)opts)->ro.weight = arg;
+	return 0;
+}
+
+static int parse_top(const char *arg, void *opts)
+{
+	double v;
+	if (parse_num(arg, 1, 1e9, &v) < 0 || v != (double)(size_t)v)
+		return usage_error("--top %s: a count from 1", arg);
+	((struct sample_opts *)opts)->ro.top = (size_t)v;
+	return 0;
+}
+
+#define SAMPLE_FLAG(n, h, field) OPT_FLAG(n, h, OPT_OWN, struct sample_opts, field)
+static const struct option_entry options[] = {
+	{ .kind = OPT_VALUE, .name = "pid", .arg = "PID", .help = "the beam.smp process (required)",
+	  .parse = parse_pid, .complete = OPT_COMPLETE_PID },
+	{ .kind = OPT_VALUE, .name = "seconds", .arg = "N",
+	  .help = "how long to sample (default 5; 0.1 to 3600)", .parse = parse_seconds },
+	{ .kind = OPT_VALUE, .name = "hz", .arg = "F",
+	  .help = "samples per second of each thread's CPU time (default 99; 1 to 10000)",
+	  .parse = parse_hz },
+	SAMPLE_FLAG("folded", "folded stacks for flamegraph.pl/speedscope", ro.folded),
+	SAMPLE_FLAG("by-status", "group by state too (running, garbage_collecting, idle, ...)",
+		    ro.by_status),
+	{ .kind = OPT_VALUE, .name = "weight", .arg = "W",
+	  .help = "what a stack weighs: count (default), reductions (consumed\n"
+		  "between samples, as flame_prof weighs)",
+	  .parse = parse_weight, .value = weight_name },
+	SAMPLE_FLAG("perf-script", "perf script's text, for Flamescope", ro.perf_script),
+	{ .kind = OPT_STRING, .name = "speedscope", .arg = "FILE",
+	  .help = "also write a speedscope profile to FILE",
+	  .offset = offsetof(struct sample_opts, ro.speedscope), .complete = OPT_COMPLETE_FILE },
+	SAMPLE_FLAG("json", "JSON (docs/schema/sample.json)", ro.json),
+	{ .kind = OPT_VALUE, .name = "top", .arg = "N", .help = "the N heaviest stacks (text, JSON)",
+	  .parse = parse_top },
+	{ .kind = OPT_STRING, .name = "debug-file", .arg = "FILE",
+	  .help = "beam.smp's DWARF when not in the binary",
+	  .offset = offsetof(struct sample_opts, debug_file), .complete = OPT_COMPLETE_FILE },
+	OPT_TABLE_END,
+};
 
 /* The node's threads from /proc/PID/task. */
 static int list_threads(pid_t pid, struct sthread **out, size_t *n)
@@ -217,76 +280,16 @@ static int fail(const char *fmt, ...)
 	return EXIT_FAILED;
 }
 
-int sample_main(int argc, char **argv)
+static int sample_main(const struct target_opts *to, void *vopts, char **words, int nwords)
 {
-	enum { O_PID = 256, O_SECONDS, O_HZ, O_FOLDED, O_BY_STATUS, O_WEIGHT, O_PERF, O_SPEED,
-	       O_JSON, O_TOP, O_DEBUG };
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, O_PID },
-		{ "seconds", required_argument, NULL, O_SECONDS },
-		{ "hz", required_argument, NULL, O_HZ },
-		{ "folded", no_argument, NULL, O_FOLDED },
-		{ "by-status", no_argument, NULL, O_BY_STATUS },
-		{ "weight", required_argument, NULL, O_WEIGHT },
-		{ "perf-script", no_argument, NULL, O_PERF },
-		{ "speedscope", required_argument, NULL, O_SPEED },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "top", required_argument, NULL, O_TOP },
-		{ "debug-file", required_argument, NULL, O_DEBUG },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct report_opts ro = { 0 };
-	double seconds = 5, hz = 99, v;
-	long pid = 0;
-	const char *debug_file = NULL;
-	int ch;
-	opterr = 0;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case O_PID: {
-			char *end;
-			pid = strtol(optarg, &end, 10);
-			if (*end || end == optarg || pid <= 0 || pid > 1 << 22)
-				return usage_error("--pid %s: not a process id", optarg);
-			break;
-		}
-		case O_SECONDS:
-			if (parse_num(optarg, 0.1, 3600, &seconds) < 0)
-				return usage_error("--seconds %s: a number of seconds from 0.1 to 3600", optarg);
-			break;
-		case O_HZ:
-			if (parse_num(optarg, 1, 10000, &hz) < 0)
-				return usage_error("--hz %s: a rate from 1 to 10000", optarg);
-			break;
-		case O_FOLDED: ro.folded = 1; break;
-		case O_BY_STATUS: ro.by_status = 1; break;
-		case O_WEIGHT:
-			if (strcmp(optarg, "count") != 0 && strcmp(optarg, "reductions") != 0)
-				return usage_error("--weight %s: one of count, reductions", optarg);
-			ro.weight = optarg;
-			break;
-		case O_PERF: ro.perf_script = 1; break;
-		case O_SPEED: ro.speedscope = optarg; break;
-		case O_JSON: ro.json = 1; break;
-		case O_TOP:
-			if (parse_num(optarg, 1, 1e9, &v) < 0 || v != (double)(size_t)v)
-				return usage_error("--top %s: a count from 1", optarg);
-			ro.top = (size_t)v;
-			break;
-		case O_DEBUG: debug_file = optarg; break;
-		case 'h':
-			sample_usage(stdout);
-			return EXIT_OK;
-		case ':':
-			return usage_error("%s needs a value", argv[optind - 1]);
-		default:
-			return usage_error("%s: unknown option", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("%s: unexpected argument (the node is --pid PID)", argv[optind]);
+	struct sample_opts *so = vopts;
+	struct report_opts ro = so->ro;
+	double seconds = so->seconds, hz = so->hz;
+	long pid = so->pid;
+	const char *debug_file = so->debug_file;
+	(void)to;  /* the node is its own --pid */
+	if (nwords > 0)
+		return usage_error("%s: unexpected argument (the node is --pid PID)", words[0]);
 	if (!pid)
 		return usage_error("%s", "--pid PID is required");
 	if (ro.json + ro.folded + ro.perf_script > 1)
@@ -445,3 +448,15 @@ out:
 	snode_close(l);
 	return rc;
 }
+
+const struct analyzer command_sample = {
+	.name = "sample",
+	.summary = "--pid PID: sample a running node's schedulers, no stop (beamcore help sample)",
+	.usage = "usage: beamcore sample --pid PID [--seconds N] [--hz F] [OPTIONS]\n"
+		 "  sample a running node's schedulers for N seconds (default 5) at F Hz (default 99)\n"
+		 "  without stopping it: each sample as scheduler, process and Erlang + native stack\n",
+	.help_width = 20,
+	.options = options,
+	.opts = &sample_opts,
+	.main = sample_main,
+};

@@ -348,3 +348,55 @@ int tui_main(const struct target_opts *o, double interval)
 	free(live.old_rates);
 	return stack[0] ? 0 : 2;
 }
+
+/* beamcore tui: its options, and the command (analyzers/list.def) */
+struct tui_opts {
+	double interval;  /* --interval S; 0: 2 seconds */
+	int stop;         /* --stop: stop the node for each refresh */
+};
+static struct tui_opts tui_opts;
+
+static int parse_interval(const char *arg, void *opts)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || *end || end == arg || !(v >= 0.1 && v <= 3600)) {
+		fprintf(stderr, "beamcore: --interval %s: not a number of seconds (0.1 to 3600)\n", arg);
+		return 64;
+	}
+	if (opts)
+		((struct tui_opts *)opts)->interval = v;
+	return 0;
+}
+
+static const struct option_entry options[] = {
+	OPT_INCLUDE(target_live_options),
+	{ .kind = OPT_VALUE, .name = "interval", .arg = "S",
+	  .help = "--pid: refresh every S seconds (default 2)", .parse = parse_interval,
+	  .needs_pid = 1 },
+	{ .kind = OPT_FLAG, .name = "stop", .help = "--pid: stop the node for each refresh (default: not)",
+	  .offset = offsetof(struct tui_opts, stop), .needs_pid = 1, .said_as = "interval" },
+	OPT_INCLUDE(target_file_options),
+	OPT_TABLE_END,
+};
+
+static int run(const struct target_opts *to, void *opts, char **words, int nwords)
+{
+	const struct tui_opts *o = opts;
+	struct target_opts t = *to;
+	(void)words;
+	(void)nwords;
+	if (t.pid)  /* refreshed; stopped for each read only with --stop */
+		t.no_stop = !o->stop;
+	return tui_main(&t, o->interval > 0 ? o->interval : 2.0);
+}
+
+const struct analyzer command_tui = {
+	.name = "tui",
+	.summary = "browse processes and every view in a terminal (ncurses)",
+	.about = "browse processes and every view in a terminal (ncurses); ? lists the keys",
+	.options = options,
+	.opts = &tui_opts,
+	.main = run,
+};

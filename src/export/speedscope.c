@@ -7,6 +7,7 @@
 
 #include "export.h"
 #include "render.h"
+#include "speedscope.h"
 
 bc_err *export_speedscope(const struct vm *vm, const struct an_opts *o, FILE *f,
 			  struct an_out *out)
@@ -33,60 +34,32 @@ bc_err *export_speedscope(const struct vm *vm, const struct an_opts *o, FILE *f,
 	const char *w = o->weight ? o->weight : "count";
 	int bytes = strcmp(w, "memory") == 0 || strcmp(w, "binary") == 0;
 	char buf[320], name[512];
-	struct jw j;
-	jw_init(&j, f);
-	jw_obj(&j, NULL);
-	jw_str(&j, "$schema", "https://www.speedscope.app/file-format-schema.json");
-	jw_str(&j, "exporter", "beamcore " BEAMCORE_VERSION);
+	struct speedscope ss;
 	snprintf(name, sizeof name, "%s: Erlang stacks by %s", vm->source, w);
-	jw_str(&j, "name", name);
-	jw_u64(&j, "activeProfileIndex", 0);
-	jw_obj(&j, "shared");
-	jw_arr(&j, "frames");
+	speedscope_begin(&ss, f, "beamcore " BEAMCORE_VERSION, name);
 	for (size_t i = 0; i < vm->nmfas; i++) {
-		jw_obj(&j, NULL);
 		const char *s = vm_mfa_str(&vm->mfas[i], buf, sizeof buf);
-		jw_str(&j, "name", s ? s : "?");
-		jw_obj_end(&j);
+		speedscope_frame(&ss, s ? s : "?");
 	}
-	for (int s = 0; s < VS_N; s++) {
-		jw_obj(&j, NULL);
-		jw_str(&j, "name", s ? vm_status_name((enum vm_status)s) : "unknown");
-		jw_obj_end(&j);
-	}
-	jw_obj(&j, NULL);
-	jw_str(&j, "name", "(no stack)");
-	jw_obj_end(&j);
-	jw_arr_end(&j);
-	jw_obj_end(&j);
-	jw_arr(&j, "profiles");
-	jw_obj(&j, NULL);
-	jw_str(&j, "type", "sampled");
-	jw_str(&j, "name", name);
-	jw_str(&j, "unit", bytes ? "bytes" : "none");
-	jw_u64(&j, "startValue", 0);
-	jw_u64(&j, "endValue", total);
-	jw_arr(&j, "samples");
+	for (int s = 0; s < VS_N; s++)
+		speedscope_frame(&ss, s ? vm_status_name((enum vm_status)s) : "unknown");
+	speedscope_frame(&ss, "(no stack)");
+	speedscope_profile(&ss, name, bytes ? "bytes" : "none", total);
 	for (size_t g = 0; g < sg.ngroups; g++) {
 		const struct vm_proc *p = &vm->procs[sg.groups[g].first_proc];
-		jw_arr(&j, NULL);
+		speedscope_stack(&ss);
 		if (o->by_status)
-			jw_u64(&j, NULL, status0 + (p->status < VS_N ? p->status : 0));
+			speedscope_stack_frame(&ss, status0 + (p->status < VS_N ? p->status : 0));
 		for (uint32_t i = p->stack_n; i-- > 0;)
-			jw_u64(&j, NULL, vm->frames[p->stack_first + i]);
+			speedscope_stack_frame(&ss, vm->frames[p->stack_first + i]);
 		if (!p->stack_n)
-			jw_u64(&j, NULL, nostack);
-		jw_arr_end(&j);
+			speedscope_stack_frame(&ss, nostack);
 	}
-	jw_arr_end(&j);
-	jw_arr(&j, "weights");
+	speedscope_weights(&ss);
 	for (size_t g = 0; g < sg.ngroups; g++)
-		jw_u64(&j, NULL, sg.groups[g].weight);
-	jw_arr_end(&j);
-	jw_obj_end(&j);
-	jw_arr_end(&j);
-	jw_obj_end(&j);
-	fputc('\n', f);
+		speedscope_weight(&ss, sg.groups[g].weight);
+	speedscope_end(&ss);
+	fputc('\n', f);  /* (export's file has always ended with an empty line) */
 	stack_groups_free(&sg);
 	return NULL;
 }

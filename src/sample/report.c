@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "render.h"
+#include "speedscope.h"
 #include "vm.h"
 
 int report_init(struct report *r, size_t nthreads)
@@ -324,32 +326,31 @@ static uint64_t uniq_hash(const void *ctx, uint32_t i)
 	return (uint64_t)(uintptr_t)((const char *const *)ctx)[i];
 }
 
-/* speedscope's file format (https://www.speedscope.app/file-format-schema.json):
- * one sampled profile per scheduler thread over shared frames. */
-static int speedscope(const struct report *r, const char *path)
+/* speedscope's file format (render/speedscope.h): one sampled profile per
+ * scheduler thread over shared frames, written through the output file (a
+ * temporary file renamed into place once whole). */
+static bc_err *speedscope(const struct report *r, const char *path)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
-	struct jw w;
-	jw_init(&w, f);
-	jw_obj(&w, NULL);
-	jw_str(&w, "$schema", "https://www.speedscope.app/file-format-schema.json");
-	jw_str(&w, "exporter", "beamcore sample");
-	jw_obj(&w, "shared");
-	jw_arr(&w, "frames");
 	/* frame index: position in r->frames of the first occurrence of each string */
 	struct hmap fi;
 	uint32_t *fid = calloc(r->nframes ? r->nframes : 1, sizeof *fid);
 	const char **uniq = calloc(r->nframes ? r->nframes : 1, sizeof *uniq);
-	size_t nu = 0;
 	if (!fid || !uniq || hmap_init(&fi, r->nframes + 16) < 0) {
 		free(fid);
 		free(uniq);
-		fclose(f);
-		errno = ENOMEM;
-		return -1;
+		return bc_error(BC_ENOMEM, "out of memory");
 	}
+	struct outfile of;
+	bc_err *err = outfile_open(path, "--speedscope", &of);
+	if (err) {
+		hmap_free(&fi);
+		free(fid);
+		free(uniq);
+		return err;
+	}
+	struct speedscope ss;
+	speedscope_begin(&ss, of.f, "beamcore sample", NULL);
+	size_t nu = 0;
 	for (size_t i = 0; i < r->nframes; i++) {
 		uint64_t h = (uint64_t)(uintptr_t)r->frames[i];
 		size_t j = hmap_first(&fi, h);
@@ -359,62 +360,44 @@ static int speedscope(const struct report *r, const char *path)
 		if (!fi.slot[j]) {
 			uniq[nu] = r->frames[i];
 			hmap_set(&fi, j, (uint32_t)nu, uniq_hash, uniq);
-			jw_obj(&w, NULL);
-			jw_str(&w, "name", r->frames[i]);
-			jw_obj_end(&w);
+			speedscope_frame(&ss, r->frames[i]);
 			nu++;
 		}
 		fid[i] = fi.slot[j] - 1;
 	}
-	jw_arr_end(&w);
-	jw_obj_end(&w);
-	jw_arr(&w, "profiles");
 	for (size_t t = 0; t < r->nth; t++) {
 		const struct sthread_sum *s = &r->th[t];
 		if (!s->samples)
 			continue;
-		jw_obj(&w, NULL);
-		jw_str(&w, "type", "sampled");
-		jw_str(&w, "name", s->t->role);
-		jw_str(&w, "unit", "nanoseconds");
-		jw_u64(&w, "startValue", 0);
-		jw_u64(&w, "endValue", r->window_ns);
-		jw_arr(&w, "samples");
+		speedscope_profile(&ss, s->t->role, "nanoseconds", r->window_ns);
 		for (size_t i = 0; i < r->nev; i++) {
 			if (r->ev[i].thread != t)
 				continue;
 			const struct sgroup *g = &r->g[r->ev[i].group];
-			jw_arr(&w, NULL);
+			speedscope_stack(&ss);
 			for (uint32_t k = 0; k < g->n; k++)
-				jw_u64(&w, NULL, fid[g->first + k]);
-			jw_arr_end(&w);
+				speedscope_stack_frame(&ss, fid[g->first + k]);
 		}
-		jw_arr_end(&w);
-		jw_arr(&w, "weights");
+		speedscope_weights(&ss);
 		for (size_t i = 0; i < r->nev; i++)
 			if (r->ev[i].thread == t)
-				jw_u64(&w, NULL, r->hz ? 1000000000ull / r->hz : 1);
-		jw_arr_end(&w);
-		jw_obj_end(&w);
+				speedscope_weight(&ss, r->hz ? 1000000000ull / r->hz : 1);
 	}
-	jw_arr_end(&w);
-	jw_obj_end(&w);  /* ends the line */
+	speedscope_end(&ss);
 	hmap_free(&fi);
 	free(fid);
 	free(uniq);
-	return fclose(f) == 0 ? 0 : -1;
+	uint64_t bytes;
+	bool known;
+	return outfile_commit(&of, &bytes, &known);
 }
 
-int report_write(struct report *r, const struct report_opts *o, FILE *f)
+bc_err *report_write(struct report *r, const struct report_opts *o, FILE *f)
 {
 	uint32_t *ix = sorted(r, o);
-	if (!ix) {
-		errno = ENOMEM;
-		return -1;
-	}
-	int rc = 0;
-	if (o->speedscope && speedscope(r, o->speedscope) < 0)
-		rc = -1;
+	if (!ix)
+		return bc_error(BC_ENOMEM, "out of memory");
+	bc_err *err = o->speedscope ? speedscope(r, o->speedscope) : NULL;
 	if (o->json)
 		json(r, o, f, ix);
 	else if (o->folded)
@@ -424,5 +407,5 @@ int report_write(struct report *r, const struct report_opts *o, FILE *f)
 	else if (!o->speedscope)
 		text(r, o, f, ix);
 	free(ix);
-	return rc;
+	return err;
 }

@@ -4,6 +4,7 @@
 #ifndef BEAMCORE_SAMPLE_REPORT_H
 #define BEAMCORE_SAMPLE_REPORT_H
 #include <stdio.h>
+#include "error.h"
 #include "hmap.h"
 #include "resolve.h"
 
@@ -60,8 +61,9 @@ struct report_opts {
 	const char *speedscope;        /* file, or NULL */
 	size_t top;
 };
-/* Write what o asks for; 0, or -1 when a file could not be written (errno). */
-int report_write(struct report *r, const struct report_opts *o, FILE *f);
+/* Write what o asks for (the speedscope file first); NULL, or why a file
+ * could not be written. */
+bc_err *report_write(struct report *r, const struct report_opts *o, FILE *f);
 /* Thread s's utilisation as scheduler_wall_time counts it: the wall time it
  * was busy (on a CPU or runnable, i.e. not asleep) over the window, less the
  * share of its samples that were idle (spinning before sleep). */

@@ -19,6 +19,7 @@
 #include "perf.h"
 #include "report.h"
 #include "resolve.h"
+#include "outfile.h"
 #include "render.h"
 #include "analyzer.h"
 
@@ -295,16 +296,11 @@ static int sample_main(const struct target_opts *to, void *vopts, char **words, 
 	if (ro.json + ro.folded + ro.perf_script > 1)
 		return usage_error("%s", "one of --json, --folded, --perf-script");
 
-	if (ro.speedscope) {  /* an unwritable file is said before the sampling, not after */
-		int existed = access(ro.speedscope, F_OK) == 0;
-		FILE *sf = fopen(ro.speedscope, "a");
-		if (!sf) {
-			fprintf(stderr, "beamcore: sample: --speedscope %s: %s\n", ro.speedscope, strerror(errno));
-			return EXIT_USAGE;
-		}
-		fclose(sf);
-		if (!existed)
-			unlink(ro.speedscope);
+	bc_err *ferr = ro.speedscope ? outfile_check(ro.speedscope, "--speedscope") : NULL;
+	if (ferr) {  /* an unwritable file is said before the sampling, not after */
+		fprintf(stderr, "beamcore: sample: %s\n", ferr->msg);
+		bc_err_free(ferr);
+		return EXIT_USAGE;
 	}
 	json_out = ro.json;
 	struct snode *l;
@@ -433,8 +429,10 @@ static int sample_main(const struct target_opts *to, void *vopts, char **words, 
 	rep.hz = (uint64_t)hz;
 	rep.otp_release = l->b->vm->otp_release;
 	rep.jit = l->b->vm->jit;
-	if (report_write(&rep, &ro, stdout) < 0)
-		rc = fail("%s: %s", ro.speedscope ? ro.speedscope : "stdout", strerror(errno));
+	if ((err = report_write(&rep, &ro, stdout))) {
+		rc = fail("%s", err->msg);
+		bc_err_free(err);
+	}
 	if (fflush(stdout) != 0)
 		rc = EXIT_FAILED;
 out:

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dump.h"
 #include "internal.h"
 #include "needs.h"
 

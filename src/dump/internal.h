@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "dump.h"
 #include "text.h"
 #include "error.h"
 #include "vm.h"

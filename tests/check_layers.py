@@ -3,13 +3,17 @@
 names a header of its own layer or of a layer below it, by its bare name (a
 path like "../x.h" or "dir/x.h" would go around the include directories that
 meson.build gives each layer's library). The layers and what stands below each
-are read from meson.build's table. Exit 1 naming each include that goes up,
-sideways or around."""
+are read from meson.build's table. Given the build directory, the same for the
+libraries' symbols (nm): no layer calls a function or names a variable that
+only a layer above it defines (an extern declared in place needs no header).
+Exit 1 naming each include or symbol that goes up, sideways or around."""
 import os
 import re
+import subprocess
 import sys
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..')
+BUILD = sys.argv[2] if len(sys.argv) > 2 else None  # with it: the libraries' symbols too
 
 
 
@@ -66,11 +70,35 @@ def main():
                     elif not set(where) & allowed:
                         bad.append(f'{path}:{n}: "{name}" is {"/".join(where)}\'s: '
                                    f'not below {layer}')
+    if BUILD:
+        bad += symbols_up()
     for b in bad:
         print(b)
     if bad:
-        print('layers: an include goes up (docs/layers.md)')
+        print('layers: an include or a symbol goes up (docs/layers.md)')
     return 1 if bad else 0
+
+
+def nm(layer, *flags):
+    lib = os.path.join(BUILD, f'libbc_{layer}.a')
+    out = subprocess.run(['nm', '-g', *flags, lib], capture_output=True, text=True,
+                         check=True).stdout
+    return [line.split() for line in out.splitlines() if line and not line.endswith(':')]
+
+
+def symbols_up():
+    layers = [layer for layer in LAYERS if layer != 'main']
+    defined = {}  # symbol -> the layer defining it
+    for layer in layers:
+        for row in nm(layer, '--defined-only'):
+            defined.setdefault(row[-1], layer)
+    bad = []
+    for layer in layers:
+        allowed = below(layer) | {layer}
+        for sym in sorted({row[-1] for row in nm(layer, '--undefined-only')}):
+            if defined.get(sym, layer) not in allowed:
+                bad.append(f'libbc_{layer}.a uses {sym} of {defined[sym]}: not below {layer}')
+    return bad
 
 
 if __name__ == '__main__':

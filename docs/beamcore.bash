@@ -1,7 +1,8 @@
-# bash completion for beamcore(1)
+# bash completion for beamcore(1); made from the commands' option tables by
+# tests/check_options.py --write (beamcore --dump-options): do not edit
 _beamcore()
 {
-	local cur prev cmd i
+	local cur prev cmd i opts
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	local cmds="summary procs proc ets binaries memory stacks threads nodes waits tree check diff export tui sample help"
@@ -9,39 +10,45 @@ _beamcore()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break;; esac
 	done
-	case $prev in
-	--sort) COMPREPLY=($(compgen -W "total_heap_size memory heap_size stack_size message_queue_len reductions pid name status current_function" -- "$cur")); return;;
-	--weight)
-		if [[ $cmd == sample ]]; then COMPREPLY=($(compgen -W "count reductions" -- "$cur"))
-		else COMPREPLY=($(compgen -W "count memory total_heap_size message_queue_len binary" -- "$cur")); fi
+	case $cmd:$prev in
+	*:--top|*:--around|*:--depth|*:--interval|*:--seconds|*:--hz)
 		return;;
-	--seconds|--hz) return;;
-	--speedscope) COMPREPLY=($(compgen -f -- "$cur")); return;;
-	--top) return;;
-	--max) COMPREPLY=($(compgen -W "message_queue_len memory total_heap_size heap_size stack_size reductions ets.size ets.memory process_count atom_count total processes processes_used system atom atom_used binary code ets" -- "$cur")); return;;
-	--format) COMPREPLY=($(compgen -W "speedscope dot crashdump" -- "$cur")); return;;
-	--depth) return;;
-	--around) return;;
-	-o|--output|--rules|--junit) COMPREPLY=($(compgen -f -- "$cur")); return;;
-	--debug-file) COMPREPLY=($(compgen -f -- "$cur")); return;;
-	--sysroot) COMPREPLY=($(compgen -d -- "$cur")); return;;
-	--pid) COMPREPLY=($(compgen -W "$(pgrep -d ' ' '^beam\.' 2>/dev/null)" -- "$cur")); return;;
-	--interval) return;;
+	*:--pid)
+		COMPREPLY=($(compgen -W "$(pgrep -d ' ' '^beam\.' 2>/dev/null)" -- "$cur")); return;;
+	*:--debug-file|*:--rules|*:--junit|*:--output|*:-o|*:--speedscope)
+		COMPREPLY=($(compgen -f -- "$cur")); return;;
+	*:--sysroot)
+		COMPREPLY=($(compgen -d -- "$cur")); return;;
+	*:--sort)
+		COMPREPLY=($(compgen -W "memory total_heap_size message_queue_len reductions heap_size stack_size pid name status current_function" -- "$cur")); return;;
+	stacks:--weight|export:--weight)
+		COMPREPLY=($(compgen -W "count memory total_heap_size message_queue_len binary" -- "$cur")); return;;
+	sample:--weight)
+		COMPREPLY=($(compgen -W "count reductions" -- "$cur")); return;;
+	*:--max)
+		COMPREPLY=($(compgen -W "message_queue_len memory total_heap_size heap_size stack_size reductions ets.size ets.memory process_count atom_count total processes processes_used system atom atom_used binary code ets" -- "$cur")); return;;
+	*:--format)
+		COMPREPLY=($(compgen -W "speedscope dot crashdump" -- "$cur")); return;;
 	esac
 	if [[ $cur == -* ]]; then
-		local opts="--debug-file --sysroot --help"
-		[[ $cmd == diff ]] || opts+=" --pid --no-stop"
-		[[ $cmd == sample ]] && opts="--pid --seconds --hz --folded --by-status --weight --perf-script --speedscope --json --top --debug-file --help"
 		case $cmd in
-		procs) opts+=" --json --sort --top";;
-		stacks) opts+=" --json --top --folded --weight --by-status";;
-		proc|threads|tree) opts+=" --json";;
-		check) opts+=" --json --max --rules --junit";;
-		export) opts+=" --json --format -o --around --depth --weight --by-status";;
-		tui) opts+=" --interval --stop";;
-		sample) ;;
-		help) ;;
-		*) opts+=" --json --top";;
+		summary|'') opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
+		procs) opts="--json --sort --top --pid --no-stop --debug-file --sysroot --help";;
+		proc) opts="--json --pid --no-stop --debug-file --sysroot --help";;
+		ets) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
+		binaries) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
+		memory) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
+		stacks) opts="--json --top --folded --weight --by-status --pid --no-stop --debug-file --sysroot --help";;
+		threads) opts="--json --pid --no-stop --debug-file --sysroot --help";;
+		nodes) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
+		waits) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
+		tree) opts="--json --pid --no-stop --debug-file --sysroot --help";;
+		check) opts="--json --max --rules --junit --pid --no-stop --debug-file --sysroot --help";;
+		diff) opts="--json --top --debug-file --sysroot --help";;
+		export) opts="--json --weight --by-status --format --output -o --around --depth --pid --no-stop --debug-file --sysroot --help";;
+		tui) opts="--pid --no-stop --interval --stop --debug-file --sysroot --help";;
+		sample) opts="--pid --seconds --hz --folded --by-status --weight --perf-script --speedscope --json --top --debug-file --help";;
+		*) opts="--help";;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return

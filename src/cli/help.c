@@ -141,7 +141,8 @@ void cli_command_usage(FILE *f, const struct analyzer *cmd)
 	fputs(cmd->exit_help ? cmd->exit_help : EXIT_HELP, f);
 }
 
-/* "option NAME SHORT ARG COMPLETE VALUES", "-" for none; VALUES a,b,c */
+/* "option NAME SHORT ARG COMPLETE VALUES STORE", "-" for none; VALUES a,b,c;
+ * STORE own or target (the target's, shared by every command opening one) */
 static int dump_option(const struct option_entry *o, void *arg)
 {
 	static const char *const complete[] = { "-", "file", "dir", "pid" };
@@ -151,7 +152,7 @@ static int dump_option(const struct option_entry *o, void *arg)
 		complete[o->complete]);
 	for (size_t i = 0; o->value && o->value(i); i++)
 		fprintf(f, "%s%s", i ? "," : "", o->value(i));
-	fprintf(f, "%s\n", o->value ? "" : "-");
+	fprintf(f, "%s %s\n", o->value ? "" : "-", o->store == OPT_TARGET ? "target" : "own");
 	return 0;
 }
 

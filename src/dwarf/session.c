@@ -203,8 +203,8 @@ static bc_err *verify_exe(struct session *s, struct session_mod *m)
 	return NULL;
 }
 
-static Dwfl_Module *report(struct session *s, struct session_mod *m, const char *name,
-			   uint64_t lo, uint64_t hi)
+static Dwfl_Module *report_module(struct session *s, struct session_mod *m, const char *name,
+				  uint64_t lo, uint64_t hi)
 {
 	Dwfl_Module *mod = dwfl_report_module(s->dwfl, name, lo, hi);
 	if (!mod)
@@ -238,7 +238,7 @@ static bc_err *report_exe(struct session *s)
 	if (!x->nloads)
 		return bc_error(BC_EFORMAT, "%s: no loadable segments", x->path);
 	const char *name = s->recorded_exe ? s->recorded_exe : x->path;
-	s->exe_mod = report(s, m, name, lo + s->bias, hi + s->bias);
+	s->exe_mod = report_module(s, m, name, lo + s->bias, hi + s->bias);
 	if (!s->exe_mod)
 		return bc_error(BC_EFORMAT, "%s: %s", x->path, dwfl_errmsg(-1));
 	return NULL;
@@ -269,7 +269,7 @@ static void report_libraries(struct session *s)
 		struct session_mod *m = &s->mods[s->nmods++];
 		*m = (struct session_mod){ .s = s, .recorded = f->path };
 		m->build_id_len = core_image_build_id(c, f->start, m->build_id);
-		if (!report(s, m, f->path, f->start, hi))
+		if (!report_module(s, m, f->path, f->start, hi))
 			s->nmods--;  /* overlaps another: left out */
 	}
 }
@@ -299,7 +299,7 @@ static void report_vdso(struct session *s)
 	struct session_mod *m = &s->mods[s->nmods++];
 	*m = (struct session_mod){ .s = s, .recorded = "[vdso]", .image = image, .image_len = len };
 	m->build_id_len = core_image_build_id(c, c->at_vdso, m->build_id);
-	if (!report(s, m, "[vdso]", c->at_vdso, c->at_vdso + len))
+	if (!report_module(s, m, "[vdso]", c->at_vdso, c->at_vdso + len))
 		s->nmods--;
 }
 

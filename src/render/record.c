@@ -53,6 +53,12 @@ static void value_json(struct jw *w, const struct rdoc *d, const struct rrec *r,
 		}
 		jw_arr_end(w);
 		break;
+	case RF_STRS:
+		jw_arr(w, key);
+		for (size_t i = 0; i < v.n; i++)
+			jw_str(w, NULL, r->item_str(d->ctx, id, f, i, buf, sizeof buf));
+		jw_arr_end(w);
+		break;
 	}
 }
 
@@ -172,6 +178,8 @@ static void field_text(FILE *f, const struct rdoc *d, const struct rrec *r, uint
 {
 	const struct rfield *fd = &r->fields[i];
 	if (fd->flags & RCOL_JSON_ONLY)
+		return;
+	if (fd->kind == RF_STRS)
 		return;
 	if (fd->kind != RF_REC && fd->kind != RF_LIST) {
 		if (fd->line)

@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include "render.h"
 
-enum rf_kind { RF_STR, RF_U64, RF_I64, RF_F64, RF_BOOL, RF_REC, RF_LIST };
+enum rf_kind { RF_STR, RF_U64, RF_I64, RF_F64, RF_BOOL, RF_REC, RF_LIST,
+	       RF_STRS /* a list of strings (item_str); JSON only */ };
 
 /* How a value prints in text. RT_DEFAULT: strings as they are (invalid UTF-8
  * as \xNN), numbers in plain decimal, booleans "yes"/"no". */
@@ -48,7 +49,7 @@ struct rval {
 	bool absent;              /* not there at all: no key in JSON, nothing in text */
 	enum rf_text text;        /* RT_DEFAULT: the field's */
 	uint64_t id;              /* RF_REC: the nested record */
-	size_t n;                 /* RF_LIST: how many items */
+	size_t n;                 /* RF_LIST, RF_STRS: how many items */
 	const struct rrec *rec;   /* RF_REC, RF_LIST: the nested records' type; NULL: the field's */
 };
 
@@ -61,6 +62,8 @@ struct rrec {
 	void (*get)(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len);
 	/* Item i of list field f of record id: the item record's id. */
 	uint64_t (*item)(void *ctx, uint64_t id, size_t f, size_t i);
+	/* RF_STRS: item i of field f of record id (buf as get's) */
+	const char *(*item_str)(void *ctx, uint64_t id, size_t f, size_t i, char *buf, size_t len);
 	/* text: the record as a line, printed before its fields' text: a printf
 	 * format whose each %s (width and '-' allowed) takes the text of the next
 	 * of line_keys: a field's key ("subtree.memory": a nested record's field),

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "outfile.h"
+#include "print.h"
+#include "record.h"
 #include "render.h"
 #include "speedscope.h"
 #include "vm.h"
@@ -183,77 +185,197 @@ static const char *thread_id(const struct sthread *t, char *buf, size_t len)
 	return buf;
 }
 
-static void json(const struct report *r, const struct report_opts *o, FILE *f, const uint32_t *ix)
+/* --json (docs/schema/sample.json), described as records (render/record.h):
+ * the window, "schedulers", the other "threads" that ran, the "stacks".
+ * Record ids: a scheduler's or thread's index in r->th, a stack's rank. */
+struct jctx {
+	const struct report *r;
+	const struct report_opts *o;
+	const uint32_t *ix;          /* the stacks, heaviest first */
+	uint32_t *sched, *other;     /* r->th indices: schedulers; other threads that ran */
+	size_t nsched, nother;
+};
+
+static double cpu_share(const struct report *r, const struct sthread_sum *s)
 {
+	return r->window_ns ? (double)s->cpu_ns / (double)r->window_ns : 0;
+}
+
+static const struct rfield sched_fields[] = {
+	{ .key = "id", .kind = RF_U64 },
+	{ .key = "type", .kind = RF_STR },
+	{ .key = "tid", .kind = RF_U64 },
+	{ .key = "utilisation", .kind = RF_F64 },
+	{ .key = "cpu", .kind = RF_F64 },
+	{ .key = "samples", .kind = RF_U64 },
+	{ .key = "idle_samples", .kind = RF_U64 },
+};
+
+static void sched_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	const struct jctx *c = ctx;
+	const struct sthread_sum *s = &c->r->th[id];
+	switch (f) {
+	case 0: v->u = s->t->index; break;
+	case 1: v->s = thread_id(s->t, buf, len); break;
+	case 2: v->u = (uint64_t)s->t->tid; break;
+	case 3: v->f = report_utilisation(c->r, s); break;
+	case 4: v->f = cpu_share(c->r, s); break;
+	case 5: v->u = s->samples; break;
+	case 6: v->u = s->idle; break;
+	}
+}
+
+static const struct rrec sched_rec = { .fields = sched_fields, .nfields = 7, .get = sched_get };
+
+static const struct rfield thread_fields[] = {
+	{ .key = "name", .kind = RF_STR },
+	{ .key = "tid", .kind = RF_U64 },
+	{ .key = "samples", .kind = RF_U64 },
+	{ .key = "cpu", .kind = RF_F64 },
+};
+
+static void thread_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	(void)buf, (void)len;
+	const struct jctx *c = ctx;
+	const struct sthread_sum *s = &c->r->th[id];
+	switch (f) {
+	case 0: v->s = s->t->comm; break;
+	case 1: v->u = (uint64_t)s->t->tid; break;
+	case 2: v->u = s->samples; break;
+	case 3: v->f = cpu_share(c->r, s); break;
+	}
+}
+
+static const struct rrec thread_rec = { .fields = thread_fields, .nfields = 4, .get = thread_get };
+
+enum { SK_STACK, SK_STATUS, SK_COUNT, SK_REDUCTIONS, SK_PIDS, SK_NAMES, SK_MORE };
+static const struct rfield stack_fields[] = {
+	{ .key = "stack", .kind = RF_STRS },  /* outermost first */
+	{ .key = "status", .kind = RF_STR },
+	{ .key = "count", .kind = RF_U64 },
+	{ .key = "reductions", .kind = RF_U64 },
+	{ .key = "pids", .kind = RF_STRS },
+	{ .key = "registered_names", .kind = RF_STRS },
+	{ .key = "more_pids", .kind = RF_BOOL },
+};
+
+static void stack_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	(void)buf, (void)len;
+	const struct jctx *c = ctx;
+	const struct sgroup *g = &c->r->g[c->ix[id]];
+	switch (f) {
+	case SK_STACK: v->n = g->n; break;
+	case SK_STATUS: v->s = sstate_names[g->state]; break;
+	case SK_COUNT: v->u = g->count; break;
+	case SK_REDUCTIONS: v->u = g->reductions; break;
+	case SK_PIDS: v->n = (size_t)g->npids; break;
+	case SK_NAMES:
+		for (int i = 0; i < g->npids; i++)
+			v->n += g->names[i] != NULL;
+		break;
+	case SK_MORE: v->u = g->more_pids; break;
+	}
+}
+
+static const char *stack_str(void *ctx, uint64_t id, size_t f, size_t i, char *buf, size_t len)
+{
+	const struct jctx *c = ctx;
+	const struct sgroup *g = &c->r->g[c->ix[id]];
+	if (f == SK_STACK)
+		return c->r->frames[g->first + g->n - 1 - i];
+	if (f == SK_PIDS)
+		return vm_pid2str(g->pids[i], buf, len);
+	for (int k = 0; k < g->npids; k++)  /* SK_NAMES: the i-th of those named */
+		if (g->names[k] && i-- == 0)
+			return g->names[k];
+	return NULL;
+}
+
+static const struct rrec stack_rec = {
+	.fields = stack_fields, .nfields = 7, .get = stack_get, .item_str = stack_str,
+};
+
+enum { SR_PID, SR_OTP, SR_JIT, SR_START, SR_SECONDS, SR_HZ, SR_SAMPLES, SR_LOST, SR_WEIGHT,
+       SR_SCHEDULERS, SR_THREADS, SR_STACKS };
+static const struct rfield sample_fields[] = {
+	{ .key = "pid", .kind = RF_U64 },
+	{ .key = "otp_release", .kind = RF_STR },
+	{ .key = "jit", .kind = RF_BOOL },
+	{ .key = "start", .kind = RF_F64 },
+	{ .key = "seconds", .kind = RF_F64 },
+	{ .key = "hz", .kind = RF_U64 },
+	{ .key = "samples", .kind = RF_U64 },
+	{ .key = "lost", .kind = RF_U64 },
+	{ .key = "weight", .kind = RF_STR },
+	{ .key = "schedulers", .kind = RF_LIST },
+	{ .key = "threads", .kind = RF_LIST },
+	{ .key = "stacks", .kind = RF_LIST },
+};
+
+static void sample_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	(void)id, (void)buf, (void)len;
+	const struct jctx *c = ctx;
+	const struct report *r = c->r;
+	switch (f) {
+	case SR_PID: v->u = r->pid; break;
+	case SR_OTP: v->s = r->otp_release[0] ? r->otp_release : NULL; break;
+	case SR_JIT: v->u = r->jit; break;
+	case SR_START: v->f = r->start; break;
+	case SR_SECONDS: v->f = (double)r->window_ns / 1e9; break;
+	case SR_HZ: v->u = r->hz; break;
+	case SR_SAMPLES: v->u = r->samples; break;
+	case SR_LOST: v->u = r->lost; break;
+	case SR_WEIGHT: v->s = weight_reds(c->o) ? "reductions" : "count"; break;
+	case SR_SCHEDULERS: v->n = c->nsched; v->rec = &sched_rec; break;
+	case SR_THREADS: v->n = c->nother; v->rec = &thread_rec; break;
+	case SR_STACKS:
+		v->n = c->o->top && c->o->top < r->ng ? c->o->top : r->ng;
+		v->rec = &stack_rec;
+		break;
+	}
+}
+
+static uint64_t sample_item(void *ctx, uint64_t id, size_t f, size_t i)
+{
+	(void)id;
+	const struct jctx *c = ctx;
+	return f == SR_SCHEDULERS ? c->sched[i] : f == SR_THREADS ? c->other[i] : i;
+}
+
+static const struct rrec sample_rec = {
+	.fields = sample_fields, .nfields = sizeof sample_fields / sizeof *sample_fields,
+	.get = sample_get, .item = sample_item,
+};
+
+static int json(const struct report *r, const struct report_opts *o, FILE *f, const uint32_t *ix)
+{
+	struct jctx c = { r, o, ix, calloc(r->nth + 1, sizeof *c.sched),
+			  calloc(r->nth + 1, sizeof *c.other), 0, 0 };
+	if (!c.sched || !c.other) {
+		free(c.sched);
+		free(c.other);
+		return -1;
+	}
+	for (size_t i = 0; i < r->nth; i++) {
+		if (r->th[i].t->kind)
+			c.sched[c.nsched++] = (uint32_t)i;
+		else if (r->th[i].samples)
+			c.other[c.nother++] = (uint32_t)i;
+	}
 	struct jw w;
-	char buf[64];
 	jw_init(&w, f);
 	jw_obj(&w, NULL);
-	jw_u64(&w, "beamcore_schema", 2);  /* main.c's JSON_SCHEMA */
+	jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
 	jw_str(&w, "command", "sample");
-	jw_u64(&w, "pid", r->pid);
-	jw_str(&w, "otp_release", r->otp_release[0] ? r->otp_release : NULL);
-	jw_bool(&w, "jit", r->jit);
-	jw_f64(&w, "start", r->start);
-	jw_f64(&w, "seconds", (double)r->window_ns / 1e9);
-	jw_u64(&w, "hz", r->hz);
-	jw_u64(&w, "samples", r->samples);
-	jw_u64(&w, "lost", r->lost);
-	jw_str(&w, "weight", weight_reds(o) ? "reductions" : "count");
-	jw_arr(&w, "schedulers");
-	for (size_t i = 0; i < r->nth; i++) {
-		const struct sthread_sum *s = &r->th[i];
-		if (!s->t->kind)
-			continue;
-		jw_obj(&w, NULL);
-		jw_u64(&w, "id", s->t->index);
-		jw_str(&w, "type", thread_id(s->t, buf, sizeof buf));
-		jw_u64(&w, "tid", (uint64_t)s->t->tid);
-		jw_f64(&w, "utilisation", report_utilisation(r, s));
-		jw_f64(&w, "cpu", r->window_ns ? (double)s->cpu_ns / (double)r->window_ns : 0);
-		jw_u64(&w, "samples", s->samples);
-		jw_u64(&w, "idle_samples", s->idle);
-		jw_obj_end(&w);
-	}
-	jw_arr_end(&w);
-	jw_arr(&w, "threads");
-	for (size_t i = 0; i < r->nth; i++) {
-		const struct sthread_sum *s = &r->th[i];
-		if (s->t->kind || !s->samples)
-			continue;
-		jw_obj(&w, NULL);
-		jw_str(&w, "name", s->t->comm);
-		jw_u64(&w, "tid", (uint64_t)s->t->tid);
-		jw_u64(&w, "samples", s->samples);
-		jw_f64(&w, "cpu", r->window_ns ? (double)s->cpu_ns / (double)r->window_ns : 0);
-		jw_obj_end(&w);
-	}
-	jw_arr_end(&w);
-	jw_arr(&w, "stacks");
-	for (size_t k = 0; k < r->ng && (!o->top || k < o->top); k++) {
-		const struct sgroup *g = &r->g[ix[k]];
-		jw_obj(&w, NULL);
-		jw_arr(&w, "stack");
-		for (uint32_t i = g->n; i-- > 0;)
-			jw_str(&w, NULL, r->frames[g->first + i]);
-		jw_arr_end(&w);
-		jw_str(&w, "status", sstate_names[g->state]);
-		jw_u64(&w, "count", g->count);
-		jw_u64(&w, "reductions", g->reductions);
-		jw_arr(&w, "pids");
-		for (int i = 0; i < g->npids; i++)
-			jw_str(&w, NULL, vm_pid2str(g->pids[i], buf, sizeof buf));
-		jw_arr_end(&w);
-		jw_arr(&w, "registered_names");
-		for (int i = 0; i < g->npids; i++)
-			if (g->names[i])
-				jw_str(&w, NULL, g->names[i]);
-		jw_arr_end(&w);
-		jw_bool(&w, "more_pids", g->more_pids);
-		jw_obj_end(&w);
-	}
-	jw_arr_end(&w);
+	render_doc_json(&w, &(struct rdoc){ &sample_rec, &c, 0 });
 	jw_obj_end(&w);  /* ends the line */
+	free(c.sched);
+	free(c.other);
+	return 0;
 }
 
 static void text(const struct report *r, const struct report_opts *o, FILE *f, const uint32_t *ix)
@@ -398,9 +520,10 @@ bc_err *report_write(struct report *r, const struct report_opts *o, FILE *f)
 	if (!ix)
 		return bc_error(BC_ENOMEM, "out of memory");
 	bc_err *err = o->speedscope ? speedscope(r, o->speedscope) : NULL;
-	if (o->json)
-		json(r, o, f, ix);
-	else if (o->folded)
+	if (o->json) {
+		if (json(r, o, f, ix) < 0 && !err)
+			err = bc_error(BC_ENOMEM, "out of memory");
+	} else if (o->folded)
 		folded(r, o, f, ix);
 	else if (o->perf_script)
 		perf_script(r, f);

@@ -12,8 +12,10 @@
 #include "target.h"
 #include "vm.h"
 
-/* The analyzers' option values, as their tables store them. */
+/* The analyzers' option values, as their tables store them (OPT_AN; an
+ * analyzer without its own options struct has its own options here too). */
 struct an_opts {
+	const void *own;    /* the command's own options struct (its .opts), or NULL */
 	const char *sort;   /* NULL: the analyzer's default */
 	const char *arg;    /* the command's own argument (proc: the pid) */
 	size_t top;         /* 0: all */
@@ -67,10 +69,12 @@ struct analyzer {
 	bc_err *(*run2)(const struct vm *a, const struct vm *b, const struct an_opts *o,
 			struct an_out *out);
 	const char *exit_help;    /* the exit codes its help lists; NULL: the usual ones */
-	/* A command that is no analyzer (tui, sample) runs itself: main, given the
-	 * target (TARGET [BEAM] or --pid checked), its own options in *opts (the
-	 * struct its table fills, holding the defaults) and the words left. */
+	/* its own options struct (its table's OPT_OWN values, holding the
+	 * defaults; an analyzer reads it as an_opts.own); NULL: struct an_opts */
 	void *opts;
+	/* A command that is no analyzer (tui, sample) runs itself: main, given the
+	 * target (TARGET [BEAM] or --pid checked), its own options in *opts and
+	 * the words left. */
 	int (*main)(const struct target_opts *to, void *opts, char **words, int nwords);
 	/* its own usage lines (sample): then its options are its alone (another
 	 * command's is unknown to it), its usage errors name it, its help is these

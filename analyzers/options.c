@@ -9,7 +9,7 @@
 #include "target.h"
 
 const struct option_entry an_json_option[] = {
-	OPT_FLAG("json", "machine-readable output (schema in docs/json.md)", OPT_OWN, struct an_opts,
+	OPT_FLAG("json", "machine-readable output (schema in docs/json.md)", OPT_AN, struct an_opts,
 		 json),
 	OPT_TABLE_END,
 };
@@ -25,7 +25,7 @@ static int parse_top(const char *arg, void *opts)
 
 const struct option_entry an_top_option[] = {
 	{ .kind = OPT_VALUE, .name = "top", .arg = "N", .help = "only the first N rows",
-	  .parse = parse_top },
+	  .store = OPT_AN, .parse = parse_top },
 	OPT_TABLE_END,
 };
 

@@ -15,9 +15,10 @@ enum opt_kind {
 	OPT_INCLUDE,  /* another table's entries, in place (shared ones: --pid, --top) */
 };
 
-/* Where a value goes: the command's own options struct, or the target's
- * (struct target_opts: --pid, --debug-file, ...). */
-enum opt_store { OPT_OWN, OPT_TARGET };
+/* Where a value goes: the command's own options struct, the one every
+ * analyzer reads (struct an_opts: --json, --top, ...) or the target's (struct
+ * target_opts: --pid, --debug-file, ...). */
+enum opt_store { OPT_OWN, OPT_AN, OPT_TARGET };
 
 /* What bash completes after the option. */
 enum opt_complete { OPT_COMPLETE_NONE, OPT_COMPLETE_FILE, OPT_COMPLETE_DIR, OPT_COMPLETE_PID };

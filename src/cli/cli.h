@@ -13,8 +13,8 @@ const struct analyzer *command_find(const char *name);
 /* What the command line said. */
 struct cli {
 	const struct analyzer *cmd;
-	struct an_opts ao;           /* an analyzer's option values */
-	void *opts;                  /* the command's own: &ao, or cmd->opts */
+	struct an_opts ao;           /* the analyzers' option values */
+	void *opts;                  /* the command's own: cmd->opts, else &ao */
 	struct target_opts target;   /* TARGET [BEAM] or --pid PID [BEAM]; --debug-file... */
 	char **words;                /* the words after the command (and its argument) */
 	int nwords;

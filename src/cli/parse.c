@@ -146,6 +146,13 @@ static int bad_option(int ch, const char *arg, const struct analyzer *cmd, const
 	return EXIT_USAGE;
 }
 
+/* The struct an option's value goes into. */
+static void *store_of(struct cli *c, const struct option_entry *o)
+{
+	return o->store == OPT_TARGET ? (void *)&c->target : o->store == OPT_AN ? (void *)&c->ao
+									   : c->opts;
+}
+
 /* What the second reading found beyond the values. */
 struct seen {
 	int help, version;
@@ -185,8 +192,7 @@ static int read_options(int argc, char **argv, const struct optset *s, const str
 				seen->foreign = name;
 			continue;
 		}
-		int rc = option_store(mine, optarg, mine->store == OPT_TARGET ? (void *)&c->target
-									     : c->opts);
+		int rc = option_store(mine, optarg, store_of(c, mine));
 		if (rc)
 			return rc;
 		seen->given[seen->ngiven++] = mine;
@@ -312,15 +318,16 @@ static int check_words(struct cli *c)
 
 struct check_values {
 	const struct seen *seen;
-	const void *opts;
+	struct cli *c;
 };
 
+/* an OPT_STRING's value, once the line is whole */
 static int check_value(const struct option_entry *o, void *arg)
 {
 	const struct check_values *cv = arg;
 	if (!o->check || !given(cv->seen, o))
 		return 0;
-	return o->check(*(const char *const *)((const char *)cv->opts + o->offset));
+	return o->check(*(const char *const *)((const char *)store_of(cv->c, o) + o->offset));
 }
 
 /* What the line says once whole: the command, help, another command's
@@ -363,7 +370,7 @@ static int check_line(struct cli *c, struct seen *seen, const struct analyzer *n
 		return rc;
 	if (c->cmd->check && (rc = c->cmd->check(&c->ao)) >= 0)
 		return rc;
-	struct check_values cv = { seen, c->opts };
+	struct check_values cv = { seen, c };
 	rc = options_each(c->cmd->options, 1, check_value, &cv);
 	return rc ? rc : -1;
 }
@@ -382,6 +389,7 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	const struct analyzer *named = find_command(argc, argv, &all, &word);
 	c->cmd = named ? named : command_find("summary");
 	c->opts = c->cmd->opts ? c->cmd->opts : &c->ao;
+	c->ao.own = c->cmd->opts;
 	int private = c->cmd->usage != NULL, rc;
 	if (private && optset_init(&own, c->cmd)) {
 		fprintf(stderr, "beamcore: out of memory\n");

@@ -5,7 +5,7 @@ _beamcore()
 	local cur prev cmd i opts
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmds="summary procs proc ets binaries memory stacks threads nodes waits tree check diff export count tui sample help"
+	local cmds="summary procs proc ets binaries memory stacks threads nodes waits tree check diff export tui sample help"
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break;; esac
@@ -29,8 +29,6 @@ _beamcore()
 		COMPREPLY=($(compgen -W "message_queue_len memory total_heap_size heap_size stack_size reductions ets.size ets.memory process_count atom_count total processes processes_used system atom atom_used binary code ets" -- "$cur")); return;;
 	*:--format)
 		COMPREPLY=($(compgen -W "speedscope dot crashdump" -- "$cur")); return;;
-	*:--status)
-		COMPREPLY=($(compgen -W "exiting free garbage_collecting runnable running suspended waiting" -- "$cur")); return;;
 	esac
 	if [[ $cur == -* ]]; then
 		case $cmd in
@@ -48,7 +46,6 @@ _beamcore()
 		check) opts="--json --max --rules --junit --pid --no-stop --debug-file --sysroot --help";;
 		diff) opts="--json --top --debug-file --sysroot --help";;
 		export) opts="--json --weight --by-status --format --output -o --around --depth --pid --no-stop --debug-file --sysroot --help";;
-		count) opts="--json --status --pid --no-stop --debug-file --sysroot --help";;
 		tui) opts="--pid --no-stop --interval --stop --debug-file --sysroot --help";;
 		sample) opts="--pid --seconds --hz --folded --by-status --weight --perf-script --speedscope --json --top --debug-file --help";;
 		*) opts="--help";;

@@ -1,12 +1,185 @@
-/* Unit tests for the renderers' number formats and JSON string escaping. */
+/* Unit tests for the renderers: number formats, JSON string escaping, nested
+ * records (JSON and text from one description), the speedscope writer, the
+ * output file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "outfile.h"
+#include "record.h"
 #include "render.h"
+#include "speedscope.h"
 
 static int fails;
 #define EXPECT_STR(got, want) do { const char *g_ = (got); if (strcmp(g_, (want)) != 0) { \
 	fprintf(stderr, "%s:%d: got '%s', want '%s'\n", __FILE__, __LINE__, g_, (want)); fails++; } } while (0)
+
+/* A record type: a node with a name, a size (bytes, null when odd), a
+ * text-only indent and children (JSON only, nested); the root lists every
+ * node in order for text (text only), the roots for JSON. Ids: indices. */
+static const char *const names[] = { "root", "left", "right \xff" };
+
+static const struct rfield node_fields[] = {
+	{ .key = "name", .kind = RF_STR },
+	{ .key = "size", .kind = RF_U64, .text = RT_BYTES },
+	{ .key = "children", .kind = RF_LIST, .flags = RCOL_JSON_ONLY },
+	{ .key = "indent", .kind = RF_STR, .flags = RCOL_TEXT_ONLY },
+	{ .key = "tags", .kind = RF_STRS },
+};
+
+static void node_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	(void)ctx, (void)buf, (void)len;
+	switch (f) {
+	case 0: v->s = names[id]; break;
+	case 1: v->u = 1024 * (id + 1); v->null = id == 1; break;
+	case 2: v->n = id == 0 ? 2 : 0; break;
+	case 3: v->s = id ? "  " : ""; break;
+	case 4: v->n = id == 0; break;
+	}
+}
+
+static uint64_t node_item(void *ctx, uint64_t id, size_t f, size_t i)
+{
+	(void)ctx, (void)id, (void)f;
+	return i + 1;
+}
+
+static const char *node_tag(void *ctx, uint64_t id, size_t f, size_t i, char *buf, size_t len)
+{
+	(void)ctx, (void)id, (void)f, (void)i, (void)buf, (void)len;
+	return "top";
+}
+
+static const char *const node_line[] = { "indent", "name", "size", NULL };
+static const struct rrec node_rec = {
+	.fields = node_fields, .nfields = 5, .sub = &node_rec, .get = node_get, .item = node_item,
+	.item_str = node_tag, .line = "%s%-8s|%8s|\n", .line_keys = node_line,
+};
+
+static const struct rfield root_fields[] = {
+	{ .key = "trees", .kind = RF_LIST, .flags = RCOL_JSON_ONLY },
+	{ .key = "order", .kind = RF_LIST, .flags = RCOL_TEXT_ONLY, .head = "NAME    |    SIZE|\n",
+	  .text_max = 2, .more = "+%zu more\n", .tail = "end\n" },
+	{ .key = "count", .kind = RF_U64 },
+};
+
+static void root_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	(void)ctx, (void)id, (void)buf, (void)len;
+	v->n = f == 0 ? 1 : 3;
+	v->u = 3;
+}
+
+static uint64_t root_item(void *ctx, uint64_t id, size_t f, size_t i)
+{
+	(void)ctx, (void)id;
+	return f == 0 ? 0 : i;
+}
+
+static const char *const root_line[] = { "count", "=x", NULL };
+static const struct rrec root_rec = {
+	.fields = root_fields, .nfields = 3, .sub = &node_rec, .get = root_get, .item = root_item,
+	.line = "%s nodes%-3s|100%%\n", .line_keys = root_line,
+};
+
+static char *rendered(int json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct rdoc d = { &root_rec, NULL, 0 };
+	if (json) {
+		struct jw w;
+		jw_init(&w, f);
+		jw_obj(&w, NULL);
+		render_doc_json(&w, &d);
+		jw_obj_end(&w);
+	} else {
+		render_doc_text(f, &d);
+	}
+	fclose(f);
+	return buf;
+}
+
+static void test_records(void)
+{
+	char *j = rendered(1), *t = rendered(0);
+	EXPECT_STR(j, "{\n  \"trees\": [\n    {\"name\":\"root\",\"size\":1024,\"children\":["
+		      "{\"name\":\"left\",\"size\":null,\"children\":[],\"tags\":[]},"
+		      "{\"name\":\"right \\u00ff\",\"size\":3072,\"children\":[],\"tags\":[]}],"
+		      "\"tags\":[\"top\"]}\n  ],\n  \"count\": 3\n}\n");
+	EXPECT_STR(t, "3 nodesx  |100%\nNAME    |    SIZE|\nroot    | 1.0 KiB|\n  left    |       ?|\n"
+		      "+1 more\nend\n");
+	free(j);
+	free(t);
+}
+
+static void test_speedscope(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct speedscope s;
+	speedscope_begin(&s, f, "test", NULL);
+	speedscope_frame(&s, "main");
+	speedscope_frame(&s, "f");
+	speedscope_profile(&s, "t1", "none", 3);
+	speedscope_stack(&s);
+	speedscope_stack_frame(&s, 0);
+	speedscope_stack_frame(&s, 1);
+	speedscope_stack(&s);
+	speedscope_weights(&s);
+	speedscope_weight(&s, 2);
+	speedscope_weight(&s, 1);
+	speedscope_profile(&s, "t2", "bytes", 0);
+	speedscope_end(&s);
+	fclose(f);
+	EXPECT_STR(buf, "{\n  \"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n"
+			"  \"exporter\": \"test\",\n  \"shared\": {\n    \"frames\": [{\"name\":\"main\"},"
+			"{\"name\":\"f\"}]\n  },\n  \"profiles\": [\n    {\"type\":\"sampled\",\"name\":\"t1\","
+			"\"unit\":\"none\",\"startValue\":0,\"endValue\":3,\"samples\":[[0,1],[]],"
+			"\"weights\":[2,1]},\n    {\"type\":\"sampled\",\"name\":\"t2\",\"unit\":\"bytes\","
+			"\"startValue\":0,\"endValue\":0,\"samples\":[],\"weights\":[]}\n  ]\n}\n");
+	free(buf);
+}
+
+/* Written whole or not at all: nothing but FILE after a commit, nothing at
+ * all after an abort; a directory is refused. */
+static void test_outfile(void)
+{
+	char dir[] = "/tmp/test_render.XXXXXX", path[64], name[64];
+	if (!mkdtemp(dir)) {
+		fails++;
+		return;
+	}
+	snprintf(path, sizeof path, "%s/out", dir);
+	struct outfile o;
+	uint64_t bytes;
+	bool known;
+	bc_err *e = outfile_open(path, NULL, &o);
+	if (e || fputs("hello", o.f) < 0 || (e = outfile_commit(&o, &bytes, &known)) || bytes != 5)
+		fails++, fprintf(stderr, "outfile: commit failed\n");
+	bc_err_free(e);
+	struct stat st;
+	if (stat(path, &st) != 0 || st.st_size != 5)
+		fails++, fprintf(stderr, "outfile: %s not written\n", path);
+	snprintf(name, sizeof name, "%s/gone", dir);
+	if ((e = outfile_open(name, NULL, &o)) == NULL) {
+		outfile_abort(&o);
+		if (stat(name, &st) == 0)
+			fails++, fprintf(stderr, "outfile: %s left after an abort\n", name);
+	}
+	bc_err_free(e);
+	e = outfile_open(dir, "--x", &o);
+	char want[128];
+	snprintf(want, sizeof want, "--x %s: a directory, not a file", dir);
+	EXPECT_STR(e ? e->msg : "", want);
+	bc_err_free(e);
+	unlink(path);
+	rmdir(dir);
+}
 
 int main(void)
 {
@@ -38,6 +211,9 @@ int main(void)
 			"  \"registered_name\": null,\n  \"memory\": 18446744073709551615,\n"
 			"  \"empty\": []\n}\n");
 	free(buf);
+	test_records();
+	test_speedscope();
+	test_outfile();
 	if (fails)
 		return 1;
 	printf("render: ok\n");

@@ -25,7 +25,7 @@ void core_flush(struct core *c)
 		c->ops->flush(c);
 }
 
-const struct core_seg *core_seg_at(const struct core *c, uint64_t addr)
+static inline const struct core_seg *find_seg(const struct core *c, uint64_t addr)
 {
 	/* Walks read neighbouring addresses: try the segment of the last hit, then
 	 * the one last seen in this 64 KiB neighbourhood, before searching. */
@@ -50,6 +50,11 @@ const struct core_seg *core_seg_at(const struct core *c, uint64_t addr)
 	return NULL;
 }
 
+const struct core_seg *core_seg_at(const struct core *c, uint64_t addr)
+{
+	return find_seg(c, addr);
+}
+
 static const struct core_backing *find_backing(const struct core *c, uint64_t addr)
 {
 	for (size_t i = 0; i < c->nbacking; i++)
@@ -64,7 +69,7 @@ static const uint8_t *span(const struct core *c, uint64_t addr, size_t want, siz
 	if (c->ops->span)
 		return c->ops->span(c, addr, want, got);
 	/* the segments' bytes in the image; where it has none, file backing */
-	const struct core_seg *s = core_seg_at(c, addr);
+	const struct core_seg *s = find_seg(c, addr);
 	if (s && addr - s->vaddr < s->filesz) {
 		uint64_t avail = s->filesz - (addr - s->vaddr);
 		*got = avail < want ? avail : want;

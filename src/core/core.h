@@ -20,7 +20,7 @@ struct core_seg {
 
 struct core_file {               /* one NT_FILE entry */
 	uint64_t start, end, pgoff;  /* pgoff in bytes */
-	const char *path;            /* points into the mmapped note */
+	const char *path;            /* into the mmapped note (live.c: its own copy) */
 };
 
 struct core_thread {             /* one NT_PRSTATUS */
@@ -81,7 +81,7 @@ struct core {
 	const struct core_seg *near[1024]; /* by address bits 16..25: the last segment hit */
 };
 
-/* An ELF core file (file.c). A running process: core/live.h. */
+/* An ELF core file (file.c). A running process: live.h. */
 bc_err *core_open(const char *path, struct core **out);
 void core_close(struct core *c);
 /* Forget what the source cached: bytes read after it are read anew (a live
@@ -94,7 +94,8 @@ const struct core_seg *core_seg_at(const struct core *c, uint64_t addr);
 bc_err *core_read(const struct core *c, uint64_t addr, void *buf, size_t len);
 /* Cheap form for hot loops: 0 on success, -1 on fault. */
 int core_peek(const struct core *c, uint64_t addr, void *buf, size_t len);
-/* Direct pointer to len contiguous bytes at addr, or NULL. */
+/* Direct pointer to len contiguous bytes at addr, valid until core_close; NULL
+ * when they are not all readable. */
 const void *core_ptr(const struct core *c, uint64_t addr, size_t len);
 
 /* Serve [vaddr, vaddr+len) from file bytes where the core has no data. */

@@ -26,7 +26,7 @@ static int fail(bc_err *e);
 static int fail_json(const char *command, int json, bc_err *e)
 {
 	if (json)
-		json_error(command, e, e->code == BC_EUSAGE ? EXIT_USAGE : EXIT_FAILED);
+		json_error(command, e->msg, e->code == BC_EUSAGE ? EXIT_USAGE : EXIT_FAILED);
 	return fail(e);
 }
 

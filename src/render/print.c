@@ -73,14 +73,14 @@ static void json_target(struct jw *w, const char *key, const struct vm *vm)
 	jw_obj_end(w);
 }
 
-void json_error(const char *command, const bc_err *e, int code)
+void json_error(const char *command, const char *msg, int code)
 {
 	struct jw w;
 	jw_init(&w, stdout);
 	jw_obj(&w, NULL);
 	jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
 	jw_str(&w, "command", command);
-	jw_str(&w, "error", e->msg);
+	jw_str(&w, "error", msg);
 	jw_u64(&w, "exit", (uint64_t)code);
 	jw_obj_end(&w);
 	fflush(stdout);

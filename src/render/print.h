@@ -14,7 +14,7 @@ void print_json2(const char *command, const struct vm *const vm[2], const struct
 void print_text(int header, const struct vm *vm, const struct an_out *out);
 /* --json: a failure is JSON on stdout too, {"error": ...}, so a script that
  * parses stdout learns why (the one line stays on stderr). */
-void json_error(const char *command, const bc_err *e, int code);
+void json_error(const char *command, const char *msg, int code);
 /* The first ten gaps on stderr ("beamcore: partial: LABEL: ..."), and how
  * many more; AN_EXIT_PARTIAL when there are any, else 0. */
 int report_gaps(const struct vm *vm, const char *label);

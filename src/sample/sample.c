@@ -20,6 +20,7 @@
 #include "report.h"
 #include "resolve.h"
 #include "outfile.h"
+#include "print.h"
 #include "render.h"
 #include "analyzer.h"
 
@@ -267,17 +268,8 @@ static int fail(const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "beamcore: sample: %s\n", msg);
-	if (json_out) {
-		struct jw w;
-		jw_init(&w, stdout);
-		jw_obj(&w, NULL);
-		jw_u64(&w, "beamcore_schema", 2);
-		jw_str(&w, "command", "sample");
-		jw_str(&w, "error", msg);
-		jw_u64(&w, "exit", EXIT_FAILED);
-		jw_obj_end(&w);  /* ends the line */
-		fflush(stdout);
-	}
+	if (json_out)
+		json_error("sample", msg, EXIT_FAILED);
 	return EXIT_FAILED;
 }
 

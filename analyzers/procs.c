@@ -262,23 +262,26 @@ static const char *item(void *vctx, size_t row, size_t col, size_t i, char *buf,
 	return c->vm->ancestors[p->anc_first + i];
 }
 
-/* --sort FIELD: the key, NULL when FIELD names none */
-static const struct sort_key *sort_key(const char *sort)
+/* --sort FIELD: its key into *key (NULL: the default); else the usage error:
+ * the one rule */
+static bc_err *sort_key(const char *sort, const struct sort_key **key)
 {
-	for (size_t i = 0; i < NKEYS; i++)
-		if (strcmp(keys[i].name, sort) == 0)
-			return &keys[i];
-	return NULL;
+	*key = DEFAULT_KEY;
+	for (size_t i = 0; sort && i < NKEYS; i++)
+		if (strcmp(keys[i].name, sort) == 0) {
+			*key = &keys[i];
+			return NULL;
+		}
+	return sort ? bc_error(BC_EUSAGE, "--sort %s: one of %s", sort, procs_sort_names()) : NULL;
 }
 
 bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
 		    struct rtable *t, void **priv)
 {
-	const struct sort_key *key = DEFAULT_KEY;
-	if (sort) {
-		if (!(key = sort_key(sort)))
-			return bc_error(BC_EUSAGE, "--sort %s: one of %s", sort, procs_sort_names());
-	}
+	const struct sort_key *key;
+	bc_err *err = sort_key(sort, &key);
+	if (err)
+		return err;
 	struct ctx *c = malloc(sizeof *c + vm->nprocs * sizeof c->order[0]);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
@@ -330,10 +333,8 @@ static void sort_help(FILE *f, const char *indent)
 
 static int check_sort(const char *sort)
 {
-	if (sort_key(sort))
-		return 0;
-	fprintf(stderr, "beamcore: --sort %s: one of %s\n", sort, procs_sort_names());
-	return 64;
+	const struct sort_key *key;
+	return option_error(sort_key(sort, &key));
 }
 
 static const struct option_entry options[] = {

@@ -290,15 +290,23 @@ out:
 	return err;
 }
 
+/* --weight NAME into *w (NULL: count); else the usage error: the one rule */
+static bc_err *weight_find(const char *name, enum weight *w)
+{
+	*w = W_COUNT;
+	while (name && *w < W_N && strcmp(name, weights[*w]) != 0)
+		(*w)++;
+	return *w < W_N ? NULL : bc_error(BC_EUSAGE, "--weight %s: one of count, memory, "
+					  "total_heap_size, message_queue_len, binary", name);
+}
+
 bc_err *stack_groups(const struct vm *vm, const char *weight, int by_status,
 		     struct stack_groups *sg)
 {
-	enum weight w = W_COUNT;
-	while (weight && w < W_N && strcmp(weight, weights[w]) != 0)
-		w++;
-	if (w == W_N)
-		return bc_error(BC_EUSAGE, "--weight %s: one of count, memory, total_heap_size, "
-				"message_queue_len, binary", weight);
+	enum weight w;
+	bc_err *err = weight_find(weight, &w);
+	if (err)
+		return err;
 	memset(sg, 0, sizeof *sg);
 	sg->by_status = by_status;
 	return build(vm, w, sg);
@@ -321,17 +329,15 @@ static void groups_release(void *sg)
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	enum weight w = W_COUNT;
-	while (o->weight && w < W_N && strcmp(o->weight, weights[w]) != 0)
-		w++;
-	if (w == W_N)
-		return bc_error(BC_EUSAGE, "--weight %s: one of count, memory, total_heap_size, "
-				"message_queue_len, binary", o->weight);
+	enum weight w;
+	bc_err *err = weight_find(o->weight, &w);  /* (checked with the command line) */
+	if (err)
+		return err;
 	struct stack_groups *c = an_own(out, calloc(1, sizeof *c), groups_release);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
 	c->by_status = o->by_status;
-	bc_err *err = build(vm, w, c);
+	err = build(vm, w, c);
 	if (err)
 		return err;
 	/* weights the input does not give: none at all is a failure (as
@@ -395,12 +401,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 static int check_weight(const char *weight)
 {
-	for (enum weight w = 0; w < W_N; w++)
-		if (strcmp(weight, weights[w]) == 0)
-			return 0;
-	fprintf(stderr, "beamcore: --weight %s: one of count, memory, total_heap_size, "
-		"message_queue_len, binary\n", weight);
-	return 64;
+	enum weight w;
+	return option_error(weight_find(weight, &w));
 }
 
 static const char *weight_name(size_t i)

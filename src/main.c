@@ -140,10 +140,6 @@ static int run_two(const struct analyzer *an, struct cli *c)
 int main(int argc, char **argv)
 {
 	static struct cli c;  /* static: what it holds (--max's list) lives to the end */
-	if (argc == 2 && strcmp(argv[1], "--dump-options") == 0) {  /* tests/check_options.py */
-		cli_dump_options(stdout);
-		return EXIT_COMPLETE;
-	}
 	int rc = cli_parse(argc, argv, &c);
 	if (rc >= 0)
 		return rc;

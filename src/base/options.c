@@ -89,3 +89,13 @@ int option_number(const char *opt, const char *arg, long lo, long hi, const char
 	}
 	return 0;
 }
+
+int option_error(bc_err *e)
+{
+	if (!e)
+		return 0;
+	int code = e->code == BC_EUSAGE ? 64 : 2;
+	fprintf(stderr, "beamcore: %s\n", e->msg);
+	bc_err_free(e);
+	return code;
+}

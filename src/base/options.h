@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "error.h"
+
 enum opt_kind {
 	OPT_END,      /* ends a table */
 	OPT_FLAG,     /* an int at offset, set to 1 */
@@ -75,6 +77,10 @@ int option_store(const struct option_entry *o, const char *arg, void *opts);
 /* The help lines of one option: "  --name ARG" padded to width, then its help,
  * each further line indented as far. */
 void option_help(FILE *f, const struct option_entry *o, int width);
+
+/* A value's error (from the command's own rule, e.g. a --sort key) said on
+ * stderr and freed: its exit code (64 usage); 0 when e is NULL. */
+int option_error(bc_err *e);
 
 /* A whole decimal number in [lo, hi] into *v; else said (as "--top x: not a
  * count") and 64. */

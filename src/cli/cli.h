@@ -30,8 +30,8 @@ void cli_command_usage(FILE *f, const struct analyzer *cmd);
 /* where beamcore --help lists option name (an order every command's help
  * agrees with) */
 size_t cli_option_rank(const char *name);
-/* beamcore --dump-options: every command and option, a line each, for the
- * completion and the man page (tests/check_options.py) */
+/* beamcore --dump-options (hidden): every command and option, a line each,
+ * for the completion and the man page (tests/check_options.py) */
 void cli_dump_options(FILE *f);
 
 #endif

@@ -381,6 +381,10 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	char *word;
 	memset(c, 0, sizeof *c);
 	c->ao.depth = -1;
+	if (argc == 2 && strcmp(argv[1], "--dump-options") == 0) {  /* tests/check_options.py */
+		cli_dump_options(stdout);
+		return 0;
+	}
 	struct seen seen = { .given = calloc((size_t)argc + 1, sizeof *seen.given) };
 	if (!seen.given || optset_init(&all, NULL)) {
 		fprintf(stderr, "beamcore: out of memory\n");

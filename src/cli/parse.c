@@ -1,12 +1,13 @@
 /* The one parser of the commands' option tables (cli.h).
  *
  * The command word may follow options (beamcore --pid 42 sample), so the line
- * is read twice with getopt_long: once knowing every command's options, to find
- * the first word (the command); then for that command, its options stored and
- * another command's named as such once the line is whole (--help first). A
- * command with its own usage (sample) knows only its own options. Each value
- * is parsed as it is met (numbers) and checked once the line is whole (a name
- * the command knows), by its table entry. */
+ * is read twice with getopt_long: once knowing the options of every command
+ * (but those of a command with its own usage: sample's are its alone), to find
+ * the first word that is no option's value (the command); then for that
+ * command: its options stored, another command's named as such once the line
+ * is whole (--help and --version first). A command with its own usage knows
+ * only its own options. Each value is parsed as it is met (numbers) and checked
+ * once the line is whole (a name the command knows), by its table entry. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,13 +200,12 @@ static int read_options(int argc, char **argv, const struct optset *s, const str
 	}
 	c->words = argv + optind;
 	c->nwords = argc - optind;
-	for (int i = 0; i < c->nwords; i++)  /* the command word, once */
-		if (c->words[i] == cmd_word) {
-			memmove(&c->words[1], &c->words[0], (size_t)i * sizeof *c->words);
-			c->words++;
-			c->nwords--;
-			break;
-		}
+	/* the command word: the first word, as the first reading found it (unless
+	 * an option of the command's own took it as its value) */
+	if (c->nwords > 0 && c->words[0] == cmd_word) {
+		c->words++;
+		c->nwords--;
+	}
 	return -1;
 }
 

@@ -17,9 +17,9 @@ enum opt_kind {
 	OPT_INCLUDE,  /* another table's entries, in place (shared ones: --pid, --top) */
 };
 
-/* Where a value goes: the command's own options struct, the one every
- * analyzer reads (struct an_opts: --json, --top, ...) or the target's (struct
- * target_opts: --pid, --debug-file, ...). */
+/* Where a value goes: the command's own options struct (an analyzer without
+ * one: struct an_opts), the one every analyzer reads (struct an_opts: --json,
+ * --top) or the target's (struct target_opts: --pid, --debug-file, ...). */
 enum opt_store { OPT_OWN, OPT_AN, OPT_TARGET };
 
 /* What bash completes after the option. */
@@ -39,8 +39,9 @@ struct option_entry {
 	 * 0, or the exit code after saying why (64 usage). opts NULL: the value is
 	 * only checked (another command's option, said once the line is whole) */
 	int (*parse)(const char *arg, void *opts);
-	/* checks the value once the command line is whole, before the target is
-	 * read (a name the command knows: --sort, --weight); 0 or an exit code */
+	/* OPT_STRING: checks the value once the command line is whole, before the
+	 * target is read (a name the command knows: --sort, --weight); 0 or an
+	 * exit code (said) */
 	int (*check)(const char *arg);
 	/* the values it takes (completion), NULL past the last; NULL: free text */
 	const char *(*value)(size_t i);

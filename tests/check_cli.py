@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Commands own their options (issue 11): an unknown command, an option that is
+"""Commands own their options (issues 11, 20): an unknown command, an option that is
 not the command's, a bad value or a loose pid exit 64 with one line saying so;
 help CMD and CMD --help; proc by registered name; `meson install` yields the
 binary, the man page and the bash completion.
@@ -73,6 +73,19 @@ def main():
     check("help proc names what PID may be", [bc, "help", "proc"], 0, None, "registered name")
     check("help of no command", [bc, "help", "frobnicate"], 64, "not a beamcore command")
     check("tui --json", [bc, "tui", "--json", "x"], 64, "not an option of tui")
+    # the command word after options: found knowing which options take a value
+    nopid = "4000000"  # no such process: the command runs and says so (exit 2)
+    check("--pid N sample", [bc, "--pid", nopid, "sample"], 2, "sample:")
+    check("--top 5 sample --pid N", [bc, "--top", "5", "sample", "--pid", nopid], 2, "sample:")
+    check("--top 0 sample: sample's --top", [bc, "--top", "0", "sample"], 64, "--top 0: a count from 1")
+    check("sample --sort: not sample's", [bc, "sample", "--sort", "x"], 64,
+          "sample: --sort: unknown option")
+    check("help sample x", [bc, "help", "sample", "x"], 64, "one command at a time")
+    check("help --json sample", [bc, "help", "--json", "sample"], 0, None, "usage: beamcore sample")
+    check("export --weight checked before the target",
+          [bc, "export", "/nonexistent", "--format", "dot", "-o", "-", "--weight", "bogus"], 64,
+          "--weight bogus: one of")
+    check("--depth x of another command", [bc, "procs", "x", "--depth", "x"], 64, "--depth x: not a count")
     dump = None
     if len(sys.argv) > 3:
         p = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), sys.argv[3], "erl_crash.dump")

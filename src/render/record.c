@@ -96,7 +96,7 @@ static const char *scalar_text(const struct rfield *fd, const struct rval *v, ch
 	switch (fd->kind) {
 	case RF_STR: return t == RT_RAW ? v->s : utf8_visible(v->s, vis, sizeof vis);
 	case RF_BOOL: return v->u ? "yes" : "no";
-	case RF_F64: snprintf(buf, SCRATCH, "%.1f", v->f); return buf;
+	case RF_F64: snprintf(buf, SCRATCH, t == RT_FIXED2 ? "%.2f" : "%.1f", v->f); return buf;
 	case RF_I64:
 		if (t == RT_SIGNED_BYTES || t == RT_SIGNED_COUNT)
 			return signed_text(v->i, t == RT_SIGNED_BYTES, buf, SCRATCH);
@@ -117,7 +117,9 @@ static const char *scalar_text(const struct rfield *fd, const struct rval *v, ch
 
 /* The text of key in record id of type r: a field's value, a nested
  * record's field ("a.b"), or "=TEXT". */
-static const char *key_text(const struct rdoc *d, const struct rrec *r, uint64_t id,
+/* (a list of strings is written to f, items joined by the field's sep, and
+ * NULL returned: it may be longer than any buffer) */
+static const char *key_text(FILE *out, const struct rdoc *d, const struct rrec *r, uint64_t id,
 			    const char *key, char *buf)
 {
 	if (key[0] == '=')
@@ -133,6 +135,14 @@ static const char *key_text(const struct rdoc *d, const struct rrec *r, uint64_t
 			return "";
 		struct rval v;
 		get(d, r, id, f, &v, buf);
+		if (r->fields[f].kind == RF_STRS) {
+			for (size_t i = 0; !v.absent && i < v.n; i++) {
+				char item[SCRATCH];
+				fprintf(out, "%s%s", i && r->fields[f].sep ? r->fields[f].sep : "",
+					r->item_str(d->ctx, id, f, i, item, sizeof item));
+			}
+			return NULL;
+		}
 		if (!dot || r->fields[f].kind != RF_REC)
 			return v.absent ? "" : scalar_text(&r->fields[f], &v, buf);
 		if (v.null || v.absent)
@@ -166,7 +176,9 @@ static void line_text(FILE *f, const struct rdoc *d, const struct rrec *r, uint6
 			continue;
 		}
 		snprintf(spec, sizeof spec, "%%%.*ss", (int)n, p + 1);
-		fprintf(f, spec, keys && keys[k] ? key_text(d, r, id, keys[k], buf) : "");
+		const char *text = keys && keys[k] ? key_text(f, d, r, id, keys[k], buf) : "";
+		if (text)
+			fprintf(f, spec, text);
 		k++;
 		p += n + 1;
 	}

@@ -13,13 +13,14 @@
 #include "render.h"
 
 enum rf_kind { RF_STR, RF_U64, RF_I64, RF_F64, RF_BOOL, RF_REC, RF_LIST,
-	       RF_STRS /* a list of strings (item_str); JSON only */ };
+	       RF_STRS /* a list of strings (item_str); in a text line: joined by sep */ };
 
 /* How a value prints in text. RT_DEFAULT: strings as they are (invalid UTF-8
- * as \xNN), numbers in plain decimal, booleans "yes"/"no". */
+ * as \xNN), whole numbers in plain decimal, others with one decimal (RT_FIXED2:
+ * two), booleans "yes"/"no". */
 enum rf_text { RT_DEFAULT, RT_RAW /* a string's bytes as they are */, RT_COUNT /* 1,234 */,
 	       RT_BYTES /* 1.5 MiB */, RT_WORDS, RT_SIGNED_BYTES /* +1.5 MiB, -12 B, 0 B */,
-	       RT_SIGNED_COUNT /* +3, -1, 0 */ };
+	       RT_SIGNED_COUNT /* +3, -1, 0 */, RT_FIXED2 /* 0.25 */ };
 
 struct rrec;
 
@@ -37,6 +38,7 @@ struct rfield {
 	const char *const *line_keys;
 	const char *head, *more, *tail;
 	size_t text_max;
+	const char *sep;          /* RF_STRS: between the items in text */
 };
 
 /* A value, as get fills it in (zeroed first). */

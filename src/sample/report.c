@@ -185,15 +185,19 @@ static const char *thread_id(const struct sthread *t, char *buf, size_t len)
 	return buf;
 }
 
-/* --json (docs/schema/sample.json), described as records (render/record.h):
- * the window, "schedulers", the other "threads" that ran, the "stacks".
- * Record ids: a scheduler's or thread's index in r->th, a stack's rank. */
+/* The output, described as records (render/record.h): JSON (docs/schema/
+ * sample.json) the window, "schedulers", the other "threads" that ran, the
+ * "stacks"; text a title, a table of the schedulers, one of the heaviest
+ * stacks. Record ids: a scheduler's or thread's index in r->th, a stack's rank. */
 struct jctx {
 	const struct report *r;
 	const struct report_opts *o;
 	const uint32_t *ix;          /* the stacks, heaviest first */
 	uint32_t *sched, *other;     /* r->th indices: schedulers; other threads that ran */
-	size_t nsched, nother;
+	uint32_t *shown;             /* text: the normal schedulers and those that ran */
+	size_t nsched, nother, nshown;
+	size_t text_top;             /* text: the stacks shown (--top, default 20) */
+	uint64_t total;              /* text: what every stack weighs */
 };
 
 static double cpu_share(const struct report *r, const struct sthread_sum *s)
@@ -209,7 +213,9 @@ static const struct rfield sched_fields[] = {
 	{ .key = "cpu", .kind = RF_F64 },
 	{ .key = "samples", .kind = RF_U64 },
 	{ .key = "idle_samples", .kind = RF_U64 },
+	{ .key = "role", .kind = RF_STR, .flags = RCOL_TEXT_ONLY },  /* "scheduler 1" */
 };
+static const char *const sched_line[] = { "role", "tid", "utilisation", "cpu", "samples", NULL };
 
 static void sched_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
 {
@@ -223,10 +229,15 @@ static void sched_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *bu
 	case 4: v->f = cpu_share(c->r, s); break;
 	case 5: v->u = s->samples; break;
 	case 6: v->u = s->idle; break;
+	case 7: v->s = s->t->role; break;
 	}
+	v->text = RT_FIXED2;  /* (the shares) */
 }
 
-static const struct rrec sched_rec = { .fields = sched_fields, .nfields = 7, .get = sched_get };
+static const struct rrec sched_rec = {
+	.fields = sched_fields, .nfields = 8, .get = sched_get,
+	.line = "%-24s %8s %12s %8s %8s\n", .line_keys = sched_line,
+};
 
 static const struct rfield thread_fields[] = {
 	{ .key = "name", .kind = RF_STR },
@@ -250,16 +261,24 @@ static void thread_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *b
 
 static const struct rrec thread_rec = { .fields = thread_fields, .nfields = 4, .get = thread_get };
 
-enum { SK_STACK, SK_STATUS, SK_COUNT, SK_REDUCTIONS, SK_PIDS, SK_NAMES, SK_MORE };
+enum { SK_STACK, SK_STATUS, SK_COUNT, SK_REDUCTIONS, SK_PIDS, SK_NAMES, SK_MORE, SK_WEIGHT,
+       SK_PERCENT, SK_WHO, SK_STATUS_TEXT };
 static const struct rfield stack_fields[] = {
-	{ .key = "stack", .kind = RF_STRS },  /* outermost first */
+	{ .key = "stack", .kind = RF_STRS, .sep = " <- " },  /* innermost first */
 	{ .key = "status", .kind = RF_STR },
 	{ .key = "count", .kind = RF_U64 },
 	{ .key = "reductions", .kind = RF_U64 },
 	{ .key = "pids", .kind = RF_STRS },
 	{ .key = "registered_names", .kind = RF_STRS },
 	{ .key = "more_pids", .kind = RF_BOOL },
+	/* text: "     12  40.0%  my_server    [running] f/1 <- g/2" */
+	{ .key = "weight", .kind = RF_U64, .flags = RCOL_TEXT_ONLY },
+	{ .key = "percent", .kind = RF_F64, .flags = RCOL_TEXT_ONLY },
+	{ .key = "who", .kind = RF_STR, .text = RT_RAW, .flags = RCOL_TEXT_ONLY },
+	{ .key = "status_text", .kind = RF_STR, .text = RT_RAW, .flags = RCOL_TEXT_ONLY },
 };
+static const char *const stack_line[] = { "weight", "percent", "who", "status_text", "stack",
+					   NULL };
 
 static void stack_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
 {
@@ -277,6 +296,25 @@ static void stack_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *bu
 			v->n += g->names[i] != NULL;
 		break;
 	case SK_MORE: v->u = g->more_pids; break;
+	case SK_WEIGHT: v->u = gweight(g, c->o); break;
+	case SK_PERCENT:
+		v->f = c->total ? 100.0 * (double)gweight(g, c->o) / (double)c->total : 0.0;
+		break;
+	case SK_WHO: {
+		char pid[64], who[96] = "-";  /* (cut as it always was) */
+		if (g->npids == 1)
+			snprintf(who, sizeof who, "%s", g->names[0] ? g->names[0]
+					: vm_pid2str(g->pids[0], pid, sizeof pid));
+		else if (g->npids > 1)
+			snprintf(who, sizeof who, "%d%s procs", g->npids, g->more_pids ? "+" : "");
+		snprintf(buf, len, "%s", who);
+		v->s = buf;
+		break;
+	}
+	case SK_STATUS_TEXT:
+		snprintf(buf, len, c->o->by_status ? "[%s] " : "", sstate_names[g->state]);
+		v->s = buf;
+		break;
 	}
 }
 
@@ -295,12 +333,23 @@ static const char *stack_str(void *ctx, uint64_t id, size_t f, size_t i, char *b
 }
 
 static const struct rrec stack_rec = {
-	.fields = stack_fields, .nfields = 7, .get = stack_get, .item_str = stack_str,
+	.fields = stack_fields, .nfields = sizeof stack_fields / sizeof *stack_fields,
+	.get = stack_get, .item_str = stack_str, .line = "%8s %5s%%  %-12s %s%s\n",
+	.line_keys = stack_line,
 };
 
-enum { SR_PID, SR_OTP, SR_JIT, SR_START, SR_SECONDS, SR_HZ, SR_SAMPLES, SR_LOST, SR_WEIGHT,
-       SR_SCHEDULERS, SR_THREADS, SR_STACKS };
+enum { SR_TITLE, SR_PID, SR_OTP, SR_JIT, SR_START, SR_SECONDS, SR_HZ, SR_SAMPLES, SR_LOST,
+       SR_WEIGHT, SR_SCHEDULERS, SR_THREADS, SR_STACKS, SR_SHOWN, SR_STACKS_TITLE,
+       SR_STACKS_SHOWN, SR_MORE };
+static const char *const title_line[] = { "title", "=SCHEDULER", "=TID", "=UTILISATION", "=CPU",
+					  "=SAMPLES", NULL };
+static const char *const stacks_title_line[] = { "stacks_title", "=%", "=PROCESS",
+						 "=STACK (innermost first)", NULL };
+static const char *const more_line[] = { "more", NULL };
 static const struct rfield sample_fields[] = {
+	/* text: "sample: pid 42 (OTP 27, JIT), 5.00 s at 99 Hz: 990 samples" */
+	{ .key = "title", .kind = RF_STR, .text = RT_RAW, .flags = RCOL_TEXT_ONLY,
+	  .line = "%s\n\n%-24s %8s %12s %8s %8s\n", .line_keys = title_line },
 	{ .key = "pid", .kind = RF_U64 },
 	{ .key = "otp_release", .kind = RF_STR },
 	{ .key = "jit", .kind = RF_BOOL },
@@ -310,17 +359,33 @@ static const struct rfield sample_fields[] = {
 	{ .key = "samples", .kind = RF_U64 },
 	{ .key = "lost", .kind = RF_U64 },
 	{ .key = "weight", .kind = RF_STR },
-	{ .key = "schedulers", .kind = RF_LIST },
-	{ .key = "threads", .kind = RF_LIST },
-	{ .key = "stacks", .kind = RF_LIST },
+	{ .key = "schedulers", .kind = RF_LIST, .flags = RCOL_JSON_ONLY },
+	{ .key = "threads", .kind = RF_LIST, .flags = RCOL_JSON_ONLY },
+	{ .key = "stacks", .kind = RF_LIST, .flags = RCOL_JSON_ONLY },
+	/* text: the schedulers that ran (and every normal one), the heaviest stacks */
+	{ .key = "shown", .kind = RF_LIST, .flags = RCOL_TEXT_ONLY },
+	{ .key = "stacks_title", .kind = RF_STR, .flags = RCOL_TEXT_ONLY,
+	  .line = "\n%8s %6s  %-12s %s\n", .line_keys = stacks_title_line },
+	{ .key = "stacks_shown", .kind = RF_LIST, .flags = RCOL_TEXT_ONLY },
+	{ .key = "more", .kind = RF_STR, .flags = RCOL_TEXT_ONLY, .line = "%s", .line_keys = more_line },
 };
 
 static void sample_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
 {
-	(void)id, (void)buf, (void)len;
+	(void)id;
 	const struct jctx *c = ctx;
 	const struct report *r = c->r;
 	switch (f) {
+	case SR_TITLE: {
+		int n = snprintf(buf, len, "sample: pid %llu (OTP %s, %s), %.2f s at %llu Hz: %llu samples",
+				 (unsigned long long)r->pid, r->otp_release[0] ? r->otp_release : "?",
+				 r->jit ? "JIT" : "emu", (double)r->window_ns / 1e9,
+				 (unsigned long long)r->hz, (unsigned long long)r->samples);
+		if (r->lost && n >= 0 && (size_t)n < len)
+			snprintf(buf + n, len - (size_t)n, " (%llu lost)", (unsigned long long)r->lost);
+		v->s = buf;
+		break;
+	}
 	case SR_PID: v->u = r->pid; break;
 	case SR_OTP: v->s = r->otp_release[0] ? r->otp_release : NULL; break;
 	case SR_JIT: v->u = r->jit; break;
@@ -336,6 +401,17 @@ static void sample_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *b
 		v->n = c->o->top && c->o->top < r->ng ? c->o->top : r->ng;
 		v->rec = &stack_rec;
 		break;
+	case SR_SHOWN: v->n = c->nshown; v->rec = &sched_rec; break;
+	case SR_STACKS_TITLE: v->s = weight_reds(c->o) ? "REDS" : "SAMPLES"; break;
+	case SR_STACKS_SHOWN:
+		v->n = c->text_top < r->ng ? c->text_top : r->ng;
+		v->rec = &stack_rec;
+		break;
+	case SR_MORE:
+		snprintf(buf, len, "... %zu more stacks (--top N)\n", r->ng - c->text_top);
+		v->s = buf;
+		v->absent = r->ng <= c->text_top;
+		break;
 	}
 }
 
@@ -343,7 +419,8 @@ static uint64_t sample_item(void *ctx, uint64_t id, size_t f, size_t i)
 {
 	(void)id;
 	const struct jctx *c = ctx;
-	return f == SR_SCHEDULERS ? c->sched[i] : f == SR_THREADS ? c->other[i] : i;
+	return f == SR_SCHEDULERS ? c->sched[i] : f == SR_THREADS ? c->other[i]
+	     : f == SR_SHOWN ? c->shown[i] : i;
 }
 
 static const struct rrec sample_rec = {
@@ -351,77 +428,46 @@ static const struct rrec sample_rec = {
 	.get = sample_get, .item = sample_item,
 };
 
-static int json(const struct report *r, const struct report_opts *o, FILE *f, const uint32_t *ix)
+/* The text, or with json the JSON document; -1: out of memory. */
+static int describe(const struct report *r, const struct report_opts *o, FILE *f,
+		    const uint32_t *ix, int json)
 {
 	struct jctx c = { r, o, ix, calloc(r->nth + 1, sizeof *c.sched),
-			  calloc(r->nth + 1, sizeof *c.other), 0, 0 };
-	if (!c.sched || !c.other) {
+			  calloc(r->nth + 1, sizeof *c.other), calloc(r->nth + 1, sizeof *c.shown),
+			  0, 0, 0, o->top ? o->top : 20, 0 };
+	for (size_t k = 0; k < r->ng; k++)
+		c.total += gweight(&r->g[k], o);
+	if (!c.sched || !c.other || !c.shown) {
 		free(c.sched);
 		free(c.other);
+		free(c.shown);
 		return -1;
 	}
 	for (size_t i = 0; i < r->nth; i++) {
-		if (r->th[i].t->kind)
+		const struct sthread_sum *s = &r->th[i];
+		if (s->t->kind)
 			c.sched[c.nsched++] = (uint32_t)i;
-		else if (r->th[i].samples)
+		else if (s->samples)
 			c.other[c.nother++] = (uint32_t)i;
+		if (s->t->kind && (s->samples || s->t->kind == BS_NORMAL))
+			c.shown[c.nshown++] = (uint32_t)i;
 	}
-	struct jw w;
-	jw_init(&w, f);
-	jw_obj(&w, NULL);
-	jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
-	jw_str(&w, "command", "sample");
-	render_doc_json(&w, &(struct rdoc){ &sample_rec, &c, 0 });
-	jw_obj_end(&w);  /* ends the line */
+	struct rdoc d = { &sample_rec, &c, 0 };
+	if (json) {
+		struct jw w;
+		jw_init(&w, f);
+		jw_obj(&w, NULL);
+		jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
+		jw_str(&w, "command", "sample");
+		render_doc_json(&w, &d);
+		jw_obj_end(&w);  /* ends the line */
+	} else {
+		render_doc_text(f, &d);
+	}
 	free(c.sched);
 	free(c.other);
+	free(c.shown);
 	return 0;
-}
-
-static void text(const struct report *r, const struct report_opts *o, FILE *f, const uint32_t *ix)
-{
-	char buf[64];
-	fprintf(f, "sample: pid %llu (OTP %s, %s), %.2f s at %llu Hz: %llu samples",
-		(unsigned long long)r->pid, r->otp_release[0] ? r->otp_release : "?",
-		r->jit ? "JIT" : "emu", (double)r->window_ns / 1e9, (unsigned long long)r->hz,
-		(unsigned long long)r->samples);
-	if (r->lost)
-		fprintf(f, " (%llu lost)", (unsigned long long)r->lost);
-	fprintf(f, "\n\n%-24s %8s %12s %8s %8s\n", "SCHEDULER", "TID", "UTILISATION", "CPU", "SAMPLES");
-	for (size_t i = 0; i < r->nth; i++) {
-		const struct sthread_sum *s = &r->th[i];
-		if (!s->t->kind || (!s->samples && s->t->kind != BS_NORMAL))
-			continue;
-		fprintf(f, "%-24s %8d %12.2f %8.2f %8llu\n", s->t->role, (int)s->t->tid,
-			report_utilisation(r, s),
-			r->window_ns ? (double)s->cpu_ns / (double)r->window_ns : 0,
-			(unsigned long long)s->samples);
-	}
-	uint64_t total = 0;
-	for (size_t k = 0; k < r->ng; k++)
-		total += gweight(&r->g[k], o);
-	fprintf(f, "\n%8s %6s  %-12s %s\n", weight_reds(o) ? "REDS" : "SAMPLES", "%", "PROCESS",
-		"STACK (innermost first)");
-	size_t top = o->top ? o->top : 20;
-	for (size_t k = 0; k < r->ng && k < top; k++) {
-		const struct sgroup *g = &r->g[ix[k]];
-		uint64_t w = gweight(g, o);
-		char who[96] = "-";
-		if (g->npids == 1)
-			snprintf(who, sizeof who, "%s", g->names[0] ? g->names[0]
-					: vm_pid2str(g->pids[0], buf, sizeof buf));
-		else if (g->npids > 1)
-			snprintf(who, sizeof who, "%d%s procs", g->npids, g->more_pids ? "+" : "");
-		fprintf(f, "%8llu %5.1f%%  %-12s ", (unsigned long long)w,
-			total ? 100.0 * (double)w / (double)total : 0.0, who);
-		if (o->by_status)
-			fprintf(f, "[%s] ", sstate_names[g->state]);
-		for (uint32_t i = g->n; i-- > 0;)
-			fprintf(f, "%s%s", r->frames[g->first + i], i ? " <- " : "");
-		fputc('\n', f);
-	}
-	if (r->ng > top)
-		fprintf(f, "... %zu more stacks (--top N)\n", r->ng - top);
 }
 
 /* perf script's text (as `perf script` prints samples with call chains), which
@@ -520,15 +566,13 @@ bc_err *report_write(struct report *r, const struct report_opts *o, FILE *f)
 	if (!ix)
 		return bc_error(BC_ENOMEM, "out of memory");
 	bc_err *err = o->speedscope ? speedscope(r, o->speedscope) : NULL;
-	if (o->json) {
-		if (json(r, o, f, ix) < 0 && !err)
+	if (o->json || (!o->folded && !o->perf_script && !o->speedscope)) {
+		if (describe(r, o, f, ix, o->json) < 0 && !err)
 			err = bc_error(BC_ENOMEM, "out of memory");
 	} else if (o->folded)
 		folded(r, o, f, ix);
 	else if (o->perf_script)
 		perf_script(r, f);
-	else if (!o->speedscope)
-		text(r, o, f, ix);
 	free(ix);
 	return err;
 }

@@ -1,14 +1,15 @@
 /* Atoms by index through erts_atom_table's segments (index.h), each read once,
  * and the MFAs (module, function, arity) the VM keeps as atoms. */
 #include "read.h"
+#include "eterm.h"
 
 #include <stdlib.h>
 
 const char *beam_atom(struct beam *b, uint64_t term)
 {
-	if ((term & 0x3f) != 0x0b)
+	if (!is_atom(term))
 		return NULL;
-	uint64_t ix = term >> 6;
+	uint64_t ix = atom_val(term);
 	if (!b->atom_cache) {
 		static const enum layout_id need[] = { G_ATOM_TABLE, IT_ENTRIES, IT_SEG_TABLE,
 						       ATOM_LEN, ATOM_NAME };

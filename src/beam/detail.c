@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "code.h"
+#include "eterm.h"
 #include "monlnk.h"
 #include "terms.h"
 #include "termsize.h"
@@ -99,9 +100,9 @@ static void call_by_stack(struct beam *b, struct vm_proc_detail *d, uint64_t p, 
 		return;
 	for (uint64_t a = stop, k = 0; a < hend && k < 64; a += 8, k++) {
 		uint64_t w;
-		if (beam_read_u64(b, a, &w) < 0 || ((w & 3) == 0))
+		if (beam_read_u64(b, a, &w) < 0 || eterm_tag_kind(w) == EK_CP)
 			return;  /* unreadable, or the frame's return address: its end */
-		if ((w & 3) != 2)
+		if (!is_boxed(w))
 			continue;  /* only boxed terms can be references */
 		struct vt *t = beam_decode_term(b, d->arena, w, 1, 0);
 		if (!t || t->kind != VT_REF || !t->text)
@@ -155,12 +156,12 @@ static void dictionary(struct beam *b, struct vm_proc_detail *d, uint64_t dict,
 		}
 		uint64_t pairs[64];
 		int np = 0;
-		if ((slot & 3) == 2) {
+		if (is_boxed(slot)) {
 			pairs[np++] = slot;
 		} else {
-			while ((slot & 3) == 1 && np < 64) {  /* a list of {K,V} */
+			while (is_list(slot) && np < 64) {  /* a list of {K,V} */
 				uint64_t cell[2];
-				if (core_peek(b->core, slot & ~(uint64_t)3, cell, 16) < 0)
+				if (core_peek(b->core, slot & ~(uint64_t)_TAG_PRIMARY_MASK, cell, 16) < 0)
 					break;
 				pairs[np++] = cell[0];
 				slot = cell[1];
@@ -196,7 +197,7 @@ static void messages(struct beam *b, struct vm_proc_detail *d, uint64_t p,
 				d->unreadable = "the message queue";
 				return;
 			}
-			if (!((m0 & 3) == 0 && m0 && (m0 & 0x3f) == 0x30))  /* not a signal */
+			if (!is_signal_tag(m0))
 				d->messages[d->nmessages++] =
 					beam_decode_term(b, d->arena, m0, lim->items, lim->bytes);
 			mp = next;
@@ -260,7 +261,7 @@ static void frames(struct beam *b, struct vm_proc_detail *d, uint64_t p, int run
 			d->unreadable = "the stack";
 			return;
 		}
-		if ((w & 3) || !w)
+		if (!is_CP(w))
 			continue;
 		ra = w;
 		if (layout == 1) {  /* [saved FP, return address] */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "monlnk.h"
+#include "eterm.h"
 #include "terms.h"
 #include "walks.h"
 #include "term.h"
@@ -45,9 +46,9 @@ static void fill(struct beam *b, uint64_t de, const char *type, struct vm_node *
 	if (beam_read_u64(b, de + LV(L, DE_SYSNAME), &sysname) == 0) {
 		const char *name = beam_atom(b, sysname);
 		n->name = name ? vm_intern(b->vm, name, strlen(name)) : NULL;
-		n->channel = sysname >> 6;  /* atom_val: dist_entry_channel_no */
+		n->channel = atom_val(sysname);  /* dist_entry_channel_no */
 	}
-	if (beam_read_u64(b, de + LV(L, DE_CID), &cid) == 0 && cid != 0x3b /* NIL */) {
+	if (beam_read_u64(b, de + LV(L, DE_CID), &cid) == 0 && cid != NIL) {
 		char buf[64];
 		static const struct vt_limits lim = { 1, 1, 0 };
 		struct vt *t = beam_decode_term(b, a, cid, 1, 0);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "code.h"
+#include "eterm.h"
 #include "monlnk.h"
 #include "terms.h"
 #include "walks.h"
@@ -24,8 +25,7 @@ struct pcent { uint64_t pc, mfa_addr; struct vm_mfa mfa; int ok; };
 
 struct dout {
 	struct beam *b;
-	uint64_t mask;
-	int bits27;
+	struct eterm_ctx c;
 	/* per process: heap objects written (addresses) and the work stack */
 	uint64_t *seen;
 	size_t nseen, seen_cap;
@@ -163,30 +163,27 @@ static void port(struct dout *o, uint64_t x)
 static void element(struct dout *o, uint64_t x)
 {
 	FILE *f = o->f;
-	switch (x & 3) {
-	case 1: case 2:
+	const char *a;
+	if (is_pointer(x)) {
 		fputc('H', f);
-		hex(f, x & o->mask, 0);
+		hex(f, eterm_addr(&o->c, x), 0);
 		if (push(o, x) < 0)
 			bad(o, "out of memory", x);
 		return;
-	case 0:
-		return;  /* a code pointer: nothing (as the VM) */
 	}
-	switch (x & 0xf) {
-	case 0x3: fputc('P', f); print_term(o, x); return;
-	case 0x7: port(o, x); return;
-	case 0xf: fprintf(f, "I%lld", (long long)((int64_t)x >> 4)); return;
-	}
-	if ((x & 0x3f) == 0x0b) {
-		const char *a = beam_atom(o->b, x);
-		if (!a) {
+	switch (eterm_tag_kind(x)) {
+	case EK_PID: fputc('P', f); print_term(o, x); return;
+	case EK_PORT: port(o, x); return;
+	case EK_SMALL: fprintf(f, "I%lld", (long long)signed_val(x)); return;
+	case EK_ATOM:
+		if (!(a = beam_atom(o->b, x))) {
 			bad(o, "an unreadable atom", x);
 			a = "";
 		}
 		fprintf(f, "A%zX:%s", strlen(a), a);
-	} else if ((x & 0x3f) == 0x3b) {
-		fputc('N', f);
+		return;
+	case EK_NIL: fputc('N', f); return;
+	default: return;  /* a code pointer, a catch: nothing (as the VM) */
 	}
 }
 
@@ -326,7 +323,7 @@ static int fun_ext(struct dout *o, struct etfb *e, uint64_t p, const struct beam
 	    core_peek(o->b->core, fn->entry + LV(L, FE_ARITY), &arity, 4) < 0)
 		return -1;
 	if (LHAS(L, FUN_CREATOR) && beam_read_u64(o->b, p + LV(L, FUN_CREATOR), &creator) == 0 &&
-	    (creator & 0xf) == 0x3)
+	    is_internal_pid(creator))
 		beam_decode_pid(o->b, creator, &pid);
 	put(e, 112, 1);
 	size_t at = e->n;
@@ -358,23 +355,23 @@ static int fun_ext(struct dout *o, struct etfb *e, uint64_t p, const struct beam
 
 /* Everything else in the external term format (dump_externally): local
  * references and funs; other kinds are left out and counted. */
-static void external_format(struct dout *o, uint64_t p, uint64_t hdr, uint64_t x)
+static void external_format(struct dout *o, const struct eterm *t, uint64_t x)
 {
 	struct etfb e = { .n = 0 };
 	put(&e, 131, 1);
-	uint64_t sub = hdr & 0x3c;
+	uint64_t p = t->p;
 	const char *what = "term";
-	if (sub == 0x14 || (!o->bits27 && sub == 0x1c)) {
+	if (t->kind == EK_FUN || t->kind == EK_EXPORT) {
 		struct beam_fun fn;
 		uint64_t exp;
 		what = "fun";
-		if (sub == 0x1c) {  /* to OTP 26: an export fun holds its Export */
+		if (t->kind == EK_EXPORT) {  /* to OTP 26: an export fun holds its Export */
 			if (beam_read_u64(o->b, p + 8, &exp) < 0 ||
 			    beam_read_mfa(o->b, exp + LV(&o->b->L, EXPORT_MFA), &fn.mfa) < 0)
 				e.bad = 1;
 			else
 				export_ext(&e, &fn.mfa);
-		} else if (beam_fun_info(o->b, p, hdr, &fn) < 0) {
+		} else if (beam_fun_info(o->b, p, t->hdr, &fn) < 0) {
 			e.bad = 1;
 		} else if (fn.external) {
 			export_ext(&e, &fn.mfa);
@@ -435,22 +432,135 @@ static int elements(struct dout *o, uint64_t a, uint64_t n)
 	return 0;
 }
 
-/* One boxed object at p (header hdr): its heap line. */
-static void boxed(struct dout *o, uint64_t p, uint64_t hdr, uint64_t x)
+/* "Y..." of a bitstring object: its bytes in base64 (a heap binary's, "Yh"),
+ * or where they lie in a refc Binary ("Yc", "Ys"). */
+static void binary(struct dout *o, const struct eterm *t)
 {
 	const struct layout *L = &o->b->L;
 	FILE *f = o->f;
-	uint64_t arity = hdr >> 6, sub = hdr & 0x3c;
+	uint64_t p = t->p, size, bytes, val, offs, orig, ohdr, start, end, base, br, bhdr;
 	unsigned long long P = (unsigned long long)p;
-	if (sub == 0x00) {  /* tuple */
-		hex(f, P, ':');
-		fputc('t', f);
-		hex(f, arity, ':');
-		elements(o, p + 8, arity);
+	switch (t->kind) {
+	case EK_HEAPBIN:
+		if (rd(o, p + LV(L, HEAPBIN_SIZE), &size) < 0)
+			return;
+		fprintf(f, "%llX:Yh%llX:", P, (unsigned long long)size);
+		if (base64(o, p + LV(L, HEAPBIN_DATA), size) < 0)
+			bad(o, "unreadable binary", p);
 		fputc('\n', f);
 		return;
+	case EK_PROCBIN:
+		if (rd(o, p + LV(L, PROCBIN_SIZE), &size) < 0 ||
+		    rd(o, p + LV(L, PROCBIN_BYTES), &bytes) < 0 ||
+		    rd(o, p + LV(L, PROCBIN_VAL), &val) < 0)
+			return;
+		fprintf(f, "%llX:", P);
+		refc(o, val, bytes, size);
+		return;
+	case EK_SUBBIN:  /* of the Binary, or of the heap binary it points to */
+		if (rd(o, p + LV(L, SUBBIN_SIZE), &size) < 0 ||
+		    rd(o, p + LV(L, SUBBIN_OFFS), &offs) < 0 ||
+		    rd(o, p + LV(L, SUBBIN_ORIG), &orig) < 0 || rd(o, eterm_addr(&o->c, orig), &ohdr) < 0)
+			return;
+		if (eterm_header_kind(&o->c, ohdr) == EK_PROCBIN) {
+			if (rd(o, eterm_addr(&o->c, orig) + LV(L, PROCBIN_VAL), &val) < 0 ||
+			    rd(o, eterm_addr(&o->c, orig) + LV(L, PROCBIN_BYTES), &bytes) < 0)
+				return;
+			fprintf(f, "%llX:Ys%llX:%llX:%llX\n", P, (unsigned long long)val,
+				(unsigned long long)offs, (unsigned long long)size);
+			binary_seen(o, val);
+		} else {
+			fprintf(f, "%llX:Ys%llX:%llX:%llX\n", P,
+				(unsigned long long)eterm_addr(&o->c, orig), (unsigned long long)offs,
+				(unsigned long long)size);
+			if (push(o, orig) < 0)
+				bad(o, "out of memory", p);
+		}
+		return;
+	case EK_HEAPBITS:
+		if (rd(o, p + LV(L, HEAPBITS_SIZE), &size) < 0)
+			return;
+		fprintf(f, "%llX:Yh%llX:", P, (unsigned long long)(size / 8));
+		if (base64(o, p + LV(L, HEAPBITS_DATA), size / 8) < 0)
+			bad(o, "unreadable binary", p);
+		fputc('\n', f);
+		return;
+	case EK_SUBBITS:  /* of a BinRef's Binary (the VM's "Yc" form), or heap bits */
+		if (rd(o, p + LV(L, SUBBITS_BASE), &base) < 0 ||
+		    rd(o, p + LV(L, SUBBITS_START), &start) < 0 ||
+		    rd(o, p + LV(L, SUBBITS_END), &end) < 0 || rd(o, p + 8 * t->arity, &br) < 0 ||
+		    rd(o, eterm_addr(&o->c, br), &bhdr) < 0)
+			return;
+		base &= ~(uint64_t)3;  /* base_flags: the low bits are flags */
+		if (eterm_header_kind(&o->c, bhdr) == EK_BINREF) {
+			if (rd(o, eterm_addr(&o->c, br) + LV(L, BINREF_VAL), &val) < 0)
+				return;
+			fprintf(f, "%llX:", P);
+			uint64_t origb = val + LV(L, BIN_ORIG_BYTES), at = base + start / 8;
+			fprintf(f, "Yc%llX:%llX:%llX\n", (unsigned long long)val,
+				(unsigned long long)(at >= origb ? at - origb : 0),
+				(unsigned long long)((end - start) / 8));
+			binary_seen(o, val);
+			return;
+		}
+		fprintf(f, "%llX:Yh%llX:", P, (unsigned long long)((end - start) / 8));
+		if (base64(o, base + start / 8, (end - start) / 8) < 0)
+			bad(o, "unreadable binary", p);
+		fputc('\n', f);
+		return;
+	default:  /* EK_BINREF: the whole binary (dump_bin_ref) */
+		if (rd(o, p + LV(L, BINREF_VAL), &val) < 0 ||
+		    rd(o, val + LV(L, BIN_ORIG_SIZE), &size) < 0)
+			return;
+		/* (the VM writes orig_bytes' address as the offset: 0 is what it means) */
+		fprintf(f, "%llX:Yc%llX:0:%llX\n", P, (unsigned long long)val,
+			(unsigned long long)size);
+		binary_seen(o, val);
+		return;
 	}
-	if (sub == 0x18) {  /* float: sys_double_to_chars, "%.20e" */
+}
+
+/* "M..." of a map: a flatmap's keys tuple and values, a HAMT head's size and
+ * children, a HAMT node's children. */
+static void map(struct dout *o, const struct eterm *t)
+{
+	FILE *f = o->f;
+	unsigned long long P = (unsigned long long)t->p;
+	uint64_t size, keys;
+	if (t->kind != EK_HAMT_NODE && rd(o, eterm_map_size_at(&o->c, t), &size) < 0)
+		return;
+	if (t->kind == EK_FLATMAP) {
+		if (rd(o, t->at, &keys) < 0)
+			return;
+		fprintf(f, "%llX:Mf%llX:", P, (unsigned long long)size);
+		element(o, keys);
+		fputc(':', f);
+		elements(o, t->at + 8, size);
+	} else if (t->kind == EK_HAMT_HEAD) {
+		fprintf(f, "%llX:Mh%llX:%llX:", P, (unsigned long long)size, (unsigned long long)t->n);
+		elements(o, t->at, t->n);
+	} else {
+		fprintf(f, "%llX:Mn%llX:", P, (unsigned long long)t->n);
+		elements(o, t->at, t->n);
+	}
+	fputc('\n', f);
+}
+
+/* One boxed object: its heap line. */
+static void boxed(struct dout *o, const struct eterm *t, uint64_t x)
+{
+	FILE *f = o->f;
+	uint64_t p = t->p;
+	unsigned long long P = (unsigned long long)p;
+	switch (t->kind) {
+	case EK_TUPLE:
+		hex(f, P, ':');
+		fputc('t', f);
+		hex(f, t->arity, ':');
+		elements(o, t->at, t->n);
+		fputc('\n', f);
+		return;
+	case EK_FLOAT: {  /* sys_double_to_chars, "%.20e" */
 		double d;
 		if (core_peek(o->b->core, p + 8, &d, 8) < 0) {
 			bad(o, "unreadable float", p);
@@ -461,153 +571,43 @@ static void boxed(struct dout *o, uint64_t p, uint64_t hdr, uint64_t x)
 		fprintf(f, "%llX:F%X:%s\n", P, n, s);
 		return;
 	}
-	if (sub == 0x08 || sub == 0x0c) {  /* bignum */
+	case EK_POS_BIG: case EK_NEG_BIG:
 		fprintf(f, "%llX:B", P);
 		print_term(o, x);
 		fputc('\n', f);
 		return;
-	}
-	if (sub == 0x30 || sub == 0x34) {  /* external pid, port */
+	case EK_EXT_PID:
+		fprintf(f, "%llX:P", P);
+		print_term(o, x);
+		fputc('\n', f);
+		return;
+	case EK_EXT_PORT:
 		fprintf(f, "%llX:", P);
-		if (sub == 0x30) {
-			fputc('P', f);
-			print_term(o, x);
-		} else {
-			port(o, x);
-		}
+		port(o, x);
 		fputc('\n', f);
 		return;
-	}
-	if (sub == (uint64_t)(o->bits27 ? 0x2c : 0x3c)) {  /* maps */
-		if (((hdr >> 6) & 3) == 0) {
-			uint64_t size, keys;
-			if (rd(o, p + LV(L, FLATMAP_SIZE), &size) < 0 ||
-			    rd(o, p + LV(L, FLATMAP_KEYS), &keys) < 0)
-				return;
-			fprintf(f, "%llX:Mf%llX:", P, (unsigned long long)size);
-			element(o, keys);
-			fputc(':', f);
-			elements(o, p + LV(L, FLATMAP_KEYS) + 8, size);
-			fputc('\n', f);
-			return;
-		}
-		unsigned type = (hdr >> 6) & 3;
-		uint64_t val = (hdr >> 16) & 0xffff, sz = type == 2 ? 16 : (uint64_t)__builtin_popcountll(val);
-		if (type & 2) {  /* a head: its size first */
-			uint64_t size;
-			if (rd(o, p + 8, &size) < 0)
-				return;
-			fprintf(f, "%llX:Mh%llX:%llX:", P, (unsigned long long)size, (unsigned long long)sz);
-			elements(o, p + 16, sz);
-		} else {
-			fprintf(f, "%llX:Mn%llX:", P, (unsigned long long)sz);
-			elements(o, p + 8, sz);
-		}
-		fputc('\n', f);
+	case EK_FLATMAP: case EK_HAMT_HEAD: case EK_HAMT_NODE:
+		map(o, t);
 		return;
+	case EK_HEAPBIN: case EK_PROCBIN: case EK_SUBBIN: case EK_HEAPBITS: case EK_SUBBITS:
+	case EK_BINREF:
+		binary(o, t);
+		return;
+	default:
+		external_format(o, t, x);
 	}
-	if (!o->bits27) {
-		uint64_t size, bytes, val, offs, orig, ohdr;
-		switch (sub) {
-		case 0x24:  /* heap binary */
-			if (rd(o, p + LV(L, HEAPBIN_SIZE), &size) < 0)
-				return;
-			fprintf(f, "%llX:Yh%llX:", P, (unsigned long long)size);
-			if (base64(o, p + LV(L, HEAPBIN_DATA), size) < 0)
-				bad(o, "unreadable binary", p);
-			fputc('\n', f);
-			return;
-		case 0x20:  /* ProcBin */
-			if (rd(o, p + LV(L, PROCBIN_SIZE), &size) < 0 ||
-			    rd(o, p + LV(L, PROCBIN_BYTES), &bytes) < 0 ||
-			    rd(o, p + LV(L, PROCBIN_VAL), &val) < 0)
-				return;
-			fprintf(f, "%llX:", P);
-			refc(o, val, bytes, size);
-			return;
-		case 0x28:  /* sub binary: of the Binary, or of the heap binary it points to */
-			if (rd(o, p + LV(L, SUBBIN_SIZE), &size) < 0 ||
-			    rd(o, p + LV(L, SUBBIN_OFFS), &offs) < 0 ||
-			    rd(o, p + LV(L, SUBBIN_ORIG), &orig) < 0 || rd(o, orig & o->mask, &ohdr) < 0)
-				return;
-			if ((ohdr & 0x3c) == 0x20) {
-				if (rd(o, (orig & o->mask) + LV(L, PROCBIN_VAL), &val) < 0 ||
-				    rd(o, (orig & o->mask) + LV(L, PROCBIN_BYTES), &bytes) < 0)
-					return;
-				fprintf(f, "%llX:Ys%llX:%llX:%llX\n", P, (unsigned long long)val,
-					(unsigned long long)offs, (unsigned long long)size);
-				binary_seen(o, val);
-			} else {
-				fprintf(f, "%llX:Ys%llX:%llX:%llX\n", P,
-					(unsigned long long)(orig & o->mask), (unsigned long long)offs,
-					(unsigned long long)size);
-				if (push(o, orig) < 0)
-					bad(o, "out of memory", p);
-			}
-			return;
-		}
-	} else {
-		uint64_t size, start, end, base, br, val;
-		switch (sub) {
-		case 0x20:  /* ErlHeapBits */
-			if (rd(o, p + LV(L, HEAPBITS_SIZE), &size) < 0)
-				return;
-			fprintf(f, "%llX:Yh%llX:", P, (unsigned long long)(size / 8));
-			if (base64(o, p + LV(L, HEAPBITS_DATA), size / 8) < 0)
-				bad(o, "unreadable binary", p);
-			fputc('\n', f);
-			return;
-		case 0x24:  /* ErlSubBits: of a BinRef's Binary (the VM's "Yc" form), or heap bits */
-			if (rd(o, p + LV(L, SUBBITS_BASE), &base) < 0 ||
-			    rd(o, p + LV(L, SUBBITS_START), &start) < 0 ||
-			    rd(o, p + LV(L, SUBBITS_END), &end) < 0 || rd(o, p + 8 * arity, &br) < 0)
-				return;
-			{
-				uint64_t bhdr;
-				if (rd(o, br & o->mask, &bhdr) < 0)
-					return;
-				if ((bhdr & 0x3c) == 0x28) {
-					if (rd(o, (br & o->mask) + LV(L, BINREF_VAL), &val) < 0)
-						return;
-					fprintf(f, "%llX:", P);
-					uint64_t orig = val + LV(L, BIN_ORIG_BYTES);
-					uint64_t at = (base & ~(uint64_t)3) + start / 8;
-					fprintf(f, "Yc%llX:%llX:%llX\n", (unsigned long long)val,
-						(unsigned long long)(at >= orig ? at - orig : 0),
-						(unsigned long long)((end - start) / 8));
-					binary_seen(o, val);
-					return;
-				}
-			}
-			fprintf(f, "%llX:Yh%llX:", P, (unsigned long long)((end - start) / 8));
-			if (base64(o, (base & ~(uint64_t)3) + start / 8, (end - start) / 8) < 0)
-				bad(o, "unreadable binary", p);
-			fputc('\n', f);
-			return;
-		case 0x28:  /* BinRef: the whole binary (dump_bin_ref) */
-			if (rd(o, p + LV(L, BINREF_VAL), &val) < 0 ||
-			    rd(o, val + LV(L, BIN_ORIG_SIZE), &size) < 0)
-				return;
-			/* (the VM writes orig_bytes' address as the offset: 0 is what it means) */
-			fprintf(f, "%llX:Yc%llX:0:%llX\n", P, (unsigned long long)val,
-				(unsigned long long)size);
-			binary_seen(o, val);
-			return;
-		}
-	}
-	external_format(o, p, hdr, x);
 }
 
 /* heap_dump: every object reachable from term, each written once. */
 static void heap_dump(struct dout *o, uint64_t term)
 {
-	if ((term & 3) != 1 && (term & 3) != 2)
+	if (!is_pointer(term))
 		return;
 	o->nwork = 0;
 	if (push(o, term) < 0)
 		return;
 	while (o->nwork > 0) {
-		uint64_t x = o->work[--o->nwork], p = x & o->mask;
+		uint64_t x = o->work[--o->nwork], p = eterm_addr(&o->c, x);
 		if (!o->in_literals && p >= o->lit_lo && p < o->lit_hi) {
 			/* a literal: written once, in =literals (by its term: its tag) */
 			if (set_add(&o->lits, &o->nlits, &o->lits_cap, &o->lits_ix, x) < 0)
@@ -622,7 +622,7 @@ static void heap_dump(struct dout *o, uint64_t term)
 		}
 		if (!fresh)
 			continue;
-		if ((x & 3) == 1) {
+		if (is_list(x)) {
 			uint64_t cell[2];
 			if (core_peek(o->b->core, p, cell, 16) < 0) {
 				bad(o, "unreadable heap", p);
@@ -636,14 +636,16 @@ static void heap_dump(struct dout *o, uint64_t term)
 			fputc('\n', o->f);
 			continue;
 		}
-		uint64_t hdr;
-		if (rd(o, p, &hdr) < 0)
+		struct eterm t;
+		if (eterm_look(&o->c, x, &t) < 0) {
+			bad(o, "unreadable heap", p);
 			continue;
-		if ((hdr & 3) != 0) {
+		}
+		if (!t.header_ok) {
 			bad(o, "a boxed term without a header", p);
 			continue;
 		}
-		boxed(o, p, hdr, x);
+		boxed(o, &t, x);
 	}
 }
 
@@ -656,10 +658,7 @@ static void *begin(void *loader)
 		return NULL;
 	}
 	o->b = b;
-	o->mask = ~(uint64_t)3;
-	if (LHAS(&b->L, G_PTR_MASK))
-		beam_read_u64(b, beam_global(b, G_PTR_MASK), &o->mask);
-	o->bits27 = LHAS(&b->L, S_BINREF);
+	eterm_init(&o->c, b);
 	uint64_t start, size;
 	if (LHAS(&b->L, G_LITERALS_START) && LHAS(&b->L, G_LITERALS_SIZE) &&
 	    beam_read_u64(b, beam_global(b, G_LITERALS_START), &start) == 0 &&
@@ -891,12 +890,12 @@ static void dictionary(struct dout *o, uint64_t dict, void (*fn)(struct dout *, 
 		uint64_t t;
 		if (rd(o, dict + LV(L, PD_DATA) + 8 * i, &t) < 0)
 			return;
-		if ((t & 3) == 2) {
+		if (is_boxed(t)) {
 			fn(o, t);
 		} else {
-			for (unsigned n = 0; (t & 3) == 1 && n < (1u << 26); n++) {
+			for (unsigned n = 0; is_list(t) && n < (1u << 26); n++) {
 				uint64_t cell[2];
-				if (core_peek(o->b->core, t & o->mask, cell, 16) < 0) {
+				if (core_peek(o->b->core, eterm_addr(&o->c, t), cell, 16) < 0) {
 					bad(o, "an unreadable dictionary", t);
 					break;
 				}
@@ -931,7 +930,7 @@ static void messages(struct dout *o, const struct vm_proc *p, void (*fn)(struct 
 				bad(o, "an unreadable message queue", mp);
 				return;
 			}
-			if (!((m[0] & 3) == 0 && m[0] && (m[0] & 0x3f) == 0x30))  /* not a signal */
+			if (!is_signal_tag(m[0]))
 				fn(o, m[0], m[1]);
 			mp = next;
 		}
@@ -990,15 +989,16 @@ static long deep(void *st, const struct vm_proc *p, FILE *f)
 		if (words)
 			x = words[(a - stop) / 8];
 		else if (rd(o, a, &x) < 0)
-			x = 0x3b;  /* NIL for what the core lacks: the line count stays the stack size */
-		if ((x & 3) == 0 && x) {  /* a return address */
+			x = NIL;  /* for what the core lacks: the line count stays the stack size */
+		if (is_CP(x)) {  /* a return address */
 			/* (the VM prints the address with %X: its low 32 bits) */
 			fprintf(f, "0x%016llx:SReturn addr 0x%X (", (unsigned long long)a, (unsigned)x);
 			function_from_pc(o, x);
 			fputs(")\n", f);
 			y = 0;
-		} else if ((x & 0x3f) == 0x1b) {  /* a catch */
-			fprintf(f, "y%u:SCatch 0x%llX (unknown function)\n", y++, (unsigned long long)(x >> 6));
+		} else if (is_catch(x)) {
+			fprintf(f, "y%u:SCatch 0x%llX (unknown function)\n", y++,
+				(unsigned long long)(x >> _TAG_IMMED2_SIZE));
 		} else {
 			fprintf(f, "y%u:", y++);
 			uint64_t n = o->nwork;
@@ -1016,8 +1016,7 @@ static long deep(void *st, const struct vm_proc *p, FILE *f)
 			x = words[(a - stop) / 8];
 		else if (beam_read_u64(b, a, &x) < 0)
 			continue;
-		if ((x & 3) && (x & 0x3f) != 0x1b)
-			heap_dump(o, x);
+		heap_dump(o, x);  /* (lists and boxed terms; nothing else) */
 	}
 	if (q0 || q1 || q2)
 		messages(o, p, msg_heap);
@@ -1060,9 +1059,9 @@ static long end(void *st, FILE *f)
 	/* =atoms: every atom, newest first (dump_atoms) */
 	fputs("=atoms\n", f);
 	if (!o->b->atom_cache)
-		beam_atom(o->b, 0x0b);
+		beam_atom(o->b, make_atom(0));
 	for (int64_t i = o->b->atom_entries; i-- > 0;) {
-		const char *a = beam_atom(o->b, (uint64_t)i << 6 | 0x0b);
+		const char *a = beam_atom(o->b, make_atom(i));
 		char buf[1024];
 		struct vt t = { .kind = VT_ATOM, .text = a };
 		static const struct vt_limits lim = { 1, 1, 0 };

@@ -7,11 +7,10 @@
 #include <string.h>
 
 #include "identity.h"
+#include "eterm.h"
 #include "terms.h"
 #include "term.h"
 
-#define ATOM_TAG 0x0b
-#define NIL 0x3b
 #define MAX_ANCESTORS (1u << 16)   /* longer is a corrupt list, not a family */
 #define MAX_BUCKET (1u << 20)
 #define PID_CACHE 1024             /* term -> "<0.N.S>", direct-mapped */
@@ -41,9 +40,9 @@ static void find_keys(struct beam *b, struct beam_ident *id)
 {
 	const char *ic = vm_intern(b->vm, "$initial_call", 13);
 	const char *an = vm_intern(b->vm, "$ancestors", 10);
-	beam_atom(b, ATOM_TAG);  /* sizes the atom cache: atom_entries */
+	beam_atom(b, make_atom(0));  /* sizes the atom cache: atom_entries */
 	for (int64_t i = 0; i < b->atom_entries && (!id->k_initial_call || !id->k_ancestors); i++) {
-		uint64_t t = (uint64_t)i << 6 | ATOM_TAG;
+		uint64_t t = make_atom(i);
 		const char *s = beam_atom(b, t);
 		if (s == ic)
 			id->k_initial_call = t;
@@ -80,7 +79,7 @@ static int lookup(struct beam *b, uint64_t dict, uint64_t key, uint64_t *val)
 	    beam_read_u32(b, dict + LV(L, PD_USED_SLOTS), &used) < 0)
 		return -1;
 	/* pd_hash_value_to_ix: linear hashing over usedSlots buckets */
-	uint64_t hx = (uint32_t)(key >> 6);
+	uint64_t hx = (uint32_t)atom_val(key);  /* an atom hashes to its index */
 	uint64_t ix = hx & mask;
 	if (ix >= used)
 		ix = hx & (mask >> 1);
@@ -91,19 +90,19 @@ static int lookup(struct beam *b, uint64_t dict, uint64_t key, uint64_t *val)
 		return -1;
 	for (unsigned n = 0; slot != NIL; n++) {
 		uint64_t tuple = slot, cell[2] = { 0, NIL };
-		if ((slot & 3) == 1) {  /* a bucket of several: a list of {K,V} */
+		if (is_list(slot)) {  /* a bucket of several: a list of {K,V} */
 			if (n > MAX_BUCKET || core_peek(b->core, slot & id->mask, cell, 16) < 0)
 				return -1;
 			tuple = cell[0];
 		}
-		if ((tuple & 3) != 2 || core_peek(b->core, tuple & id->mask, kv, 24) < 0 ||
-		    kv[0] != (2u << 6))
+		if (!is_boxed(tuple) || core_peek(b->core, tuple & id->mask, kv, 24) < 0 ||
+		    kv[0] != make_arityval(2))
 			return -1;
 		if (kv[1] == key) {
 			*val = kv[2];
 			return 1;
 		}
-		if ((slot & 3) != 1)
+		if (!is_list(slot))
 			return 0;
 		slot = cell[1];
 	}
@@ -115,19 +114,19 @@ static int lookup(struct beam *b, uint64_t dict, uint64_t key, uint64_t *val)
 static int mfa(struct beam *b, uint64_t v, struct vm_mfa *out)
 {
 	uint64_t t[4];
-	if ((v & 3) != 2)
+	if (!is_boxed(v))
 		return 1;
 	if (core_peek(b->core, v & b->ident->mask, t, 8) < 0)
 		return -1;
-	if (t[0] != (3u << 6))
+	if (t[0] != make_arityval(3))
 		return 1;
 	if (core_peek(b->core, v & b->ident->mask, t, 32) < 0)
 		return -1;
-	if ((t[1] & 0x3f) != ATOM_TAG || (t[2] & 0x3f) != ATOM_TAG || (t[3] & 0xf) != 0xf)
+	if (!is_atom(t[1]) || !is_atom(t[2]) || !is_small(t[3]))
 		return 1;
 	out->module = beam_atom(b, t[1]);
 	out->function = beam_atom(b, t[2]);
-	out->arity = (int)((int64_t)t[3] >> 4);
+	out->arity = (int)signed_val(t[3]);
 	return out->module && out->function ? 0 : -1;
 }
 
@@ -135,13 +134,13 @@ static int mfa(struct beam *b, uint64_t v, struct vm_mfa *out)
 static const char *ancestor(struct beam *b, uint64_t t)
 {
 	struct beam_ident *id = b->ident;
-	if ((t & 0x3f) == ATOM_TAG)
+	if (is_atom(t))
 		return beam_atom(b, t);
-	size_t slot = (size_t)(t >> 4) % PID_CACHE;
+	size_t slot = (size_t)(t >> _TAG_IMMED1_SIZE) % PID_CACHE;
 	if (t && id->pids[slot].term == t)
 		return id->pids[slot].s;
 	char buf[512];
-	if ((t & 0xf) == 0x3) {  /* a local pid */
+	if (is_internal_pid(t)) {
 		struct vm_pid pid;
 		beam_decode_pid(b, t, &pid);
 		vm_pid2str(pid, buf, sizeof buf);
@@ -168,7 +167,7 @@ static int ancestors(struct beam *b, uint64_t v, struct vm_proc *vp)
 	size_t n = 0;
 	while (v != NIL) {
 		uint64_t cell[2];
-		if ((v & 3) != 1 || n >= MAX_ANCESTORS || core_peek(b->core, v & id->mask, cell, 16) < 0)
+		if (!is_list(v) || n >= MAX_ANCESTORS || core_peek(b->core, v & id->mask, cell, 16) < 0)
 			return -1;
 		if (n == id->names_cap) {
 			size_t cap = id->names_cap ? id->names_cap * 2 : 16;

@@ -1,6 +1,7 @@
 /* Links and monitors of a core: both layouts of ErtsMonLnkNode, sizes and the
  * process_info/2 listing rules (erl_monitor_link.c, erl_bif_info.c). */
 #include "monlnk.h"
+#include "eterm.h"
 
 #include <string.h>
 
@@ -67,11 +68,11 @@ int ml_nc_heap_size(struct beam *b, uint64_t term, uint64_t *words)
 {
 	uint64_t hdr;
 	*words = 0;
-	if ((term & 3) != 2)
+	if (!is_boxed(term))
 		return 0;  /* immediate (a local pid, port or atom) */
-	if (beam_read_u64(b, term & ~(uint64_t)3, &hdr) < 0)
+	if (beam_read_u64(b, term & ~(uint64_t)_TAG_PRIMARY_MASK, &hdr) < 0)
 		return -1;
-	*words = (hdr >> 6) + 1;
+	*words = (hdr >> _HEADER_ARITY_OFFS) + 1;
 	return 0;
 }
 
@@ -98,7 +99,7 @@ static int link_size(struct beam *b, uint64_t node, const struct ml_node *n, uin
 	    beam_read_u64(b, elnk + LV(L, ELINK_HEAP), &hdr) < 0 ||
 	    beam_read_u32(b, elnk + LV(L, ELINK_REFC), &refc) < 0 || refc == 0)
 		return -1;
-	*size = (LV(L, S_ELINK) + (hdr >> 6) * 8) / refc;
+	*size = (LV(L, S_ELINK) + (hdr >> _HEADER_ARITY_OFFS) * 8) / refc;
 	return 0;
 }
 

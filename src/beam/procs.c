@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "code.h"
+#include "eterm.h"
 #include "identity.h"
 #include "monlnk.h"
 #include "walks.h"
@@ -114,7 +115,7 @@ static int walk_msgs(struct beam *b, uint64_t mp, int inner, struct msgq_sum *s)
 		    beam_read_u64(b, mp + LV(L, MSG_ATTACHED), &attached) < 0 ||
 		    beam_read_u64(b, mp + LV(L, MSG_M), &m0) < 0)
 			return -1;
-		int nonmsg = (m0 & 3) == 0 && m0 != 0 && (m0 & 0x3f) == 0x30;
+		int nonmsg = is_signal_tag(m0);
 		if (nonmsg) {
 			if (inner)
 				s->memory += LV(L, S_RECV_MARKER);
@@ -167,7 +168,7 @@ static const char *implausible(const struct walk *w)
 {
 	uint64_t id = f64(w, P_ID), heap = f64(w, P_HEAP), stop = f64(w, P_STOP);
 	uint64_t hend = f64(w, P_HEND), old_heap = f64(w, P_OLD_HEAP), old_hend = f64(w, P_OLD_HEND);
-	if ((id & 0xf) != 0x3)
+	if (!is_internal_pid(id))
 		return "its id is not a pid";
 	if (!(heap <= stop && stop <= hend) || hend - heap > (1ull << 40))
 		return "its stack pointer is outside its heap";

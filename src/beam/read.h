@@ -68,9 +68,10 @@ const char *beam_atom(struct beam *b, uint64_t atom_term);
 /* An ErtsCodeMFA in memory; -1 when unreadable. */
 int beam_read_mfa(struct beam *b, uint64_t addr, struct vm_mfa *out);
 
-/* An OTP 27+ bitstring (subtag 0x20 ErlHeapBits or 0x24 ErlSubBits at p): the
- * byte address its bits count from, the first bit and the number of bits. */
-int beam_bits_at(struct beam *b, uint64_t p, uint64_t sub, uint64_t *at, uint64_t *start,
+/* An OTP 27+ bitstring (an ErlHeapBits or ErlSubBits, as eterm_look saw it):
+ * the byte address its bits count from, the first bit and the number of bits. */
+struct eterm;
+int beam_bits_at(struct beam *b, const struct eterm *o, uint64_t *at, uint64_t *start,
 		 uint64_t *nbits);
 /* Where the bytes of a byte-aligned bitstring term lie (OTP 27+ layouts). */
 int beam_bits_bytes(struct beam *b, uint64_t term, uint64_t *addr, uint64_t *len);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "code.h"
+#include "eterm.h"
 #include "walks.h"
 
 #define MAX_DEPTH 1024
@@ -90,7 +91,7 @@ static int gather(struct beam *b, const struct frame_rules *r, uint64_t i, uint6
 			*fault = 1;
 			break;
 		}
-		if (w & 3) {  /* not a code pointer (is_CP) */
+		if (eterm_tag_kind(w) != EK_CP) {  /* not a code pointer */
 			k++;
 			continue;
 		}

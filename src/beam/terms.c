@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "eterm.h"
 #include "terms.h"
 #include "term.h"
 
@@ -15,8 +16,7 @@ struct dec {
 	size_t budget;          /* nodes left */
 	size_t items;           /* elements decoded per list/tuple/map */
 	size_t bytes;           /* binary bytes copied */
-	uint64_t mask;          /* pointer mask (etp_ptr_mask) */
-	int bits27;             /* OTP 27 bitstrings (BinRef in the DWARF) */
+	struct eterm_ctx c;
 };
 
 static struct vt *decode(struct dec *d, uint64_t term, int depth);
@@ -123,8 +123,8 @@ static struct vt *list(struct dec *d, uint64_t term, int depth)
 		return NULL;
 	size_t cap = 16;
 	t->elems = vt_alloc(d->a, cap * sizeof *t->elems);
-	while ((term & 3) == 1 && t->elems) {
-		uint64_t cell[2], p = term & d->mask;
+	while (is_list(term) && t->elems) {
+		uint64_t cell[2], p = eterm_addr(&d->c, term);
 		if (t->n > d->items) {
 			t->tail = vt_new(d->a, VT_CUT);
 			return t;
@@ -144,7 +144,7 @@ static struct vt *list(struct dec *d, uint64_t term, int depth)
 		t->elems[t->n++] = decode(d, cell[0], depth + 1);
 		term = cell[1];
 	}
-	if (term != 0x3b)  /* improper tail */
+	if (term != NIL)  /* improper tail */
 		t->tail = decode(d, term, depth + 1);
 	return t;
 }
@@ -164,15 +164,15 @@ int beam_fun_info(struct beam *b, uint64_t p, uint64_t hdr, struct beam_fun *out
 		const char *a;
 		if (beam_read_u64(b, p + LV(L, FUN_CREATOR), &creator) < 0)
 			return -1;
-		out->external = (creator & 0x3f) == 0x0b && (a = beam_atom(b, creator)) &&
+		out->external = is_atom(creator) && (a = beam_atom(b, creator)) &&
 				strcmp(a, "external") == 0;
 	} else if (b->ml_packed) {
 		/* OTP 28+ (known by its packed link/monitor flags, the same release's
 		 * change): a kind bit above the env size (FUN_HEADER_KIND_OFFS); local
 		 * funs without free variables exist */
-		out->external = (hdr >> 24) != 0;
+		out->external = (hdr >> FUN_HEADER_KIND_OFFS) != 0;
 	} else {
-		out->external = (hdr >> 16) == 0;  /* OTP 27: an empty environment */
+		out->external = (hdr >> FUN_HEADER_ENV_SIZE_OFFS) == 0;  /* OTP 27: an empty environment */
 	}
 	if (out->external)
 		return beam_read_mfa(b, entry + LV(L, EXPORT_MFA), &out->mfa);
@@ -206,27 +206,20 @@ static struct vt *fun(struct dec *d, uint64_t p, uint64_t hdr)
  * are leaves [K|V] or further nodes. Heads carry the size word first. */
 static void hamt(struct dec *d, struct vt *t, size_t cap, uint64_t node, int depth)
 {
-	uint64_t hdr, p = node & d->mask;
-	if (depth > 16 || beam_read_u64(d->b, p, &hdr) < 0)
+	struct eterm o;
+	if (depth > 16 || eterm_look(&d->c, node, &o) < 0)
 		return;
-	unsigned type = (hdr >> 6) & 3;
-	uint64_t val = (hdr >> 16) & 0xffff, sz;
-	if (type == 2)
-		sz = 16;                         /* head array */
-	else
-		sz = (uint64_t)__builtin_popcountll(val);  /* head or node bitmap */
-	uint64_t first = p + (type & 2 ? 16 : 8);
-	for (uint64_t i = 0; i < sz && t->n + 2 <= cap; i++) {
+	for (uint64_t i = 0; i < o.n && t->n + 2 <= cap; i++) {
 		uint64_t c;
-		if (beam_read_u64(d->b, first + 8 * i, &c) < 0)
+		if (beam_read_u64(d->b, o.at + 8 * i, &c) < 0)
 			return;
-		if ((c & 3) == 1) {
+		if (is_list(c)) {
 			uint64_t kv[2];
-			if (core_peek(d->b->core, c & d->mask, kv, 16) < 0)
+			if (core_peek(d->b->core, eterm_addr(&d->c, c), kv, 16) < 0)
 				return;
 			t->elems[t->n++] = decode(d, kv[0], depth + 1);
 			t->elems[t->n++] = decode(d, kv[1], depth + 1);
-		} else if ((c & 3) == 2) {
+		} else if (is_boxed(c)) {
 			hamt(d, t, cap, c, depth + 1);
 		}
 	}
@@ -235,10 +228,10 @@ static void hamt(struct dec *d, struct vt *t, size_t cap, uint64_t node, int dep
 /* A pid, port or reference of another node (ExternalThing): printed as the VM
  * prints it, its channel being the atom index of the node's name
  * (external_channel_no), with the node's name beside it. */
-static struct vt *external(struct dec *d, uint64_t p, uint64_t hdr)
+static struct vt *external(struct dec *d, const struct eterm *o)
 {
 	const struct layout *L = &d->b->L;
-	uint64_t sub = hdr & 0x3c, words = hdr >> 6, node, sysname;
+	uint64_t p = o->p, words = o->arity, node, sysname;
 	uint32_t data[8];
 	uint64_t dw = words + 1 - LV(L, ET_DATA) / 8;  /* external_thing_data_words */
 	if (!LHAS(L, ET_NODE) || !LHAS(L, ET_DATA) || words + 1 < LV(L, ET_DATA) / 8 || dw > 4)
@@ -248,15 +241,15 @@ static struct vt *external(struct dec *d, uint64_t p, uint64_t hdr)
 	    core_peek(d->b->core, p + LV(L, ET_DATA), data, dw * 8) < 0)
 		return unreadable(d, p);
 	const char *name = beam_atom(d->b, sysname);
-	struct vt *t = vt_new(d->a, sub == 0x30 ? VT_PID : sub == 0x34 ? VT_PORT : VT_REF);
+	struct vt *t = vt_new(d->a, o->kind == EK_EXT_PID ? VT_PID : o->kind == EK_EXT_PORT ? VT_PORT : VT_REF);
 	if (!t)
 		return NULL;
-	t->chan = sysname >> 6;
+	t->chan = sysname >> _TAG_IMMED2_SIZE;  /* the atom's index */
 	t->node = name ? vt_strdup(d->a, name, strlen(name)) : "?";
-	if (sub == 0x30) {
+	if (o->kind == EK_EXT_PID) {
 		t->i = data[0];
 		t->u = data[1];
-	} else if (sub == 0x34) {
+	} else if (o->kind == EK_EXT_PORT) {
 		uint64_t id;
 		memcpy(&id, data, 8);
 		t->i = (int64_t)id;
@@ -272,25 +265,105 @@ static struct vt *external(struct dec *d, uint64_t p, uint64_t hdr)
 	return t;
 }
 
+/* Maps: a flatmap's keys (its keys tuple) and values; a HAMT's leaves. */
+static struct vt *map(struct dec *d, const struct eterm *o, uint64_t term, int depth)
+{
+	uint64_t size, keys;
+	size_t shown;
+	struct vt *t;
+	if (o->kind == EK_FLATMAP) {
+		if (beam_read_u64(d->b, eterm_map_size_at(&d->c, o), &size) < 0 ||
+		    beam_read_u64(d->b, o->at, &keys) < 0 ||
+		    size > (1u << 20))
+			return unreadable(d, o->p);
+		shown = size < d->items ? size : d->items;
+		if (!(t = vt_new(d->a, VT_MAP)) ||
+		    !(t->elems = vt_alloc(d->a, (2 * shown + 2) * sizeof *t->elems)))
+			return t;
+		for (size_t i = 0; i < shown; i++) {
+			uint64_t k, v;
+			if (beam_read_u64(d->b, eterm_addr(&d->c, keys) + 8 * (i + 1), &k) < 0 ||
+			    beam_read_u64(d->b, o->at + 8 * (i + 1), &v) < 0)
+				return unreadable(d, o->p);
+			t->elems[t->n++] = decode(d, k, depth + 1);
+			t->elems[t->n++] = decode(d, v, depth + 1);
+		}
+	} else {
+		if (beam_read_u64(d->b, eterm_map_size_at(&d->c, o), &size) < 0)
+			return unreadable(d, o->p);
+		shown = size < d->items ? size : d->items;
+		if (!(t = vt_new(d->a, VT_MAP)) ||
+		    !(t->elems = vt_alloc(d->a, (2 * shown + 2) * sizeof *t->elems)))
+			return t;
+		hamt(d, t, 2 * shown, term, depth);
+	}
+	if (shown < size) {
+		t->elems[t->n++] = vt_new(d->a, VT_CUT);
+		t->elems[t->n++] = vt_new(d->a, VT_CUT);
+	}
+	return t;
+}
+
+/* A binary (to OTP 26: ProcBin, heap binary, sub binary; OTP 27+: heap or
+ * sub bitstring) as its bytes. */
+static struct vt *binary(struct dec *d, const struct eterm *o)
+{
+	const struct layout *L = &d->b->L;
+	uint64_t p = o->p, size, bytes, offs, orig, ohdr, at, start, nbits;
+	uint8_t bitsize = 0, bitoffs = 0;
+	switch (o->kind) {
+	case EK_PROCBIN:
+		if (beam_read_u64(d->b, p + LV(L, PROCBIN_SIZE), &size) < 0 ||
+		    beam_read_u64(d->b, p + LV(L, PROCBIN_BYTES), &bytes) < 0)
+			return unreadable(d, p);
+		return binary_at(d, bytes, size, 0);
+	case EK_HEAPBIN:
+		if (beam_read_u64(d->b, p + LV(L, HEAPBIN_SIZE), &size) < 0)
+			return unreadable(d, p);
+		return binary_at(d, p + LV(L, HEAPBIN_DATA), size, 0);
+	case EK_SUBBIN:
+		if (beam_read_u64(d->b, p + LV(L, SUBBIN_SIZE), &size) < 0 ||
+		    beam_read_u64(d->b, p + LV(L, SUBBIN_OFFS), &offs) < 0 ||
+		    core_peek(d->b->core, p + LV(L, SUBBIN_BITSIZE), &bitsize, 1) < 0 ||
+		    core_peek(d->b->core, p + LV(L, SUBBIN_BITOFFS), &bitoffs, 1) < 0 ||
+		    beam_read_u64(d->b, p + LV(L, SUBBIN_ORIG), &orig) < 0 ||
+		    beam_read_u64(d->b, eterm_addr(&d->c, orig), &ohdr) < 0)
+			return unreadable(d, p);
+		if (bitoffs)
+			return text(d, VT_OTHER, "#Bitstring<unaligned>");
+		if (eterm_header_kind(&d->c, ohdr) == EK_HEAPBIN)
+			bytes = eterm_addr(&d->c, orig) + LV(L, HEAPBIN_DATA);
+		else if (beam_read_u64(d->b, eterm_addr(&d->c, orig) + LV(L, PROCBIN_BYTES), &bytes) < 0)
+			return unreadable(d, p);
+		return binary_at(d, bytes + offs, size, bitsize);
+	default:  /* EK_HEAPBITS, EK_SUBBITS */
+		if (beam_bits_at(d->b, o, &at, &start, &nbits) < 0)
+			return unreadable(d, p);
+		if (start % 8)
+			return text(d, VT_OTHER, "#Bitstring<unaligned>");
+		return binary_at(d, at + start / 8, nbits / 8, (int64_t)(nbits % 8));
+	}
+}
+
 static struct vt *boxed(struct dec *d, uint64_t term, int depth)
 {
 	const struct layout *L = &d->b->L;
-	uint64_t p = term & d->mask, hdr;
-	if (beam_read_u64(d->b, p, &hdr) < 0)
-		return unreadable(d, p);
-	uint64_t arity = hdr >> 6, sub = hdr & 0x3c;
+	struct eterm o;
+	if (eterm_look(&d->c, term, &o) < 0)
+		return unreadable(d, o.p);
+	uint64_t p = o.p;
 	char buf[128];
-	switch (sub) {
-	case 0x00:
-		return elements(d, VT_TUPLE, p + 8, arity, depth);
-	case 0x08: case 0x0c:
-		return bignum(d, p, arity, sub == 0x0c);
-	case 0x10: {  /* internal reference */
+	switch (o.kind) {
+	case EK_TUPLE:
+		return elements(d, VT_TUPLE, o.at, o.n, depth);
+	case EK_POS_BIG: case EK_NEG_BIG:
+		return bignum(d, p, o.arity, o.kind == EK_NEG_BIG);
+	case EK_REF: {  /* internal reference */
 		uint32_t marker, num[3];
 		uint64_t mb;
 		if (core_peek(d->b->core, p + LV(L, OREF_MARKER), &marker, 4) < 0)
 			return unreadable(d, p);
-		if (marker == 0xffffffffu) {
+		if (marker == ERTS_ORDINARY_REF_MARKER) {
 			if (core_peek(d->b->core, p + LV(L, OREF_NUM), num, 12) < 0)
 				return unreadable(d, p);
 		} else if (beam_read_u64(d->b, p + LV(L, MREF_MB), &mb) < 0 ||
@@ -300,9 +373,9 @@ static struct vt *boxed(struct dec *d, uint64_t term, int depth)
 		snprintf(buf, sizeof buf, "#Ref<0.%u.%u.%u>", num[2], num[1], num[0]);
 		return text(d, VT_REF, buf);
 	}
-	case 0x14:
-		return fun(d, p, hdr);
-	case 0x18: {
+	case EK_FUN:
+		return fun(d, p, o.hdr);
+	case EK_FLOAT: {
 		double f;
 		if (core_peek(d->b->core, p + 8, &f, 8) < 0)
 			return unreadable(d, p);
@@ -311,99 +384,19 @@ static struct vt *boxed(struct dec *d, uint64_t term, int depth)
 			t->f = f;
 		return t;
 	}
-	case 0x30: case 0x34: case 0x38:
-		return external(d, p, hdr);
+	case EK_EXT_PID: case EK_EXT_PORT: case EK_EXT_REF:
+		return external(d, &o);
+	case EK_FLATMAP: case EK_HAMT_NODE: case EK_HAMT_HEAD:
+		return map(d, &o, term, depth);
+	case EK_PROCBIN: case EK_HEAPBIN: case EK_SUBBIN: case EK_HEAPBITS: case EK_SUBBITS:
+		return binary(d, &o);
+	case EK_MATCHSTATE: return text(d, VT_OTHER, "#MatchState<>");
+	case EK_EXPORT: return text(d, VT_FUN, "#Fun<export>");
+	case EK_FUNREF: return text(d, VT_FUN, "#Fun<>");
+	case EK_BINREF: return text(d, VT_OTHER, "#BinRef<>");
+	default:
+		return text(d, VT_OTHER, "#Term<>");
 	}
-	if (!d->bits27) {
-		uint64_t size, bytes, offs, orig, ohdr;
-		uint8_t bitsize = 0, bitoffs = 0;
-		switch (sub) {
-		case 0x04: return text(d, VT_OTHER, "#MatchState<>");
-		case 0x1c: return text(d, VT_FUN, "#Fun<export>");
-		case 0x20:  /* ProcBin */
-			if (beam_read_u64(d->b, p + LV(L, PROCBIN_SIZE), &size) < 0 ||
-			    beam_read_u64(d->b, p + LV(L, PROCBIN_BYTES), &bytes) < 0)
-				return unreadable(d, p);
-			return binary_at(d, bytes, size, 0);
-		case 0x24:
-			if (beam_read_u64(d->b, p + LV(L, HEAPBIN_SIZE), &size) < 0)
-				return unreadable(d, p);
-			return binary_at(d, p + LV(L, HEAPBIN_DATA), size, 0);
-		case 0x28:
-			if (beam_read_u64(d->b, p + LV(L, SUBBIN_SIZE), &size) < 0 ||
-			    beam_read_u64(d->b, p + LV(L, SUBBIN_OFFS), &offs) < 0 ||
-			    core_peek(d->b->core, p + LV(L, SUBBIN_BITSIZE), &bitsize, 1) < 0 ||
-			    core_peek(d->b->core, p + LV(L, SUBBIN_BITOFFS), &bitoffs, 1) < 0 ||
-			    beam_read_u64(d->b, p + LV(L, SUBBIN_ORIG), &orig) < 0 ||
-			    beam_read_u64(d->b, orig & d->mask, &ohdr) < 0)
-				return unreadable(d, p);
-			if (bitoffs)
-				return text(d, VT_OTHER, "#Bitstring<unaligned>");
-			if ((ohdr & 0x3c) == 0x24)
-				bytes = (orig & d->mask) + LV(L, HEAPBIN_DATA);
-			else if (beam_read_u64(d->b, (orig & d->mask) + LV(L, PROCBIN_BYTES), &bytes) < 0)
-				return unreadable(d, p);
-			return binary_at(d, bytes + offs, size, bitsize);
-		case 0x3c:
-			break;  /* map, below */
-		default:
-			return text(d, VT_OTHER, "#Term<>");
-		}
-	} else {
-		switch (sub) {
-		case 0x04: return text(d, VT_FUN, "#Fun<>");
-		case 0x20: case 0x24: {  /* ErlHeapBits, ErlSubBits */
-			uint64_t at, start, nbits;
-			if (beam_bits_at(d->b, p, sub, &at, &start, &nbits) < 0)
-				return unreadable(d, p);
-			if (start % 8)
-				return text(d, VT_OTHER, "#Bitstring<unaligned>");
-			return binary_at(d, at + start / 8, nbits / 8, (int64_t)(nbits % 8));
-		}
-		case 0x28: return text(d, VT_OTHER, "#BinRef<>");
-		case 0x2c:
-			break;  /* map, below */
-		default:
-			return text(d, VT_OTHER, "#Term<>");
-		}
-	}
-	/* maps: flatmap {header, size, keys-tuple, values...}; larger ones are HAMTs */
-	if (((hdr >> 6) & 3) == 0) {
-		uint64_t size, keys;
-		if (beam_read_u64(d->b, p + LV(L, FLATMAP_SIZE), &size) < 0 ||
-		    beam_read_u64(d->b, p + LV(L, FLATMAP_KEYS), &keys) < 0 || size > (1u << 20))
-			return unreadable(d, p);
-		struct vt *t = vt_new(d->a, VT_MAP);
-		size_t shown = size < d->items ? size : d->items;
-		if (!t || !(t->elems = vt_alloc(d->a, (2 * shown + 2) * sizeof *t->elems)))
-			return t;
-		for (size_t i = 0; i < shown; i++) {
-			uint64_t k, v;
-			if (beam_read_u64(d->b, (keys & d->mask) + 8 * (i + 1), &k) < 0 ||
-			    beam_read_u64(d->b, p + LV(L, FLATMAP_KEYS) + 8 * (i + 1), &v) < 0)
-				return unreadable(d, p);
-			t->elems[t->n++] = decode(d, k, depth + 1);
-			t->elems[t->n++] = decode(d, v, depth + 1);
-		}
-		if (shown < size) {
-			t->elems[t->n++] = vt_new(d->a, VT_CUT);
-			t->elems[t->n++] = vt_new(d->a, VT_CUT);
-		}
-		return t;
-	}
-	uint64_t size = 0;
-	if (beam_read_u64(d->b, p + 8, &size) < 0)
-		return unreadable(d, p);
-	struct vt *t = vt_new(d->a, VT_MAP);
-	size_t cap = 2 * (size < d->items ? size : d->items);
-	if (!t || !(t->elems = vt_alloc(d->a, (cap + 2) * sizeof *t->elems)))
-		return t;
-	hamt(d, t, cap, term, depth);
-	if (cap / 2 < size) {
-		t->elems[t->n++] = vt_new(d->a, VT_CUT);
-		t->elems[t->n++] = vt_new(d->a, VT_CUT);
-	}
-	return t;
 }
 
 /* A port's number: the port table's id data, untangled like pids (beam_decode_pid). */
@@ -411,7 +404,7 @@ static uint64_t port_number(struct beam *b, uint64_t term)
 {
 	const struct layout *L = &b->L;
 	if (!b->pid_wide || !LHAS(L, G_ERTS_PORT) || !LHAS(L, PORT_PIX_CLI_SHIFT))
-		return (term >> 4) & 0x0fffffff;
+		return (term >> _TAG_IMMED1_SIZE) & ((1u << 28) - 1);  /* 28-bit port numbers */
 	uint64_t t = beam_global(b, G_ERTS_PORT), mask = 0, cl = 0, cli = 0;
 	uint32_t cls = 0, clis = 0;
 	beam_read_u64(b, t + LV(L, PORT_PIX_MASK), &mask);
@@ -419,7 +412,7 @@ static uint64_t port_number(struct beam *b, uint64_t term)
 	beam_read_u64(b, t + LV(L, PORT_PIX_CLI_MASK), &cli);
 	beam_read_u32(b, t + LV(L, PORT_PIX_CL_SHIFT), &cls);
 	beam_read_u32(b, t + LV(L, PORT_PIX_CLI_SHIFT), &clis);
-	uint64_t pixdata = term >> 4;
+	uint64_t pixdata = term >> _TAG_IMMED1_SIZE;
 	uint64_t data = pixdata & ~mask;
 	data |= (pixdata >> cls) & cl;
 	data |= (pixdata & cli) << clis;
@@ -431,14 +424,11 @@ static struct vt *decode(struct dec *d, uint64_t term, int depth)
 	if (d->budget == 0 || depth > 64)
 		return vt_new(d->a, VT_CUT);
 	d->budget--;
-	switch (term & 3) {
-	case 1: return list(d, term, depth);
-	case 2: return boxed(d, term, depth);
-	case 0: return text(d, VT_OTHER, term ? "#CodePointer<>" : "THE_NON_VALUE");
-	}
 	struct vt *t;
-	switch (term & 0xf) {
-	case 0x3: {
+	switch (eterm_tag_kind(term)) {
+	case EK_LIST: return list(d, term, depth);
+	case EK_CP: return text(d, VT_OTHER, term ? "#CodePointer<>" : "THE_NON_VALUE");
+	case EK_PID: {
 		struct vm_pid pid;
 		beam_decode_pid(d->b, term, &pid);
 		if ((t = vt_new(d->a, VT_PID))) {
@@ -447,34 +437,31 @@ static struct vt *decode(struct dec *d, uint64_t term, int depth)
 		}
 		return t;
 	}
-	case 0x7:
+	case EK_PORT:
 		if ((t = vt_new(d->a, VT_PORT)))
 			t->i = (int64_t)port_number(d->b, term);
 		return t;
-	case 0xf:
+	case EK_SMALL:
 		if ((t = vt_new(d->a, VT_INT)))
-			t->i = (int64_t)term >> 4;
+			t->i = signed_val(term);
 		return t;
-	}
-	switch (term & 0x3f) {
-	case 0x0b: {
+	case EK_ATOM: {
 		const char *name = beam_atom(d->b, term);
 		if (!name)
 			return unreadable(d, term);
 		return text(d, VT_ATOM, name);
 	}
-	case 0x3b: return vt_new(d->a, VT_NIL);
-	case 0x1b: return text(d, VT_OTHER, "#Catch<>");
+	case EK_NIL: return vt_new(d->a, VT_NIL);
+	case EK_CATCH: return text(d, VT_OTHER, "#Catch<>");
+	case EK_IMMED: return text(d, VT_OTHER, "#Term<>");
+	default: return boxed(d, term, depth);
 	}
-	return text(d, VT_OTHER, "#Term<>");
 }
 
 struct vt *beam_decode_term(struct beam *b, struct vt_arena *a, uint64_t term, size_t items,
 			    size_t bytes)
 {
-	struct dec d = { b, a, 20000, items, bytes, ~(uint64_t)3, 0 };
-	if (LHAS(&b->L, G_PTR_MASK))
-		beam_read_u64(b, beam_global(b, G_PTR_MASK), &d.mask);
-	d.bits27 = LHAS(&b->L, S_BINREF);
+	struct dec d = { .b = b, .a = a, .budget = 20000, .items = items, .bytes = bytes };
+	eterm_init(&d.c, b);
 	return decode(&d, term, 0);
 }

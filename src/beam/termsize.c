@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "code.h"
+#include "eterm.h"
 #include "terms.h"
 #include "termsize.h"
 #include "termrank.h"
@@ -24,10 +25,7 @@ struct span {
 
 struct tw {
 	struct beam *b;
-	uint64_t mask;
-	int bits27;                 /* OTP 27+ bitstrings, funs, map subtag */
-	int records;                /* OTP 28+: subtag 0x1c is a native record */
-	uint64_t procbin;           /* PROC_BIN_SIZE (to 26) */
+	struct eterm_ctx c;
 	uint64_t budget;            /* words this walk may still count */
 	bool cut;                   /* some of it was not counted */
 	struct span *st;
@@ -53,103 +51,26 @@ static int word(struct tw *w, uint64_t a, uint64_t *v)
 	return beam_read_u64(w->b, a, v);
 }
 
-/* One boxed object: its words, and the span of terms it holds. */
-static uint64_t boxed(struct tw *w, uint64_t p, uint64_t *at, uint64_t *n)
-{
-	const struct layout *L = &w->b->L;
-	uint64_t hdr;
-	*n = 0;
-	if (word(w, p, &hdr) < 0 || (hdr & 3) != 0) {
-		w->cut = true;  /* unreadable, or not a header: the branch ends here */
-		return 0;
-	}
-	uint64_t arity = hdr >> 6, sub = hdr & 0x3c;
-	if (sub == 0x00 || (w->records && sub == 0x1c)) {  /* tuple (the empty one is a literal) */
-		*at = p + 8;
-		*n = arity;
-		return arity ? arity + 1 : 0;
-	}
-	if (sub == (uint64_t)(w->bits27 ? 0x2c : 0x3c)) {  /* map */
-		unsigned type = (hdr >> 6) & 3;
-		if (type == 0) {  /* flatmap: header, size, keys tuple, values */
-			uint64_t size;
-			if (word(w, p + 8, &size) < 0) {
-				w->cut = true;
-				return 0;
-			}
-			*at = p + 16;
-			*n = size + 1;
-			return size + 3;
-		}
-		uint64_t ha = (hdr >> 8) & 0xff, val = (hdr >> 16) & 0xffff;
-		uint64_t sz = (uint64_t)__builtin_popcountll(val);
-		*at = p + 8 * (1 + ha);
-		*n = sz;
-		return 1 + sz + ha;
-	}
-	if (sub == 0x14) {  /* fun: its environment (and, to 26, its creator) */
-		if (!w->bits27 && LHAS(L, FUN_CREATOR)) {
-			uint8_t nf = 0;
-			if (LHAS(L, FUN_NUM_FREE) &&
-			    core_peek(w->b->core, p + LV(L, FUN_NUM_FREE), &nf, 1) < 0)
-				w->cut = true;
-			*at = p + 8 * (1 + arity);
-			*n = 1 + (uint64_t)nf;
-			return 1 + arity + 1 + nf;
-		}
-		uint64_t nf = (hdr >> 16) & 0xff;  /* FUN_HEADER_ENV_SIZE_OFFS */
-		*at = p + 16;
-		*n = nf;
-		return 2 + nf;
-	}
-	if (!w->bits27 && sub == 0x28) {  /* sub binary: counted as what it refers to */
-		uint64_t size, orig, ohdr;
-		uint8_t bitsize = 0, bitoffs = 0;
-		if (word(w, p + LV(L, SUBBIN_SIZE), &size) < 0 ||
-		    core_peek(w->b->core, p + LV(L, SUBBIN_BITSIZE), &bitsize, 1) < 0 ||
-		    core_peek(w->b->core, p + LV(L, SUBBIN_BITOFFS), &bitoffs, 1) < 0 ||
-		    word(w, p + LV(L, SUBBIN_ORIG), &orig) < 0 || word(w, orig & w->mask, &ohdr) < 0) {
-			w->cut = true;
-			return arity + 1;
-		}
-		unsigned bits = (unsigned)bitsize + bitoffs;
-		uint64_t extra = bits > 8 ? 2 : bits > 0 ? 1 : 0;
-		uint64_t words = extra ? arity + 1 : 0;
-		if ((ohdr & 0x3c) == 0x20)
-			return words + w->procbin;
-		return words + 2 + (size + extra + 7) / 8;
-	}
-	if (w->bits27 && sub == 0x24) {  /* ErlSubBits: with its BinRef, or a match context's bits */
-		uint64_t orig, ohdr, start, end;
-		if (word(w, p + 8 * arity, &orig) < 0 || word(w, orig & w->mask, &ohdr) < 0) {
-			w->cut = true;
-			return arity + 1;
-		}
-		if ((ohdr & 0x3c) == 0x28)
-			return arity + 1 + (ohdr >> 6) + 1;
-		if (word(w, p + LV(L, SUBBITS_START), &start) < 0 ||
-		    word(w, p + LV(L, SUBBITS_END), &end) < 0 || end < start) {
-			w->cut = true;
-			return arity + 1;
-		}
-		return 2 + ((end - start + 7) / 8 + 7) / 8;
-	}
-	return arity + 1;  /* bignums, floats, refs, heap binaries, ProcBins, external pids... */
-}
-
 /* The flat size of term; w->cut when some of it could not be counted. */
 static uint64_t flat_size(struct tw *w, uint64_t term)
 {
 	uint64_t sum = 0, obj = term;
 	w->n = 0;
 	for (;;) {
+		struct eterm o;
 		uint64_t at = 0, n = 0, words = 0;
-		if ((obj & 3) == 1) {
-			words = 2;
-			at = obj & w->mask;
-			n = 2;
-		} else if ((obj & 3) == 2) {
-			words = boxed(w, obj & w->mask, &at, &n);
+		if (is_list(obj)) {  /* a cell: inline, a long list is most of many heaps */
+			words = n = 2;
+			at = eterm_addr(&w->c, obj);
+		} else if (is_boxed(obj)) {
+			eterm_look(&w->c, obj, &o);
+			if (o.header_ok) {
+				words = o.words;
+				at = o.at;
+				n = o.n;
+			}
+			if (o.cut || !o.header_ok)
+				w->cut = true;  /* not a header: the branch ends here */
 		}
 		if (words > w->budget) {
 			/* past the bound (or an absurd arity): this object is left out,
@@ -185,74 +106,49 @@ static uint64_t flat_size(struct tw *w, uint64_t term)
 	}
 }
 
-/* What kind of term t is (VT_OTHER: not a term). */
-static enum vt_kind kind_of(struct tw *w, uint64_t t)
+/* The word each kind is said in (largest_terms' shapes, message_shapes). */
+static const enum vt_kind vt_of[] = {
+	[EK_CP] = VT_OTHER, [EK_LIST] = VT_LIST, [EK_PID] = VT_PID, [EK_PORT] = VT_PORT,
+	[EK_SMALL] = VT_INT, [EK_ATOM] = VT_ATOM, [EK_CATCH] = VT_OTHER, [EK_NIL] = VT_NIL,
+	[EK_IMMED] = VT_OTHER, [EK_UNREADABLE] = VT_UNREADABLE, [EK_TUPLE] = VT_TUPLE,
+	[EK_RECORD] = VT_TUPLE, [EK_POS_BIG] = VT_BIG, [EK_NEG_BIG] = VT_BIG, [EK_REF] = VT_REF,
+	[EK_FUN] = VT_FUN, [EK_FLOAT] = VT_FLOAT, [EK_EXT_PID] = VT_PID, [EK_EXT_PORT] = VT_PORT,
+	[EK_EXT_REF] = VT_REF, [EK_FLATMAP] = VT_MAP, [EK_HAMT_NODE] = VT_MAP,
+	[EK_HAMT_HEAD] = VT_MAP, [EK_MATCHSTATE] = VT_OTHER, [EK_EXPORT] = VT_FUN,
+	[EK_PROCBIN] = VT_BINARY, [EK_HEAPBIN] = VT_BINARY, [EK_SUBBIN] = VT_BINARY,
+	[EK_FUNREF] = VT_OTHER, [EK_HEAPBITS] = VT_BINARY, [EK_SUBBITS] = VT_BINARY,
+	[EK_BINREF] = VT_OTHER, [EK_UNKNOWN] = VT_OTHER,
+};
+
+/* What kind of term t is (VT_OTHER: not a term), and what eterm_look says of it. */
+static enum vt_kind kind_of(struct tw *w, uint64_t t, struct eterm *o)
 {
-	switch (t & 3) {
-	case 0: return VT_OTHER;
-	case 1: return VT_LIST;
-	case 3:
-		switch (t & 0xf) {
-		case 0x3: return VT_PID;
-		case 0x7: return VT_PORT;
-		case 0xf: return VT_INT;
-		}
-		switch (t & 0x3f) {
-		case 0x0b: return VT_ATOM;
-		case 0x3b: return VT_NIL;
-		}
-		return VT_OTHER;
-	}
-	uint64_t hdr;
-	if (word(w, t & w->mask, &hdr) < 0 || (hdr & 3) != 0)
-		return VT_UNREADABLE;
-	switch (hdr & 0x3c) {
-	case 0x00: return VT_TUPLE;
-	case 0x08: case 0x0c: return VT_BIG;
-	case 0x10: case 0x38: return VT_REF;
-	case 0x14: return VT_FUN;
-	case 0x18: return VT_FLOAT;
-	case 0x30: return VT_PID;
-	case 0x34: return VT_PORT;
-	}
-	if (w->bits27) {
-		switch (hdr & 0x3c) {
-		case 0x1c: return w->records ? VT_TUPLE : VT_OTHER;
-		case 0x20: case 0x24: return VT_BINARY;
-		case 0x2c: return VT_MAP;
-		}
-		return VT_OTHER;
-	}
-	switch (hdr & 0x3c) {
-	case 0x1c: return VT_FUN;
-	case 0x20: case 0x24: case 0x28: return VT_BINARY;
-	case 0x3c: return VT_MAP;
-	}
-	return VT_OTHER;
+	eterm_look(&w->c, t, o);
+	return o->header_ok ? vt_of[o->kind] : VT_UNREADABLE;
 }
 
 static const char *atom_of(struct tw *w, uint64_t t)
 {
-	return (t & 0x3f) == 0x0b ? beam_atom(w->b, t) : NULL;
+	return is_atom(t) ? beam_atom(w->b, t) : NULL;
 }
 
 /* "{integer,tuple,integer}" for a tuple, else its kind's word */
 static void elem_text(struct tw *w, uint64_t t, char *buf, size_t len)
 {
-	enum vt_kind k = kind_of(w, t);
-	uint64_t hdr, e;
-	if (k != VT_TUPLE || word(w, t & w->mask, &hdr) < 0) {
+	struct eterm tuple, elem;
+	enum vt_kind k = kind_of(w, t, &tuple);
+	uint64_t e;
+	if (k != VT_TUPLE) {
 		snprintf(buf, len, "%s", kind_word(k));
 		return;
 	}
-	uint64_t arity = hdr >> 6;
 	size_t o = (size_t)snprintf(buf, len, "{");
-	for (uint64_t i = 0; i < arity && o + 16 < len; i++) {
+	for (uint64_t i = 0; i < tuple.n && o + 16 < len; i++) {
 		if (i == 8) {
 			o += (size_t)snprintf(buf + o, len - o, ",...");
 			break;
 		}
-		const char *kw = word(w, (t & w->mask) + 8 * (i + 1), &e) < 0 ? "?" : kind_word(kind_of(w, e));
+		const char *kw = word(w, tuple.at + 8 * i, &e) < 0 ? "?" : kind_word(kind_of(w, e, &elem));
 		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : "", kw);
 	}
 	snprintf(buf + o, len - o, "}");
@@ -263,54 +159,55 @@ static void elem_text(struct tw *w, uint64_t t, char *buf, size_t len)
 static void shape_text(struct tw *w, uint64_t t, char *buf, size_t len)
 {
 	const struct layout *L = &w->b->L;
-	enum vt_kind k = kind_of(w, t);
-	uint64_t p = t & w->mask, hdr = 0, v, v2;
+	struct eterm o;
+	enum vt_kind k = kind_of(w, t, &o);
+	uint64_t p = o.p, v, v2;
 	char e[160];
-	if (k != VT_LIST && ((t & 3) != 2 || word(w, p, &hdr) < 0)) {
+	if (k != VT_LIST && (!is_boxed(t) || o.kind == EK_UNREADABLE)) {
 		snprintf(buf, len, "%s", kind_word(k));
 		return;
 	}
 	if (k == VT_LIST) {
 		uint64_t count = 0, cell[2] = { 0, t }, first = 0, limit = w->budget;
-		while ((cell[1] & 3) == 1 && count < limit &&
-		       core_peek(w->b->core, cell[1] & w->mask, cell, 16) == 0) {
+		while (is_list(cell[1]) && count < limit &&
+		       core_peek(w->b->core, eterm_addr(&w->c, cell[1]), cell, 16) == 0) {
 			if (!count++)
 				first = cell[0];
 		}
 		elem_text(w, first, e, sizeof e);
-		shape_list(cell[1] == 0x3b, (cell[1] & 3) != 1, count, e, buf, len);
+		shape_list(cell[1] == NIL, !is_list(cell[1]), count, e, buf, len);
 		return;
 	}
 	if (k == VT_TUPLE) {
 		const char *a = NULL;
-		if ((hdr >> 6) && word(w, p + 8, &v) == 0)
+		if (o.n && word(w, o.at, &v) == 0)
 			a = atom_of(w, v);
-		shape_tuple(hdr >> 6, a, buf, len);
+		shape_tuple(o.n, a, buf, len);
 		return;
 	}
-	if (k == VT_MAP) {  /* a flatmap's size word, a HAMT head's (nodes have none) */
-		if (word(w, p + 8, &v) < 0)
+	if (k == VT_MAP) {  /* a flatmap's size, a HAMT head's (nodes have none) */
+		if (word(w, eterm_map_size_at(&w->c, &o), &v) < 0)
 			v = 0;
 		shape_map(v, buf, len);
 		return;
 	}
 	if (k == VT_BINARY) {
 		uint64_t bits = 0;
-		if (w->bits27) {
-			if ((hdr & 0x3c) == 0x20 && word(w, p + LV(L, HEAPBITS_SIZE), &v) == 0)
+		uint8_t bs = 0;
+		switch (o.kind) {
+		case EK_PROCBIN: case EK_HEAPBIN: case EK_SUBBIN:
+			if (word(w, p + (o.kind == EK_PROCBIN ? LV(L, PROCBIN_SIZE)
+					 : o.kind == EK_HEAPBIN ? LV(L, HEAPBIN_SIZE) : LV(L, SUBBIN_SIZE)), &v) == 0)
+				bits = 8 * v;
+			if (o.kind == EK_SUBBIN && core_peek(w->b->core, p + LV(L, SUBBIN_BITSIZE), &bs, 1) == 0)
+				bits += bs;
+			break;
+		default:  /* EK_HEAPBITS, EK_SUBBITS */
+			if (o.kind == EK_HEAPBITS && word(w, p + LV(L, HEAPBITS_SIZE), &v) == 0)
 				bits = v;
 			else if (word(w, p + LV(L, SUBBITS_START), &v) == 0 &&
 				 word(w, p + LV(L, SUBBITS_END), &v2) == 0 && v2 >= v)
 				bits = v2 - v;
-		} else {
-			size_t off = (hdr & 0x3c) == 0x20 ? LV(L, PROCBIN_SIZE)
-				     : (hdr & 0x3c) == 0x24 ? LV(L, HEAPBIN_SIZE) : LV(L, SUBBIN_SIZE);
-			uint8_t bs = 0;
-			if (word(w, p + off, &v) == 0)
-				bits = 8 * v;
-			if ((hdr & 0x3c) == 0x28 &&
-			    core_peek(w->b->core, p + LV(L, SUBBIN_BITSIZE), &bs, 1) == 0)
-				bits += bs;
 		}
 		shape_bits(bits, buf, len);
 		return;
@@ -329,7 +226,7 @@ struct roots {
 
 static void weigh(struct roots *r, int kind, uint64_t idx, uint64_t term, uint64_t aux)
 {
-	if ((term & 3) != 1 && (term & 3) != 2)
+	if (!is_pointer(term))
 		return;  /* immediates weigh nothing */
 	struct tw *w = &r->w;
 	w->budget = r->per_root < r->total ? r->per_root : r->total;
@@ -364,16 +261,16 @@ static void messages(struct beam *b, struct roots *r, struct vm_proc_detail *d, 
 				break;
 			}
 			mp = next;
-			if ((m0 & 3) == 0 && m0 && (m0 & 0x3f) == 0x30)
+			if (is_signal_tag(m0))
 				continue;  /* a signal, not a message */
 			idx++;
-			enum vt_kind k = kind_of(&r->w, m0);
-			uint64_t hdr = 0, first = 0;
+			struct eterm o;
+			enum vt_kind k = kind_of(&r->w, m0, &o);
+			uint64_t arity = k == VT_TUPLE ? o.n : 0, first = 0;
 			const char *atom = k == VT_ATOM ? atom_of(&r->w, m0) : NULL;
-			if (k == VT_TUPLE && word(&r->w, m0 & r->w.mask, &hdr) == 0 && (hdr >> 6) &&
-			    word(&r->w, (m0 & r->w.mask) + 8, &first) == 0)
+			if (arity && word(&r->w, o.at, &first) == 0)
 				atom = atom_of(&r->w, first);
-			shapes_add(&r->shapes, msg_shape(k == VT_BIG ? VT_INT : k, hdr >> 6, atom, buf,
+			shapes_add(&r->shapes, msg_shape(k == VT_BIG ? VT_INT : k, arity, atom, buf,
 							 sizeof buf));
 			weigh(r, R_MSG, idx, m0, 0);
 		}
@@ -402,7 +299,7 @@ static void stack(struct beam *b, struct roots *r, uint64_t p)
 		uint64_t v;
 		if (beam_read_u64(b, a, &v) < 0)
 			return;
-		if ((v & 3) == 0 && v) {  /* a return address (after the saved FP with +JPperf) */
+		if (is_CP(v)) {  /* a return address (after the saved FP with +JPperf) */
 			uint64_t ra = v;
 			if (layout == 1) {
 				if (a + 8 >= hend || beam_read_u64(b, a + 8, &ra) < 0)
@@ -428,17 +325,18 @@ static void dictionary(struct beam *b, struct roots *r, uint64_t dict)
 		if (beam_read_u64(b, dict + LV(L, PD_DATA) + 8 * i, &slot) < 0)
 			return;
 		/* a {K,V} tuple, or a list of them */
-		for (unsigned n = 0; slot != 0x3b && n < (1u << 20); n++) {
+		for (unsigned n = 0; slot != NIL && n < (1u << 20); n++) {
 			uint64_t pair = slot, cell[2], kv[2];
-			if ((slot & 3) == 1) {
-				if (core_peek(b->core, slot & r->w.mask, cell, 16) < 0)
+			if (is_list(slot)) {
+				if (core_peek(b->core, eterm_addr(&r->w.c, slot), cell, 16) < 0)
 					break;
 				pair = cell[0];
 				slot = cell[1];
 			} else {
-				slot = 0x3b;
+				slot = NIL;
 			}
-			if ((pair & 3) != 2 || core_peek(b->core, (pair & r->w.mask) + 8, kv, 16) < 0)
+			/* the tuple's two elements, after its header */
+			if (!is_boxed(pair) || core_peek(b->core, eterm_addr(&r->w.c, pair) + 8, kv, 16) < 0)
 				continue;
 			weigh(r, R_DICT, i, kv[1], kv[0]);
 		}
@@ -461,12 +359,7 @@ void beam_term_roots(struct beam *b, const struct vm_proc *vp, uint64_t dict, si
 	struct roots r;
 	memset(&r, 0, sizeof r);
 	r.w.b = b;
-	r.w.mask = ~(uint64_t)3;
-	if (LHAS(L, G_PTR_MASK))
-		beam_read_u64(b, beam_global(b, G_PTR_MASK), &r.w.mask);
-	r.w.bits27 = LHAS(L, S_BINREF);
-	r.w.records = r.w.bits27 && b->ml_packed;
-	r.w.procbin = LHAS(L, S_PROCBIN) ? LV(L, S_PROCBIN) / 8 : 6;
+	eterm_init(&r.w.c, b);
 	/* a walk counts at most twice the heap (and a little): more is sharing
 	 * beyond reason or a corrupt heap; all of them eight times that */
 	uint64_t heap = vp->unknown & VPF_TOTAL_HEAP_SIZE ? (1ull << 28) : vp->total_heap_size;

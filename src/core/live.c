@@ -30,12 +30,10 @@ static void live_close(struct core *c)
 	struct core_live *l = c->live;
 	core_live_release(c);
 	livemem_free(c->mem);
-	for (size_t i = 0; l && i < l->npaths; i++)
+	for (size_t i = 0; i < l->npaths; i++)
 		free(l->paths[i]);
-	if (l) {
-		free(l->paths);
-		free(l->regs);
-	}
+	free(l->paths);
+	free(l->regs);
 	free(l);
 	c->live = NULL;
 }

@@ -69,7 +69,6 @@ bc_err *snode_open(pid_t pid, const char *debug_file, struct snode **out)
 		return err;
 	}
 	n->b = target_beam(n->t);
-	n->dwfl = n->b->session->dwfl;
 	beam_pid_layout(n->b);
 	if (find_jit(n) < 0) {
 		snode_close(n);

@@ -1,7 +1,7 @@
 /* beamcore sample's node: opened as the --pid commands open theirs
  * (target_open: the same checks and errors, the same Dwfl session of the
  * process's mappings for native symbols and unwinding, the same load bias),
- * its memory read through the flushed live source (core/live.h): the pages
+ * its memory read through the flushed live source (src/core/live.h): the pages
  * read are dropped after every batch of samples (snode_flush), since
  * sampling reads the same process structures again and again as they
  * change, where a --pid command caches what it read for the whole run.
@@ -9,7 +9,6 @@
  * pid layout decided without loading the processes. */
 #ifndef BEAMCORE_SAMPLE_NODE_H
 #define BEAMCORE_SAMPLE_NODE_H
-#include <elfutils/libdwfl.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "beam.h"
@@ -24,9 +23,8 @@ struct target;
 struct snode {
 	pid_t pid;
 	struct target *t;
-	struct beam *b;                 /* the target's: the VM's structures */
-	Dwfl *dwfl;                     /* its session's: the process's mappings (symbols, CFI) */
-	struct jit_range *jit;         /* executable mappings that are no file on disk */
+	struct beam *b;            /* the target's: the VM's structures, its session's Dwfl */
+	struct jit_range *jit;     /* executable mappings that are no file on disk */
 	size_t njit, jitcap;
 };
 

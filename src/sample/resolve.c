@@ -208,7 +208,7 @@ static const char *mfa_name(struct resolver *r, uint64_t pc)
 
 static const char *native_name(struct resolver *r, uint64_t pc)
 {
-	Dwfl_Module *m = dwfl_addrmodule(r->n->dwfl, pc);
+	Dwfl_Module *m = dwfl_addrmodule(r->n->b->session->dwfl, pc);
 	const char *n = m ? dwfl_module_addrname(m, pc) : NULL;
 	if (n)
 		return intern(r, n);
@@ -401,7 +401,7 @@ void resolve_sample(struct resolver *r, struct sthread *t, const struct psample 
 		r->hit_jit = 0;
 		r->jit_cp = r->jit_fcalls = 0;
 		if (r->attached > 0)
-			dwfl_getthread_frames(r->n->dwfl, s->tid, frame_cb, r);
+			dwfl_getthread_frames(b->session->dwfl, s->tid, frame_cb, r);
 		if (r->npcs == 0) {
 			r->pcs[r->npcs] = ip;
 			r->rbx[r->npcs] = s->regs[PR_BX];

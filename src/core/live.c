@@ -83,18 +83,23 @@ bc_err *core_live_exe(int pid, char *buf, size_t len)
 	return NULL;
 }
 
-bc_err *core_live_exited(int pid, bc_err *err)
+int core_live_running(int pid)
 {
-	char path[64], buf[256] = "";
+	char path[64], buf[256];
 	snprintf(path, sizeof path, "/proc/%d/stat", pid);
 	FILE *f = fopen(path, "re");
-	if (f) {
-		if (!fgets(buf, sizeof buf, f))
-			buf[0] = 0;
-		fclose(f);
-	}
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
 	const char *st = strrchr(buf, ')');  /* "pid (comm) S ..." */
-	if (!err || (!core_live_gone(pid) && f && st && st[1] == ' ' && st[2] != 'Z' && st[2] != 'X'))
+	return st && st[1] == ' ' && st[2] != 'Z' && st[2] != 'X';
+}
+
+bc_err *core_live_exited(int pid, bc_err *err)
+{
+	if (!err || (!core_live_gone(pid) && core_live_running(pid)))
 		return err;
 	bc_err_free(err);
 	return bc_error(BC_EIO, "PID %d exited during the read", pid);

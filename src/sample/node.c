@@ -18,9 +18,9 @@ void snode_flush(struct snode *n)
 	core_flush(n->b->core);
 }
 
-int snode_gone(const struct snode *n)
+int snode_alive(const struct snode *n)
 {
-	return core_live_gone(n->pid);
+	return core_live_running(n->pid) && !core_live_gone(n->pid);
 }
 
 int snode_in_jit(const struct snode *n, uint64_t pc)

@@ -38,7 +38,7 @@ void snode_flush(struct snode *n);
 int snode_read(struct snode *n, uint64_t addr, void *buf, size_t len);
 /* Whether pc lies in JIT code. */
 int snode_in_jit(const struct snode *n, uint64_t pc);
-/* Whether a read found the process gone. */
-int snode_gone(const struct snode *n);
+/* Whether the node still runs: not gone (for /proc or for a read), no zombie. */
+int snode_alive(const struct snode *n);
 
 #endif

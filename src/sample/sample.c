@@ -221,21 +221,6 @@ static int schedstat2(pid_t pid, pid_t tid, uint64_t *run, uint64_t *wait)
 	return 0;
 }
 
-/* Running (not gone, not a zombie nobody reaped). */
-static int alive(pid_t pid)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	const char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
-}
-
 struct loop {
 	struct snode *l;
 	struct resolver *res;
@@ -379,7 +364,7 @@ static int sample_main(const struct target_opts *to, void *vopts, char **words, 
 			if (perf_drain(&ev[i], on_sample, &c) && !last)
 				perf_set_period(&ev[i], (uint64_t)(1e9 / hz * (0.9 + 0.2 * drand48())));
 		}
-		if (!alive((pid_t)pid) || snode_gone(l)) {
+		if (!snode_alive(l)) {
 			exited = 1;
 			break;
 		}

@@ -40,6 +40,13 @@ static void atom(FILE *f, const char *a)
 	fputs(vt_print(&t, &lim, buf, sizeof buf), f);
 }
 
+/* Known as the model says (vm_mfa_str): a module and a function; a loader
+ * may have read the one and not the other. */
+static bool mfa_known(const struct vm_mfa *m)
+{
+	return m->module && m->function;
+}
+
 static void mfa(FILE *f, const struct vm_mfa *m)
 {
 	atom(f, m->module);
@@ -167,14 +174,14 @@ static void proc(struct w *w, const struct vm_proc *p)
 		atom(f, p->registered_name);
 		fputc('\n', f);
 	}
-	if (p->initial_call.module) {
+	if (mfa_known(&p->initial_call)) {
 		fputs("Spawned as: ", f);
 		mfa(f, &p->initial_call);
 		fputc('\n', f);
 	} else {
 		w->unknown_fields++;
 	}
-	if (p->current_function.module) {
+	if (mfa_known(&p->current_function)) {
 		fputs(p->status == VS_RUNNING || p->status == VS_GARBAGE_COLLECTING
 			      ? "Last scheduled in for: " : "Current call: ", f);
 		mfa(f, &p->current_function);

@@ -359,6 +359,8 @@ struct ctx {
 	struct offender *off;
 	size_t noff, offcap;
 	size_t npass, nfail, nunknown;
+	struct who *who;   /* offender_get's: the last offender's (it is asked per field) */
+	uint64_t who_of;   /* (its record id) */
 };
 
 static void ctx_release(void *p)
@@ -366,6 +368,7 @@ static void ctx_release(void *p)
 	struct ctx *c = p;
 	free(c->res);
 	free(c->off);
+	free(c->who);
 	free(c);
 }
 
@@ -566,25 +569,22 @@ static const char *const ets_off_line[] = { "name", "value", "owner", "id_text",
 
 static void offender_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
 {
-	const struct ctx *c = ctx;
+	struct ctx *c = ctx;
 	const struct result *r = &c->res[id >> 32];
 	const struct offender *o = &c->off[r->first + (uint32_t)id];
 	const struct key *k = r->key;
-	struct who wh;
-	who(c->vm, k, o->idx, &wh);
-	bool id_known = strcmp(wh.id, "-") != 0;  /* (a dump's named table has none) */
-	const char *str = NULL, *prefix = "";
+	if (c->who_of != id)
+		who(c->vm, k, o->idx, c->who);
+	c->who_of = id;
+	const struct who *wh = c->who;
+	bool id_known = strcmp(wh->id, "-") != 0;  /* (a dump's named table has none) */
 	if (k->scope == S_PROC && f < PO_VALUE)
-		str = f == PO_PID ? wh.pid : f == PO_REGNAME ? wh.regname : wh.shown;
+		v->s = f == PO_PID ? wh->pid : f == PO_REGNAME ? wh->regname : wh->shown;
 	else if (k->scope == S_ETS && f != EO_VALUE) {
-		const char *s[] = { id_known ? wh.id : NULL, wh.shown, wh.pid, wh.regname, NULL,
-				    id_known ? wh.id : "" };
-		str = s[f];
-		prefix = f == EO_ID_TEXT && id_known ? "  " : "";
-	}
-	if (str) {  /* (wh's strings live on this stack) */
-		snprintf(buf, len, "%s%s", prefix, str);
-		v->s = buf;
+		const char *s[] = { id_known ? wh->id : NULL, wh->shown, wh->pid, wh->regname };
+		if (f == EO_ID_TEXT)
+			snprintf(buf, len, "%s%s", id_known ? "  " : "", id_known ? wh->id : "");
+		v->s = f == EO_ID_TEXT ? buf : s[f];
 	}
 	v->u = o->value;
 	v->text = unit_text(k);
@@ -858,12 +858,13 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	}
 	struct ctx *c = an_own(out, calloc(1, sizeof *c), ctx_release);
 	struct result *res = c ? c->res = calloc(rs.n, sizeof *res) : NULL;
-	if (!res) {
+	if (!res || !(c->who = malloc(sizeof *c->who))) {
 		rules_free(&rs);
 		return bc_error(BC_ENOMEM, "out of memory");
 	}
 	c->vm = vm;
 	c->nres = rs.n;
+	c->who_of = UINT64_MAX;
 	bc_err *err = NULL;
 	for (size_t i = 0; i < rs.n && !err; i++) {
 		struct result *r = &res[i];

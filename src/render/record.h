@@ -3,7 +3,8 @@
  * a record's values (get, item: callbacks, so a million records are never
  * copied); the renderers make JSON objects and arrays, and text from the
  * text hints (a record's line, a list's heading, cut and "+N more", fields
- * that only one of the two shows). As struct rtable is for flat tables. */
+ * that only one of the two shows); the TUI's panes show that text. As struct
+ * rtable is for flat tables. */
 #ifndef BEAMCORE_RENDER_RECORD_H
 #define BEAMCORE_RENDER_RECORD_H
 #include <stdbool.h>
@@ -33,7 +34,7 @@ struct rfield {
 	/* text: a scalar field with a line prints it where the field stands
 	 * (see rrec.line); RF_LIST: head before the items when there are any,
 	 * at most text_max of them (0: all) then more with the number left
-	 * (%zu), and tail after them */
+	 * (%zu), and tail after them (when there were items or a heading) */
 	const char *line;
 	const char *const *line_keys;
 	const char *head, *more, *tail;

@@ -31,8 +31,9 @@ bc_err *core_live_exe(int pid, char *buf, size_t len);
 bc_err *core_live_exited(int pid, bc_err *err);
 /* Whether pid runs: there, and no zombie. */
 int core_live_running(int pid);
-/* len bytes at addr as they are now, past any cache (what is read once: a
- * stack); -1 when not all could be read. */
+
+/* (livemem.c) len bytes at addr as they are now, past any cache (what is
+ * read once: a stack); -1 when not all could be read. */
 int core_live_read(const struct core *c, uint64_t addr, void *buf, size_t len);
 /* Whether a read of pid's memory found it gone (it exits). */
 int core_live_gone(int pid);

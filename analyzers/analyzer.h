@@ -9,7 +9,7 @@
 #include "error.h"
 #include "options.h"
 #include "out.h"
-#include "target.h"
+#include "needs.h"
 #include "vm.h"
 
 /* The analyzers' option values, as their tables store them (OPT_AN; an
@@ -34,15 +34,16 @@ struct an_opts {
 };
 
 /* The options several commands share (options.c), included by reference in
- * their tables: --json, --top; the target's --pid and --no-stop (a running
- * node), --debug-file and --sysroot. */
+ * their tables: --json, --top; the target's (--pid and --no-stop, --debug-file
+ * and --sysroot) by their slots, OPT_SLOT_TARGET_LIVE and _FILE. */
 extern const struct option_entry an_json_option[], an_top_option[];
-extern const struct option_entry target_live_options[], target_file_options[];
 /* tables of the commands that take just these: --json, --top (rows) or not
  * (a record), and the target's */
 extern const struct option_entry an_rows_options[], an_record_options[];
 /* stacks.c: --weight and --by-status, export's too */
 extern const struct option_entry stacks_group_options[];
+
+struct target_opts;  /* src/load/target.h: what main opens (tui, sample) */
 
 struct analyzer {
 	const char *name;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "analyzer.h"
-#include "target.h"
+#include "needs.h"
 
 /* Per process: a run of vm->binrefs (the loader appends them process by process). */
 struct holder {

@@ -14,7 +14,7 @@
 
 #include "analyzer.h"
 #include "outfile.h"
-#include "target.h"
+#include "needs.h"
 #include "utf8.h"
 
 #define TEXT_OFFENDERS 20  /* text lists this many per rule and "+N more"; JSON all */
@@ -931,8 +931,8 @@ static const struct option_entry options[] = {
 	{ .kind = OPT_STRING, .name = "junit", .arg = "FILE",
 	  .help = "also write the results as JUnit XML to FILE",
 	  .offset = offsetof(struct an_opts, junit), .complete = OPT_COMPLETE_FILE },
-	OPT_INCLUDE(target_live_options),
-	OPT_INCLUDE(target_file_options),
+	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
+	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,
 };
 

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "analyzer.h"
-#include "target.h"
+#include "needs.h"
 
 /* A group's sums on one side; metric 0 is always the count. */
 #define NMETRIC 4
@@ -846,8 +846,8 @@ static bc_err *run2(const struct vm *a, const struct vm *b, const struct an_opts
 static const struct option_entry options[] = {
 	OPT_INCLUDE(an_json_option),
 	OPT_INCLUDE(an_top_option),
-	OPT_INCLUDE_HIDDEN(target_live_options),
-	OPT_INCLUDE(target_file_options),
+	OPT_SLOT_HIDDEN(OPT_SLOT_TARGET_LIVE),
+	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,
 };
 

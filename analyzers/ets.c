@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "analyzer.h"
-#include "target.h"
+#include "needs.h"
 
 enum { C_ID, C_NAME, C_NAMED, C_OWNER, C_OWNER_NAME, C_TYPE, C_PROT, C_SIZE, C_MEMORY };
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "analyzer.h"
-#include "target.h"
+#include "needs.h"
 
 enum { A_NAME, A_INST, A_MB, A_MBS, A_MC, A_MCS, A_SB, A_SBS, A_SC, A_SCS, A_USAGE };
 

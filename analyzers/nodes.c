@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "analyzer.h"
-#include "target.h"
+#include "needs.h"
 
 enum { C_NAME, C_TYPE, C_CTRL, C_STATE, C_CREATION, C_CONN, C_QUEUE, C_LINKS, C_MONS, C_MONBY };
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "analyzer.h"
-#include "target.h"
+#include "needs.h"
 #include "term.h"
 #include "termrank.h"
 

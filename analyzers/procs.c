@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "analyzer.h"
-#include "target.h"
+#include "needs.h"
 
 /* the columns: enum procs_col of analyzer.h (the browser picks them by it) */
 enum { C_PID = PC_PID, C_NAME = PC_NAME, C_REGNAME = PC_REGNAME, C_INITIAL = PC_INITIAL,
@@ -342,8 +342,8 @@ static const struct option_entry options[] = {
 	{ .kind = OPT_STRING, .name = "sort", .arg = "FIELD", .help_fn = sort_help,
 	  .offset = offsetof(struct an_opts, sort), .check = check_sort, .value = procs_sort_name },
 	OPT_INCLUDE(an_top_option),
-	OPT_INCLUDE(target_live_options),
-	OPT_INCLUDE(target_file_options),
+	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
+	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,
 };
 

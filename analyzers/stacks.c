@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analyzer.h"
-#include "target.h"
+#include "needs.h"
 
 /* Same stack (and status with --by-status)? */
 static int same(const struct vm_proc *a, const struct vm_proc *b, const uint32_t *frames,
@@ -427,8 +427,8 @@ static const struct option_entry options[] = {
 	OPT_FLAG("folded", "folded lines for flamegraph.pl / speedscope", OPT_OWN, struct an_opts,
 		 folded),
 	OPT_INCLUDE(stacks_group_options),
-	OPT_INCLUDE(target_live_options),
-	OPT_INCLUDE(target_file_options),
+	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
+	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,
 };
 

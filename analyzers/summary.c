@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "analyzer.h"
-#include "target.h"
+#include "needs.h"
 
 #define ROWS 5
 #define MIB (1024ull * 1024)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "analyzer.h"
-#include "target.h"
+#include "needs.h"
 
 const char *frame_text(const struct vm_nframe *f, char *buf, size_t len)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "analyzer.h"
-#include "target.h"
+#include "needs.h"
 #include "term.h"
 
 #define MAX_DEPTH 24   /* JSON nesting the writer keeps; deeper is said cut */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analyzer.h"
-#include "target.h"
+#include "needs.h"
 #include "term.h"
 
 /* Where a process waits for the answer to a call (any arity). */

@@ -5,13 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const struct option_entry *slots[OPT_NSLOTS];
+
+void options_slot_set(enum opt_slot s, const struct option_entry *table)
+{
+	slots[s] = table;
+}
+
 int options_each(const struct option_entry *t, int hidden,
 		 int (*fn)(const struct option_entry *o, void *arg), void *arg)
 {
 	for (; t && t->kind != OPT_END; t++) {
-		int rc = t->kind == OPT_INCLUDE ? (t->hidden && !hidden ? 0
-						   : options_each(t->include, hidden, fn, arg))
-						: fn(t, arg);
+		const struct option_entry *in = t->kind == OPT_INCLUDE ? t->include
+					      : t->kind == OPT_SLOT ? slots[t->slot] : NULL;
+		int rc = t->kind == OPT_INCLUDE || t->kind == OPT_SLOT
+				 ? (t->hidden && !hidden ? 0 : options_each(in, hidden, fn, arg))
+				 : fn(t, arg);
 		if (rc)
 			return rc;
 	}

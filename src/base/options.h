@@ -15,6 +15,16 @@ enum opt_kind {
 	OPT_STRING,   /* a const char * at offset: the argument as given */
 	OPT_VALUE,    /* parse() reads the argument into the struct */
 	OPT_INCLUDE,  /* another table's entries, in place (shared ones: --pid, --top) */
+	OPT_SLOT,     /* the table a layer above fills in (options_slot_set), in place */
+};
+
+/* Tables a command names without seeing them: the target's options belong to
+ * the layer that opens targets (src/load), above the analyzers whose tables
+ * place them; the program fills the slots before it reads a command line. */
+enum opt_slot {
+	OPT_SLOT_TARGET_LIVE,  /* --pid, --no-stop: a running node instead of a TARGET */
+	OPT_SLOT_TARGET_FILE,  /* --debug-file, --sysroot: where the target's files are */
+	OPT_NSLOTS
 };
 
 /* Where a value goes: the command's own options struct (an analyzer without
@@ -52,7 +62,8 @@ struct option_entry {
 	 * --interval), as beamcore has always said it; NULL: its own name */
 	const char *said_as;
 	const struct option_entry *include;  /* OPT_INCLUDE */
-	int hidden;              /* OPT_INCLUDE: taken, but not in help or completion */
+	enum opt_slot slot;      /* OPT_SLOT */
+	int hidden;              /* OPT_INCLUDE, OPT_SLOT: taken, but not in help or completion */
 };
 
 #define OPT_FLAG(n, h, st, type, field) \
@@ -62,9 +73,14 @@ struct option_entry {
 	  .offset = offsetof(type, field) }
 #define OPT_INCLUDE(t) { .kind = OPT_INCLUDE, .include = t }
 #define OPT_INCLUDE_HIDDEN(t) { .kind = OPT_INCLUDE, .include = t, .hidden = 1 }
+#define OPT_SLOT(s) { .kind = OPT_SLOT, .slot = s }
+#define OPT_SLOT_HIDDEN(s) { .kind = OPT_SLOT, .slot = s, .hidden = 1 }
 #define OPT_TABLE_END { .kind = OPT_END }
 
-/* Calls fn for each option of the table, included ones in place (hidden ones
+/* The table OPT_SLOT s stands for (until set: none). */
+void options_slot_set(enum opt_slot s, const struct option_entry *table);
+
+/* Calls fn for each option of the table, included and slotted ones in place (hidden ones
  * only with hidden set); stops at the first nonzero return and returns it. */
 int options_each(const struct option_entry *t, int hidden,
 		 int (*fn)(const struct option_entry *o, void *arg), void *arg);

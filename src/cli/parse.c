@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "target.h"
 #include "suggest.h"
 #include "utf8.h"
 
@@ -381,6 +382,7 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	char *word;
 	memset(c, 0, sizeof *c);
 	c->ao.depth = -1;
+	target_options_slots();  /* the commands' tables place the target's options */
 	if (argc == 2 && strcmp(argv[1], "--dump-options") == 0) {  /* tests/check_options.py */
 		cli_dump_options(stdout);
 		return 0;

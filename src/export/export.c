@@ -10,7 +10,7 @@
 
 #include "analyzer.h"
 #include "export.h"
-#include "target.h"
+#include "needs.h"
 
 extern const struct analyzer analyzer_export;
 
@@ -143,8 +143,8 @@ static const struct option_entry options[] = {
 	{ .kind = OPT_VALUE, .name = "depth", .arg = "N",
 	  .help = "how many edges from --around PID (default 2)", .parse = parse_depth,
 	  .said_as = "around" },
-	OPT_INCLUDE(target_live_options),
-	OPT_INCLUDE(target_file_options),
+	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
+	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,
 };
 

@@ -5,6 +5,7 @@
 #define BEAMCORE_TARGET_H
 #include "error.h"
 #include "needs.h"
+#include "options.h"
 #include "vm.h"
 
 struct target_opts {
@@ -17,6 +18,12 @@ struct target_opts {
 	int flushed;             /* pid: read again as it runs (beamcore sample): its
 				  * memory cache flushed by core_flush, never stopped */
 };
+
+/* The options that fill struct target_opts (options.c): --pid and --no-stop,
+ * --debug-file and --sysroot; the commands' tables place them through their
+ * slots, which target_options_slots fills (before a command line is read). */
+extern const struct option_entry target_live_options[], target_file_options[];
+void target_options_slots(void);
 
 struct target;
 bc_err *target_open(const struct target_opts *o, struct target **out);

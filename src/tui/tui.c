@@ -371,13 +371,13 @@ static int parse_interval(const char *arg, void *opts)
 }
 
 static const struct option_entry options[] = {
-	OPT_INCLUDE(target_live_options),
+	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
 	{ .kind = OPT_VALUE, .name = "interval", .arg = "S",
 	  .help = "--pid: refresh every S seconds (default 2)", .parse = parse_interval,
 	  .needs_pid = 1 },
 	{ .kind = OPT_FLAG, .name = "stop", .help = "--pid: stop the node for each refresh (default: not)",
 	  .offset = offsetof(struct tui_opts, stop), .needs_pid = 1, .said_as = "interval" },
-	OPT_INCLUDE(target_file_options),
+	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,
 };
 

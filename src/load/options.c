@@ -1,0 +1,49 @@
+/* The target's options (struct target_opts): a running node instead of a
+ * TARGET, and where the target's executable and DWARF are. The commands'
+ * tables place them as OPT_SLOT_TARGET_LIVE and OPT_SLOT_TARGET_FILE (the
+ * analyzers lie below this layer); target_options_slots fills the slots. */
+#include <stddef.h>
+
+#include "options.h"
+#include "target.h"
+
+static int parse_pid(const char *arg, void *opts)
+{
+	long v;
+	int rc = option_number("--pid", arg, 1, 0x3fffffff, "a process id", &v);
+	if (!rc && opts)
+		((struct target_opts *)opts)->pid = (int)v;
+	return rc;
+}
+
+/* a running node instead of a TARGET */
+const struct option_entry target_live_options[] = {
+	{ .kind = OPT_VALUE, .name = "pid", .arg = "PID",
+	  .help = "read the running beam.smp PID instead of a TARGET\n"
+		  "(stopped for the read with ptrace; the time is said)",
+	  .store = OPT_TARGET, .parse = parse_pid, .complete = OPT_COMPLETE_PID },
+	{ .kind = OPT_FLAG, .name = "no-stop",
+	  .help = "--pid: read without stopping the node (racy: changing\n"
+		  "values are gaps, exit 1)",
+	  .store = OPT_TARGET, .offset = offsetof(struct target_opts, no_stop), .needs_pid = 1 },
+	OPT_TABLE_END,
+};
+
+/* where the target's executable and DWARF are */
+const struct option_entry target_file_options[] = {
+	{ .kind = OPT_STRING, .name = "debug-file", .arg = "FILE",
+	  .help = "DWARF for a stripped beam.smp", .store = OPT_TARGET,
+	  .offset = offsetof(struct target_opts, debug_file), .complete = OPT_COMPLETE_FILE },
+	{ .kind = OPT_STRING, .name = "sysroot", .arg = "DIR",
+	  .help = "look for the core's beam.smp and libraries under DIR\n"
+		  "first (a core from a container or another host)",
+	  .store = OPT_TARGET, .offset = offsetof(struct target_opts, sysroot),
+	  .complete = OPT_COMPLETE_DIR },
+	OPT_TABLE_END,
+};
+
+void target_options_slots(void)
+{
+	options_slot_set(OPT_SLOT_TARGET_LIVE, target_live_options);
+	options_slot_set(OPT_SLOT_TARGET_FILE, target_file_options);
+}

@@ -99,6 +99,22 @@ static int push(struct dout *o, uint64_t term)
 
 static const char b64c[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+/* Base64 of n bytes into out (4 characters for every 3 bytes, '=' padded);
+ * returns the characters written. */
+static size_t b64_encode(const unsigned char *in, size_t n, char *out)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) |
+			     (i + 2 < n ? in[i + 2] : 0);
+		out[w++] = b64c[v >> 18 & 63];
+		out[w++] = b64c[v >> 12 & 63];
+		out[w++] = i + 1 < n ? b64c[v >> 6 & 63] : '=';
+		out[w++] = i + 2 < n ? b64c[v & 63] : '=';
+	}
+	return w;
+}
+
 /* erts_print_base64 of n bytes at addr in the core, in chunks. */
 static int base64(struct dout *o, uint64_t addr, uint64_t n)
 {
@@ -108,16 +124,7 @@ static int base64(struct dout *o, uint64_t addr, uint64_t n)
 		size_t k = n < sizeof buf ? (size_t)n : sizeof buf;
 		if (core_peek(o->b->core, addr, buf, k) < 0)
 			return -1;
-		size_t w = 0;
-		for (size_t i = 0; i < k; i += 3) {
-			unsigned v = (unsigned)buf[i] << 16 | (i + 1 < k ? (unsigned)buf[i + 1] << 8 : 0) |
-				     (i + 2 < k ? buf[i + 2] : 0);
-			out[w++] = b64c[v >> 18 & 63];
-			out[w++] = b64c[v >> 12 & 63];
-			out[w++] = i + 1 < k ? b64c[v >> 6 & 63] : '=';
-			out[w++] = i + 2 < k ? b64c[v & 63] : '=';
-		}
-		fwrite(out, 1, w, o->f);
+		fwrite(out, 1, b64_encode(buf, k, out), o->f);
 		addr += k;
 		n -= k;
 	}
@@ -402,15 +409,9 @@ static void external_format(struct dout *o, const struct eterm *t, uint64_t x)
 			 (unsigned long long)p);
 		return;
 	}
+	char text[4 * (sizeof e.b + 2) / 3];
 	fprintf(o->f, "%llX:E%zX:", (unsigned long long)p, e.n);
-	for (size_t i = 0; i < e.n; i += 3) {
-		unsigned v = (unsigned)e.b[i] << 16 | (i + 1 < e.n ? (unsigned)e.b[i + 1] << 8 : 0) |
-			     (i + 2 < e.n ? e.b[i + 2] : 0);
-		fputc(b64c[v >> 18 & 63], o->f);
-		fputc(b64c[v >> 12 & 63], o->f);
-		fputc(i + 1 < e.n ? b64c[v >> 6 & 63] : '=', o->f);
-		fputc(i + 2 < e.n ? b64c[v & 63] : '=', o->f);
-	}
+	fwrite(text, 1, b64_encode(e.b, e.n, text), o->f);
 	fputc('\n', o->f);
 }
 

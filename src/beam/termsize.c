@@ -215,7 +215,6 @@ static void shape_text(struct tw *w, uint64_t t, char *buf, size_t len)
 	snprintf(buf, len, "%s", kind_word(k));
 }
 
-enum { R_STACK, R_XREG, R_DICT, R_MSG };
 
 struct roots {
 	struct tw w;
@@ -272,7 +271,7 @@ static void messages(struct beam *b, struct roots *r, struct vm_proc_detail *d, 
 				atom = atom_of(&r->w, first);
 			shapes_add(&r->shapes, msg_shape(k == VT_BIG ? VT_INT : k, arity, atom, buf,
 							 sizeof buf));
-			weigh(r, R_MSG, idx, m0, 0);
+			weigh(r, ROOT_MSG, idx, m0, 0);
 		}
 	}
 }
@@ -310,7 +309,7 @@ static void stack(struct beam *b, struct roots *r, uint64_t p)
 			y = 0;
 			continue;
 		}
-		weigh(r, R_STACK, y++, v, owner);
+		weigh(r, ROOT_STACK, y++, v, owner);
 	}
 }
 
@@ -338,7 +337,7 @@ static void dictionary(struct beam *b, struct roots *r, uint64_t dict)
 			/* the tuple's two elements, after its header */
 			if (!is_boxed(pair) || core_peek(b->core, eterm_addr(&r->w.c, pair) + 8, kv, 16) < 0)
 				continue;
-			weigh(r, R_DICT, i, kv[1], kv[0]);
+			weigh(r, ROOT_DICT, i, kv[1], kv[0]);
 		}
 	}
 }
@@ -380,7 +379,7 @@ void beam_term_roots(struct beam *b, const struct vm_proc *vp, uint64_t dict, si
 			for (uint64_t i = 0; i < arity; i++) {
 				uint64_t x;
 				if (beam_read_u64(b, regs + 8 * i, &x) == 0)
-					weigh(&r, R_XREG, i, x, 0);
+					weigh(&r, ROOT_XREG, i, x, 0);
 			}
 	}
 	dictionary(b, &r, dict);
@@ -394,24 +393,16 @@ void beam_term_roots(struct beam *b, const struct vm_proc *vp, uint64_t dict, si
 		char where[600], fn[512], shape[400];
 		r.w.budget = r.per_root;
 		shape_text(&r.w, it->term, shape, sizeof shape);
-		switch (it->kind) {
-		case R_STACK:
-			snprintf(where, sizeof where, "stack y(%llu) of %s", (unsigned long long)it->idx,
-				 it->aux ? function_at(b, it->aux, fn, sizeof fn)
-				 : vm_mfa_str(&vp->current_function, fn, sizeof fn) ? fn : "?");
-			break;
-		case R_XREG:
-			snprintf(where, sizeof where, "register x(%llu)", (unsigned long long)it->idx);
-			break;
-		case R_DICT: {
+		const char *text = NULL;
+		if (it->kind == ROOT_STACK) {
+			text = it->aux ? function_at(b, it->aux, fn, sizeof fn)
+			       : vm_mfa_str(&vp->current_function, fn, sizeof fn) ? fn : "?";
+		} else if (it->kind == ROOT_DICT) {
 			static const struct vt_limits lim = { 4, 8, 32 };
 			struct vt *key = beam_decode_term(b, d->arena, it->aux, 8, 32);
-			snprintf(where, sizeof where, "dictionary %s", vt_print(key, &lim, fn, 200));
-			break;
+			text = vt_print(key, &lim, fn, 200);
 		}
-		default:
-			snprintf(where, sizeof where, "message %llu", (unsigned long long)it->idx);
-		}
+		root_where(it->kind, it->idx, text, where, sizeof where);
 		term_root_add(d, where, shape, it->size, it->cut);
 	}
 	rank_free(&r.rank);

@@ -399,7 +399,6 @@ static void shape_text(struct dw *w, const char *p, const char *end, char *buf, 
 	snprintf(buf, len, "%s", kind_word(k));
 }
 
-enum { R_STACK, R_DICT, R_MSG };
 
 struct roots {
 	struct dw w;
@@ -471,7 +470,7 @@ void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, 
 				while (q < le && *q >= '0' && *q <= '9')
 					y = y * 10 + (uint64_t)(*q++ - '0');
 				if (q < le && *q == ':')
-					weigh(&r, R_STACK, y, q + 1, le, (uint64_t)(uintptr_t)owner);
+					weigh(&r, ROOT_STACK, y, q + 1, le, (uint64_t)(uintptr_t)owner);
 			} else if (*s == '0') {
 				const char *ra = memmem(s, (size_t)(le - s), ":SReturn addr ", 14);
 				const char *open = ra ? memchr(ra, '(', (size_t)(le - ra)) : NULL;
@@ -492,7 +491,7 @@ void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, 
 				const char *v = first;
 				skip_element(&v, l->end, &addr);
 				sep(&v, l->end);
-				weigh(&r, R_DICT, i, v, l->end, (uint64_t)(uintptr_t)first);
+				weigh(&r, ROOT_DICT, i, v, l->end, (uint64_t)(uintptr_t)first);
 			}
 			s = le;
 		}
@@ -511,7 +510,7 @@ void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, 
 				atom = atom_name(first, l->end, a, sizeof a);
 			shapes_add(&shapes, msg_shape(k == VT_UNREADABLE ? VT_OTHER : k, arity, atom, buf,
 						      sizeof buf));
-			weigh(&r, R_MSG, ++i, s, le, 0);
+			weigh(&r, ROOT_MSG, ++i, s, le, 0);
 			s = le;
 		}
 	}
@@ -527,8 +526,9 @@ void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, 
 		char where[700], fn[512], shape[400];
 		r.w.budget = r.per_root;
 		shape_text(&r.w, p, le, shape, sizeof shape);
+		const char *text = NULL;
 		switch (it->kind) {
-		case R_STACK: {
+		case ROOT_STACK: {
 			const char *o = (const char *)(uintptr_t)it->aux;
 			if (o) {  /* "m:f/a + off)" */
 				size_t n = 0;
@@ -538,10 +538,10 @@ void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, 
 			} else if (!vm_mfa_str(&vp->current_function, fn, sizeof fn)) {
 				snprintf(fn, sizeof fn, "?");
 			}
-			snprintf(where, sizeof where, "stack y(%llu) of %s", (unsigned long long)it->idx, fn);
+			text = fn;
 			break;
 		}
-		case R_DICT: {
+		case ROOT_DICT: {
 			static const struct vt_limits lim = { 4, 8, 32 };
 			const char *k = (const char *)(uintptr_t)it->aux;
 			size_t budget = h->budget, items = h->items, bytes = h->bytes;
@@ -552,12 +552,11 @@ void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, 
 			h->budget = budget;
 			h->items = items;
 			h->bytes = bytes;
-			snprintf(where, sizeof where, "dictionary %s", vt_print(key, &lim, fn, 200));
+			text = vt_print(key, &lim, fn, 200);
 			break;
 		}
-		default:
-			snprintf(where, sizeof where, "message %llu", (unsigned long long)it->idx);
 		}
+		root_where(it->kind, it->idx, text, where, sizeof where);
 		term_root_add(out, where, shape, it->size, it->cut);
 	}
 	rank_free(&r.rank);

@@ -198,6 +198,17 @@ void shape_bits(uint64_t bits, char *buf, size_t len)
 		snprintf(buf, len, "binary %s bytes", fmt_count(bits / 8, n, sizeof n));
 }
 
+void root_where(enum root_kind kind, uint64_t idx, const char *text, char *buf, size_t len)
+{
+	unsigned long long i = (unsigned long long)idx;
+	switch (kind) {
+	case ROOT_STACK: snprintf(buf, len, "stack y(%llu) of %s", i, text); return;
+	case ROOT_XREG: snprintf(buf, len, "register x(%llu)", i); return;
+	case ROOT_DICT: snprintf(buf, len, "dictionary %s", text); return;
+	case ROOT_MSG: snprintf(buf, len, "message %llu", i); return;
+	}
+}
+
 void term_root_add(struct vm_proc_detail *d, const char *where, const char *shape,
 		   uint64_t flat_size, bool cut)
 {

@@ -60,6 +60,11 @@ void shape_list(bool proper, bool complete, uint64_t count, const char *elem, ch
 void shape_tuple(uint64_t arity, const char *first_atom, char *buf, size_t len);
 void shape_map(uint64_t keys, char *buf, size_t len);
 void shape_bits(uint64_t bits, char *buf, size_t len);
+/* Where a root lies, worded once for both loaders: "stack y(3) of m:f/2"
+ * (text: the function), "register x(0)", "dictionary Key" (text: the key as
+ * printed), "message 4". */
+enum root_kind { ROOT_STACK, ROOT_XREG, ROOT_DICT, ROOT_MSG };
+void root_where(enum root_kind kind, uint64_t idx, const char *text, char *buf, size_t len);
 /* Record one of the largest terms (where/shape copied into d's arena). */
 void term_root_add(struct vm_proc_detail *d, const char *where, const char *shape,
 		   uint64_t flat_size, bool cut);

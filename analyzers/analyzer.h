@@ -1,4 +1,7 @@
-/* An analyzer turns the VM model into tables and findings; it does no I/O.
+/* An analyzer turns the VM model into tables, records and findings (render/
+ * out.h); it prints nothing: the renderers do. The files it reads or writes
+ * are its options' (check's --rules and --junit; export's -o, which main
+ * writes through an_out.write).
  * Adding one: a new file defining `const struct analyzer analyzer_NAME` (its
  * options table with it) and one line in src/commands/list.def. A command that
  * is no analyzer (tui, sample) is a struct analyzer with main instead of run. */
@@ -19,7 +22,7 @@ struct an_opts {
 	const char *sort;   /* NULL: the analyzer's default */
 	const char *arg;    /* the command's own argument (proc: the pid) */
 	size_t top;         /* 0: all */
-	int json;           /* the output will be JSON (a pass may shape tables for it) */
+	int json;           /* the output will be JSON (an analyzer may shape tables for it) */
 	int folded;         /* stacks: folded-stack lines */
 	const char *weight; /* stacks: what a group weighs */
 	int by_status;      /* stacks: group by status too */
@@ -49,7 +52,7 @@ struct analyzer {
 	const char *name;
 	const char *summary;      /* one line for --help */
 	const char *about;        /* the line under its usage in `help NAME`; NULL: summary */
-	unsigned needs;           /* NEED_* of target.h */
+	unsigned needs;           /* NEED_* of needs.h */
 	/* what these options need when it depends on them (export's --format);
 	 * NULL: needs */
 	unsigned (*needs_of)(const struct an_opts *o);
@@ -118,7 +121,8 @@ bc_err *stack_groups(const struct vm *vm, const char *weight, int by_status,
 		     struct stack_groups *sg);
 void stack_groups_free(struct stack_groups *sg);
 
-/* Tables shared by the passes and the summary; *priv is freed with free(). */
+/* Tables of procs, ets and binaries that summary (and the browser's process
+ * list) show too; *priv is freed with free(). */
 bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
 		    struct rtable *t, void **priv);
 const struct vm_proc *procs_row(const struct rtable *t, size_t r);
@@ -140,13 +144,12 @@ bc_err *holders_table(const struct vm *vm, size_t top, struct rtable *t, void **
 void holders_row(const struct rtable *t, size_t r, uint32_t *proc, uint64_t *bytes,
 		 uint64_t *exclusive, uint64_t *count);
 
-/* tree's finding for the summary: the supervision subtree holding the most */
 /* Each process's supervisor as tree draws it: an index into vm->procs, or -1
  * (tree.c; *parent malloc'd, NULL when the input gives no links). */
 bc_err *tree_parents(const struct vm *vm, int32_t **parent);
+/* tree's finding for the summary: the supervision subtree holding the most */
 bc_err *tree_findings(const struct vm *vm, struct an_out *out);
 
-/* waits' findings (deadlocks, the biggest bottleneck, unknown callees), at most max */
 /* Every process waiting in a call and on whom (waits.c): callee an index into
  * vm->procs, -1 when not here (callee_str then names it, or is NULL when
  * unknown); strings live in *strings. *list is malloc'd. */
@@ -157,6 +160,7 @@ struct call_wait {
 };
 bc_err *waits_list(const struct vm *vm, struct an_out *strings, struct call_wait **list,
 		   size_t *n);
+/* waits' findings (deadlocks, the biggest bottleneck, unknown callees), at most max */
 bc_err *waits_findings(const struct vm *vm, struct an_out *out, size_t max);
 
 /* "crash_nif+0x12 (libcrash.so)" or "m:f/a (JIT)" */

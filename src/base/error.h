@@ -1,6 +1,10 @@
 /* Errors as values: a function that can fail returns a bc_err* (NULL = success).
  * The error carries the faulting address where there is one, so a caller can
- * say exactly which memory a core lacks. Nothing below main.c prints or exits. */
+ * say exactly which memory a core lacks. Only main.c exits (tui's and sample's
+ * main return their code to it). The loaders and the model print nothing (the
+ * one exception: decompression's progress on a terminal); what prints is the
+ * renderers (a command's output, its gaps), the option checks (base/options.c,
+ * the commands' tables and check hooks: usage errors), the cli, tui and sample. */
 #ifndef BEAMCORE_ERROR_H
 #define BEAMCORE_ERROR_H
 #include <stdint.h>

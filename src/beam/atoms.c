@@ -1,4 +1,4 @@
-/* Atoms by index through erts_atom_table's segments (index.h), each read once,
+/* Atoms by index through erts_atom_table's segments (OTP's index.h), each read once,
  * and the MFAs (module, function, arity) the VM keeps as atoms. */
 #include "read.h"
 #include "eterm.h"

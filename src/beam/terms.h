@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include "read.h"
 
-/* A term in core memory as a tree (src/term.h), at most `items` elements per
+/* A term in core memory as a tree (src/model/term.h), at most `items` elements per
  * list/tuple/map and `bytes` bytes per binary. */
 struct vt_arena;
 struct vt *beam_decode_term(struct beam *b, struct vt_arena *a, uint64_t term, size_t items,

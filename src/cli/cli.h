@@ -1,4 +1,4 @@
-/* The command line: the commands (analyzers/list.def), one parser for their
+/* The command line: the commands (src/commands/list.def), one parser for their
  * option tables, the help and "did you mean" made from them. */
 #ifndef BEAMCORE_CLI_H
 #define BEAMCORE_CLI_H

@@ -1,4 +1,4 @@
-/* The commands, as analyzers/list.def lists them (cli.h). */
+/* The commands, as src/commands/list.def lists them (cli.h). */
 #include <string.h>
 
 #include "cli.h"

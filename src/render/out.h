@@ -1,6 +1,7 @@
 /* What a command prints, described once (records, byte counts, tables,
- * findings) for the renderers: text and JSON on stdout (print.c), the
- * browser's panes (src/tui/pane.c). */
+ * findings, nested records: record.h) for the renderers: text and JSON on
+ * stdout (print.c), the browser's panes (src/tui/pane.c); and a file it
+ * writes (write: main writes it through outfile.h). */
 #ifndef BEAMCORE_RENDER_OUT_H
 #define BEAMCORE_RENDER_OUT_H
 #include <stdbool.h>

@@ -1,5 +1,6 @@
 /* Renderers: analyzers hand over tables (columns + a cell callback, so a million
- * rows are never copied) and the renderers print them as text or JSON. */
+ * rows are never copied) and the renderers print them as text or JSON
+ * (table.c); the JSON writer every JSON output goes through (json.c). */
 #ifndef BEAMCORE_RENDER_H
 #define BEAMCORE_RENDER_H
 #include <stdbool.h>

@@ -1,7 +1,8 @@
 /* One renderer for every analyzer's output (struct an_out): findings, fields
- * (lists one item per line), the kv block and the tables, as lines of a
- * scrollable pane. Lines are made when drawn, so a table of a million rows
- * costs only the rows on screen (column widths look at the first rows). */
+ * (lists one item per line), the kv block, the tables and the nested records
+ * (their text as render_doc_text makes it), as lines of a scrollable pane.
+ * Table lines are made when drawn, so a table of a million rows costs only
+ * the rows on screen (column widths look at the first rows). */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 #include <stdio.h>

@@ -349,7 +349,7 @@ int tui_main(const struct target_opts *o, double interval)
 	return stack[0] ? 0 : 2;
 }
 
-/* beamcore tui: its options, and the command (analyzers/list.def) */
+/* beamcore tui: its options, and the command (src/commands/list.def) */
 struct tui_opts {
 	double interval;  /* --interval S; 0: 2 seconds */
 	int stop;         /* --stop: stop the node for each refresh */

@@ -1,5 +1,6 @@
 #include "strtab.h"
 #include "hmap.h"
+#include "grow.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,14 +71,10 @@ const char *strtab_intern(struct strtab *t, const char *s, size_t len)
 		if (strncmp(v, s, len) == 0 && v[len] == '\0')
 			return v;
 	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 1024;
-		const char **a = realloc(t->strs, cap * sizeof *a);
-		if (!a)
-			return NULL;
-		t->strs = a;
-		t->cap = cap;
-	}
+	const char **a = vm_grow(t->strs, &t->cap, t->n, sizeof *a, 1024);
+	if (!a)
+		return NULL;
+	t->strs = a;
 	char *p = arena_alloc(t, len + 1);
 	if (!p)
 		return NULL;

@@ -69,17 +69,14 @@ static int item(void *ctx, uint64_t node, const struct ml_node *n, int is_link)
 	if (!(it->v = vt_grow(it->d->arena, it->v, it->n, &it->cap)))
 		return -1;
 	struct vt *t = (n->flags & MLF_NAME) ? named(it, node) : NULL;
-	if (it->n >= it->ccap) {
-		size_t nc = it->ccap ? 2 * it->ccap : 16;
-		unsigned char *c = realloc(it->call, nc);
-		if (c)
-			it->call = c;
-		const char **r = c ? realloc(it->ref, nc * sizeof *r) : NULL;
-		if (!r)
-			return -1;
-		it->ref = r;
-		it->ccap = nc;
-	}
+	size_t cap = it->ccap;  /* both arrays': set once both have grown */
+	unsigned char *c = vm_grow(it->call, &cap, it->n, 1, 16);
+	if (c)
+		it->call = c;
+	const char **r = c ? vm_grow(it->ref, &it->ccap, it->n, sizeof *r, 16) : NULL;
+	if (!r)
+		return -1;
+	it->ref = r;
 	it->call[it->n] = (n->flags & MLF_CALL) != 0;
 	it->ref[it->n] = is_link ? NULL : monitor_ref(it->b, it->d, node);
 	it->v[it->n++] = t ? t : beam_decode_term(it->b, it->d->arena, n->other, it->lim->items,

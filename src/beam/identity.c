@@ -169,14 +169,10 @@ static int ancestors(struct beam *b, uint64_t v, struct vm_proc *vp)
 		uint64_t cell[2];
 		if (!is_list(v) || n >= MAX_ANCESTORS || core_peek(b->core, v & id->mask, cell, 16) < 0)
 			return -1;
-		if (n == id->names_cap) {
-			size_t cap = id->names_cap ? id->names_cap * 2 : 16;
-			const char **a = realloc(id->names, cap * sizeof *a);
-			if (!a)
-				return -1;
-			id->names = a;
-			id->names_cap = cap;
-		}
+		const char **a = vm_grow(id->names, &id->names_cap, n, sizeof *a, 16);
+		if (!a)
+			return -1;
+		id->names = a;
 		if (!(id->names[n++] = ancestor(b, cell[0])))
 			return -1;
 		v = cell[1];

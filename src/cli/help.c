@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "cli.h"
 
 #define EXIT_HELP "exit: 0 complete, 1 partial (some memory unreadable), 2 failed, 64 usage\n"
@@ -40,14 +41,10 @@ static size_t listed(const struct overview *v, const char *name)
 static int collect(const struct option_entry *o, void *arg)
 {
 	struct overview *v = arg;
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 64;
-		const struct option_entry **l = realloc(v->list, cap * sizeof *l);
-		if (!l)
-			return -1;
-		v->list = l;
-		v->cap = cap;
-	}
+	const struct option_entry **l = vm_grow(v->list, &v->cap, v->n, sizeof *l, 64);
+	if (!l)
+		return -1;
+	v->list = l;
 	v->list[v->n++] = o;
 	return 0;
 }

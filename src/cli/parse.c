@@ -35,14 +35,10 @@ static int add_entry(const struct option_entry *o, void *arg)
 	for (size_t i = 0; i < s->n; i++)
 		if (strcmp(s->ents[i]->name, o->name) == 0)
 			return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 32;
-		const struct option_entry **e = realloc(s->ents, cap * sizeof *e);
-		if (!e)
-			return -1;
-		s->ents = e;
-		s->cap = cap;
-	}
+	const struct option_entry **e = vm_grow(s->ents, &s->cap, s->n, sizeof *e, 32);
+	if (!e)
+		return -1;
+	s->ents = e;
 	s->ents[s->n++] = o;
 	if (o->short_name && strlen(s->shorts) + 3 < sizeof s->shorts) {
 		size_t k = strlen(s->shorts);

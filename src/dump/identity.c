@@ -188,14 +188,10 @@ static int ancestors(struct dump_ident *id, const char *hs, const char *he, cons
 		}
 		if (!name || e >= ee || *e++ != '|')
 			return name ? 1 : -1;
-		if (n == id->names_cap) {
-			size_t cap = n ? n * 2 : 16;
-			const char **a = realloc(id->names, cap * sizeof *a);
-			if (!a)
-				return -1;
-			id->names = a;
-			id->names_cap = cap;
-		}
+		const char **a = vm_grow(id->names, &id->names_cap, n, sizeof *a, 16);
+		if (!a)
+			return -1;
+		id->names = a;
 		id->names[n++] = name;
 	}
 	return vm_set_ancestors(vm, p, id->names, n) < 0 ? -1 : 0;

@@ -22,14 +22,10 @@ static const char *const kind_tags[DK_COUNT] = {
 
 static int push(struct offs *o, size_t off)
 {
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 256;
-		size_t *v = realloc(o->v, cap * sizeof *v);
-		if (!v)
-			return -1;
-		o->v = v;
-		o->cap = cap;
-	}
+	size_t *v = vm_grow(o->v, &o->cap, o->n, sizeof *v, 256);
+	if (!v)
+		return -1;
+	o->v = v;
 	o->v[o->n++] = off;
 	return 0;
 }

@@ -1,5 +1,6 @@
 #include "layout.h"
 #include "hmap.h"
+#include "grow.h"
 
 #include <dwarf.h>
 #include <stdio.h>
@@ -120,18 +121,15 @@ static void tag_add(const char *name, Dwarf_Off off)
 	for (; tags.index.slot[j]; j = hmap_next(&tags.index, j))
 		if (strcmp(tags.name[tags.index.slot[j] - 1], name) == 0)
 			return;  /* first definition wins */
-	if (tags.n == tags.cap) {
-		size_t cap = tags.cap ? tags.cap * 2 : 4096;
-		const char **nm = realloc(tags.name, cap * sizeof *nm);
-		if (!nm)
-			return;
-		tags.name = nm;
-		Dwarf_Off *of = realloc(tags.off, cap * sizeof *of);
-		if (!of)
-			return;
-		tags.off = of;
-		tags.cap = cap;
-	}
+	size_t cap = tags.cap;  /* both arrays': set once both have grown */
+	const char **nm = vm_grow(tags.name, &cap, tags.n, sizeof *nm, 4096);
+	if (!nm)
+		return;
+	tags.name = nm;
+	Dwarf_Off *of = vm_grow(tags.off, &tags.cap, tags.n, sizeof *of, 4096);
+	if (!of)
+		return;
+	tags.off = of;
 	tags.name[tags.n] = name;
 	tags.off[tags.n] = off;
 	if (hmap_set(&tags.index, j, (uint32_t)tags.n, tag_hash, &tags) == 0 || tags.index.slot[j])

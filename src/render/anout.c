@@ -58,16 +58,12 @@ void *an_own(struct an_out *out, void *p, void (*release)(void *p))
 {
 	if (!p)
 		return NULL;
-	if (out->nowned == out->owned_cap) {
-		size_t cap = out->owned_cap ? 2 * out->owned_cap : 8;
-		struct an_owned *w = realloc(out->owned, cap * sizeof *w);
-		if (!w) {
-			release ? release(p) : free(p);
-			return NULL;
-		}
-		out->owned = w;
-		out->owned_cap = cap;
+	struct an_owned *w = vm_grow(out->owned, &out->owned_cap, out->nowned, sizeof *w, 8);
+	if (!w) {
+		release ? release(p) : free(p);
+		return NULL;
 	}
+	out->owned = w;
 	out->owned[out->nowned++] = (struct an_owned){ p, release };
 	return p;
 }

@@ -3,10 +3,9 @@
  * A reference is a ProcBin (to OTP 26) or a BinRef (OTP 27+): whichever type the
  * DWARF has decides the header word to look for. */
 #include "walks.h"
+#include "eterm.h"
 
 #define WALK_LIMIT (1u << 26)
-#define REFC_BINARY_SUBTAG (0x8u << 2)  /* ProcBin (erl_term.h) */
-#define BIN_REF_SUBTAG (0xAu << 2)      /* BinRef (OTP 27 erl_term.h) */
 
 struct binref_kind {
 	uint64_t header;
@@ -16,12 +15,12 @@ struct binref_kind {
 static int kind_of(const struct layout *L, struct binref_kind *k)
 {
 	if (LHAS(L, S_BINREF) && LHAS(L, BINREF_VAL)) {
-		k->header = ((LV(L, S_BINREF) / 8 - 1) << 6) | BIN_REF_SUBTAG;
+		k->header = ((LV(L, S_BINREF) / 8 - 1) << _HEADER_ARITY_OFFS) | BIN_REF_SUBTAG;
 		k->val_off = LV(L, BINREF_VAL);
 		return 0;
 	}
 	if (LHAS(L, S_PROCBIN) && LHAS(L, PROCBIN_VAL)) {
-		k->header = ((LV(L, S_PROCBIN) / 8 - 1) << 6) | REFC_BINARY_SUBTAG;
+		k->header = ((LV(L, S_PROCBIN) / 8 - 1) << _HEADER_ARITY_OFFS) | REFC_BINARY_SUBTAG;
 		k->val_off = LV(L, PROCBIN_VAL);
 		return 0;
 	}

@@ -10,6 +10,7 @@
  * Erlang frames those saved at p->stop. The interpreter (emu flavor) keeps the
  * instruction pointer in a C local: p->i, read right after the sample. */
 #include "resolve.h"
+#include "eterm.h"
 
 #include <dwarf.h>
 #include <stdio.h>
@@ -294,7 +295,7 @@ static int valid_proc(struct resolver *r, uint64_t p)
 	const struct layout *L = &b->L;
 	uint64_t id, tab, slot;
 	uint32_t max;
-	if (!p || (p & 7) || beam_read_u64(b, p + LV(L, P_ID), &id) < 0 || (id & 0xf) != 0x3)
+	if (!p || (p & 7) || beam_read_u64(b, p + LV(L, P_ID), &id) < 0 || !is_internal_pid(id))
 		return 0;
 	uint64_t ptab = beam_global(b, G_ERTS_PROC);
 	if (!LHAS(L, PTAB_TAB) || !LHAS(L, PTAB_MAX) || beam_read_u64(b, ptab + LV(L, PTAB_TAB), &tab) < 0 ||
@@ -333,7 +334,7 @@ static void read_proc(struct resolver *r, uint64_t p, struct rsample *o)
 	struct beam *b = r->n->b;
 	const struct layout *L = &b->L;
 	uint64_t id, reg;
-	if (beam_read_u64(b, p + LV(L, P_ID), &id) < 0 || (id & 0xf) != 0x3)
+	if (beam_read_u64(b, p + LV(L, P_ID), &id) < 0 || !is_internal_pid(id))
 		return;
 	o->has_pid = true;
 	beam_decode_pid(b, id, &o->pid);

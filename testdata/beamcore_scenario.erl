@@ -21,6 +21,9 @@
          remote_watcher/2, backend_caller/1, remote_caller/1, start_pool_worker/1,
          erpc_caller/2, erpc_target/2]).
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2]).
+%% the ground-truth writer, also for real applications' nodes (beamcore_real.erl)
+-export([ground_truth/0, memory_truth/0, settle_memory/1, json/1, str/1, print/1, mfa/1,
+         pl_initial_call/1, ancestors/1]).
 
 -define(IDLE, 5000).          % idle processes: 2000 linked, 1500 monitored, 1500 orphans
 -define(SESSIONS, 200000).    % rows in the `sessions` ETS table

@@ -9,7 +9,9 @@ pkgs=(meson ninja-build pkg-config gcc g++ make perl python3
       python3-jsonschema  # tests/check_schema.py: --json against docs/schema/
       graphviz  # tests/check_export.py: export --format dot read by nop and dot -Tsvg
       erlang-observer  # tests/check_crashdump.py: OTP's crashdump_viewer reads the exported dump
-      clang libclang-rt-14-dev)  # clang: the libFuzzer targets (tests/fuzz.sh)
+      clang libclang-rt-14-dev  # clang: the libFuzzer targets (tests/fuzz.sh)
+      # real applications on our OTP 25 (testdata/capture-rabbitmq.sh, capture-elixir.sh)
+      rabbitmq-server python3-pika elixir)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 # deb-src lines for the suites whose erlang sources the fixtures build from
@@ -29,5 +31,13 @@ if [ ${#missing[@]} -gt 0 ] || [ $need_update -eq 1 ]; then
   $SUDO apt-get update -qq
 fi
 if [ ${#missing[@]} -gt 0 ]; then
+  # No service may start (rabbitmq-server's would on Debian's beam, port 5672):
+  # a policy-rc.d that denies it, for the install only, where none is set.
+  policy=/usr/sbin/policy-rc.d
+  if [ ! -e $policy ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee $policy >/dev/null
+    $SUDO chmod +x $policy
+    trap '$SUDO rm -f $policy' EXIT
+  fi
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

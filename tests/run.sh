@@ -108,6 +108,29 @@ for rel in 27 29; do
   testdata/capture-grow.sh "$rel" "$d" || nocap "capture-grow.sh $rel failed"
 done
 
+# Real applications on our OTP 25 beam.smp (issue 21): a RabbitMQ broker under
+# AMQP load and an Elixir application, from Debian's packages; each as a kernel
+# core, as an erl_crash.dump (--dump: another run to the same state; a core
+# and a dump of one node cannot both be had) and (Elixir) as a gcore followed
+# by what garbage_collect/1 frees (--gc, gc.json).
+while read -r name script opt; do
+  d=$fixtures/$name
+  case $opt in --dump) want=erl_crash.dump ;; --gc) want=gc.json ;; *) want=core.kernel ;; esac
+  if [ -f "$d/$want" ] && [ -f "$d/memory.json" ] && [ -f "$d/names.json" ]; then
+    say "real fixture $d (reused)"
+    continue
+  fi
+  say "real fixture $d"
+  # shellcheck disable=SC2086  # opt: empty or one word
+  testdata/$script "$d" $opt || nocap "$script $opt failed"
+done <<'EOF'
+real-rabbitmq capture-rabbitmq.sh
+real-rabbitmq-dump capture-rabbitmq.sh --dump
+real-elixir capture-elixir.sh
+real-elixir-dump capture-elixir.sh --dump
+real-elixir-gc capture-elixir.sh --gc
+EOF
+
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 for b in build build-asan; do
   say "meson test ($b)"

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Issue 21 on the real-system fixtures (testdata/capture-rabbitmq.sh and
+capture-elixir.sh: a RabbitMQ broker under AMQP load, an Elixir application),
+against what the node wrote about itself (testdata/beamcore_real.erl).
+
+Checked (exit 1 when wrong), what beamcore already gets right:
+  - the fixture: supervisors.json asked every supervisor-like process, names.json
+    names every live process but the collector;
+  - every live process is in `procs`, with its registered name;
+  - `tree`: every edge it shows is one the live node has (the parent's
+    which_children, or a supervisor_bridge's link), and every OTP `supervisor`
+    it shows (the behaviour it follows) has exactly the live children;
+  - the largest server states (states.json: erts_debug:flat_size of
+    sys:get_state) are largest_terms[0] of their process, within 1%.
+Printed as "GAP ..." lines with numbers, never failed on (later work turns each
+into an assertion): tree coverage (processes placed, by beamcore and by the
+live trees), labels (the application's own names: RabbitMQ's process_name,
+Elixir Registry via-names, '$process_label'), `proc LABEL`, ports, binary
+memory attribution, garbage (gc.json), the summary's first lines, long lists
+in `proc`.
+Usage: check_real.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES).
+Exit 0 pass, 1 fail, 77 skip."""
+import json, os, sys
+from fixture import Fixture, report
+
+fx = Fixture(sys.argv)
+gt = fx.truth
+app = gt.get("application")
+if not app:
+    print(f"FAIL: {fx.dir}/ground_truth.json is not a real application's (testdata/beamcore_real.erl)")
+    sys.exit(1)
+dump = fx.name.endswith(".dump")
+live = {p["pid"]: p for p in gt["processes"]}
+sups = {s["pid"]: s for s in fx.json_file("supervisors.json")["supervisors"]}
+names = {p["pid"]: p for p in fx.json_file("names.json")["processes"]}
+ports = fx.json_file("ports.json")
+states = fx.json_file("states.json")["processes"] if os.path.exists(
+    os.path.join(fx.dir, "states.json")) else []
+bad, gaps = [], []
+
+def gap(text):
+    gaps.append(text)
+
+def pct(a, b):
+    return f"{100 * a / b:.1f}%" if b else "-"
+
+# --- the fixture itself
+unasked = [p for p, s in sups.items() if s["children"] is None]
+if unasked:
+    bad.append(f"fixture: which_children failed for {len(unasked)} supervisor-like processes "
+               f"({[sups[p]['error'] for p in unasked[:3]]})")
+unnamed = set(live) - set(names) - {gt["collector"]}
+if unnamed:
+    bad.append(f"fixture: names.json lacks {len(unnamed)} live processes")
+
+# --- procs: every live process, its registered name
+procs = fx.json("procs", ok=(0, 1))
+got = {p["pid"]: p for p in procs["processes"]}
+missing = [p for p in live if p not in got]
+if missing:
+    bad.append(f"procs: {len(missing)} live processes missing ({missing[:5]})")
+for pid, p in live.items():
+    q = got.get(pid)
+    if q and q.get("registered_name") != p["registered_name"]:
+        bad.append(f"procs {pid}: registered_name {q.get('registered_name')!r}, live {p['registered_name']!r}")
+
+# --- tree: edges beamcore shows are live edges; OTP supervisors' children exact
+tree = fx.json("tree", ok=(0, 1))
+bc_parent, bc_nodes, bc_children = {}, {}, {}
+
+def walk(n, parent):
+    bc_nodes[n["pid"]] = n
+    bc_children[n["pid"]] = {c["pid"] for c in n["children"]}
+    if parent:
+        bc_parent[n["pid"]] = parent
+    for c in n["children"]:
+        walk(c, n["pid"])
+
+for r in tree["trees"]:
+    walk(r, None)
+bridges = {p for p, x in live.items()
+           if (x.get("proc_lib_initial_call") or "").startswith("supervisor_bridge:")}
+live_children = {p: {c["pid"] for c in s["children"] or [] if c["pid"]} for p, s in sups.items()}
+wrong = []
+for child, parent in bc_parent.items():
+    if parent in bridges:
+        if child not in live.get(parent, {}).get("links", []):
+            wrong.append(f"{parent} -> {child} (a bridge's child it is not linked to)")
+    elif child not in live_children.get(parent, set()):
+        wrong.append(f"{parent} ({(sups.get(parent) or {}).get('behaviour', 'not a supervisor')}) -> {child}")
+if wrong:
+    bad.append(f"tree: {len(wrong)} edges the live node does not have: {wrong[:5]}")
+otp_sups = [p for p, s in sups.items() if s["behaviour"] == "supervisor" and p in bc_nodes]
+for p in otp_sups:
+    if bc_children[p] != live_children[p]:
+        bad.append(f"tree: supervisor {p} ({sups[p]['registered_name'] or sups[p]['initial_call']}): "
+                   f"children {len(bc_children[p])}, live {len(live_children[p])} "
+                   f"(missing {sorted(live_children[p] - bc_children[p])[:5]}, "
+                   f"extra {sorted(bc_children[p] - live_children[p])[:5]})")
+
+def forest_pids(roots):
+    out = set()
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        out.add(n["pid"])
+        stack.extend(n["children"] or [])
+    return out
+
+live_placed = forest_pids(gt["supervision"])
+bc_placed = set(bc_nodes)
+by_kind = {}
+for s in sups.values():
+    by_kind[s["behaviour"]] = by_kind.get(s["behaviour"], 0) + 1
+unplaced = {}
+for pid in live_placed - bc_placed:
+    k = names.get(pid, {}).get("proc_lib_initial_call") or live[pid]["initial_call"]
+    unplaced[k] = unplaced.get(k, 0) + 1
+top_unplaced = sorted(unplaced.items(), key=lambda kv: -kv[1])[:4]
+followed = [s for s in sups.values() if s["pid"] in bc_nodes and bc_nodes[s["pid"]]["children"]]
+gap(f"tree: beamcore places {len(bc_placed)} of {len(live)} processes ({pct(len(bc_placed), len(live))}), "
+    f"the live trees {len(live_placed)} ({pct(len(live_placed), len(live))}); supervisor-like processes "
+    f"{dict(sorted(by_kind.items()))}, {len(followed)} shown with children; "
+    f"complete={tree['complete']}, coverage={'coverage' in tree}; "
+    f"in live trees but not placed: {len(live_placed - bc_placed)} ({top_unplaced})")
+
+# --- labels: the application's own names
+own = {p: n for p, n in names.items() if n["label_source"] in ("process_name", "registry", "process_label")}
+shown = sum(1 for p, n in own.items() if (got.get(p) or {}).get("label") == n["label"])
+with_label = sum(1 for p in own if "label" in (got.get(p) or {}))
+sources = {}
+for n in own.values():
+    sources[n["label_source"]] = sources.get(n["label_source"], 0) + 1
+gap(f"labels: {len(own)} processes named by the application "
+    f"({', '.join(f'{k} {v}' for k, v in sorted(sources.items()))}); "
+    f"procs --json has a label for {with_label}, equal to the live one for {shown}")
+probe = "hx.backlog" if app == "rabbitmq" else "{:session, 17}"
+want = [p for p, n in own.items() if probe in n["label"]]
+rc, out, err = fx.run("proc", arg=probe)
+gap(f"labels: `proc {probe}` exits {rc} ({err.strip().splitlines()[0][:80] if err.strip() else 'ok'}); "
+    f"the live label names {want}")
+
+if app == "elixir":
+    # an Elixir module's registered name, as procs prints it and as Elixir writes it
+    for arg in ("Elixir.BcApp.Store", "BcApp.Store"):
+        rc, out, err = fx.run("proc", arg=arg)
+        gap(f"labels: `proc {arg}` exits {rc}")
+
+# --- ports
+rc, out, err = fx.run("ports", "--json")
+tcp = sum(1 for p in ports["ports"] if p["name"] == "tcp_inet")
+queued = sum(1 for p in ports["ports"] if p["queue_size"])
+gap(f"ports: erlang:ports() {len(ports['ports'])} ({tcp} tcp_inet, {queued} with queued output); "
+    f"`beamcore ports` exits {rc}")
+
+# --- binaries: erlang:memory(binary) against what is attributed
+live_bin = fx.json_file("memory.json")["memory"]["binary"]
+if dump:
+    gap(f"binaries: erlang:memory(binary) {live_bin:,}; a dump records no refc binaries")
+else:
+    b = fx.json("binaries", ok=(0, 1))
+    distinct = sum(x["size"] for x in b["binaries"])
+    recv = sum((p.get("inet") or {}).get("opts", {}).get("buffer", 0) for p in ports["ports"])
+    gap(f"binaries: erlang:memory(binary) {live_bin / 2**20:.1f} MiB; beamcore lists "
+        f"{len(b['binaries'])} binaries held by processes, {distinct / 2**20:.1f} MiB distinct "
+        f"({pct(distinct, live_bin)}); attribution={'attribution' in b}; the {tcp} sockets' inet "
+        f"buffers (user-level, live) {recv / 2**20:.1f} MiB")
+
+    # per-process lists beyond process_info(P, binary); one pid repeated in holders
+    per_live = {p["pid"]: len(p["binary"]) for p in gt["processes"]}
+    per_bc, repeats = {}, 0
+    for x in b["binaries"]:
+        for h in x["holders"]:
+            per_bc[h] = per_bc.get(h, 0) + 1
+        repeats = max(repeats, len(x["holders"]) - len(set(x["holders"])))
+    more = [p for p in per_bc if p in per_live and p != gt["collector"] and per_bc[p] > per_live[p]]
+    top = max(b["holders"], key=lambda h: h["bytes"], default=None)
+    if top:
+        mine = sum(x["size"] for x in b["binaries"] if top["pid"] in x["holders"])
+        gap(f"binaries: top holder {top['pid']}: bytes {top['bytes'] / 2**20:,.1f} MiB for "
+            f"{top['count']:,} references; its distinct binaries {mine / 2**20:,.1f} MiB")
+    gap(f"binaries: {len(more)} processes with more binaries than process_info(P, binary) lists "
+        f"(+{sum(per_bc[p] - per_live[p] for p in more)}); the most repeated holder in one "
+        f"binary's holders: {repeats} repeats")
+
+# --- garbage: what erlang:garbage_collect/1 freed on the live node
+if os.path.exists(os.path.join(fx.dir, "gc.json")):
+    gc = fx.json_file("gc.json")["processes"]
+    freed = sum(p["freed"] for p in gc)
+    est = [got[p["pid"]].get("garbage_bytes") for p in gc if p["pid"] in got]
+    gap(f"garbage: garbage_collect/1 freed {freed / 2**20:.1f} MiB in {len(gc)} idle processes "
+        f"({sum(1 for p in gc if p['freed'] > 65536)} freed > 64 KiB); beamcore garbage_bytes for "
+        f"{sum(1 for e in est if isinstance(e, int))} of them")
+
+# --- the largest states: largest_terms[0]
+big = sorted([s for s in states if isinstance(s.get("flat_size"), int)],
+             key=lambda s: -s["flat_size"])[:3]
+for s in big:
+    rc, out, err = fx.run("proc", "--json", arg=s["pid"])
+    if rc not in (0, 1):
+        bad.append(f"proc {s['pid']}: exit {rc} {err.strip()[:200]}")
+        continue
+    terms = json.loads(out).get("largest_terms") or []
+    top = terms[0] if terms else None
+    label = s.get("registered_name") or s.get("label")
+    if dump:
+        gap(f"terms: {s['pid']} {label}: live state {s['flat_size']:,} words; on the dump "
+            f"largest_terms[0] {top and top['flat_size']}")
+    elif not top or abs(top["flat_size"] - s["flat_size"]) > 0.01 * s["flat_size"]:
+        bad.append(f"terms: {s['pid']} ({label}) largest_terms[0] {top and top['flat_size']}, "
+                   f"live state {s['flat_size']}")
+    else:
+        print(f"state of {s['pid']} {label}: {s['flat_size']:,} words live, largest_terms[0] "
+              f"{top['flat_size']:,} at {top['where']}: {top['shape'][:60]}")
+    rc, out, err = fx.run("proc", arg=s["pid"])
+    gap(f"proc {s['pid']} ({label}): {len(out.splitlines()):,} lines of text, {len(out):,} bytes")
+
+# --- the summary's first lines
+rc, out, err = fx.run("summary")
+head = "\n".join(out.splitlines()[:15])
+for want in (["hx.backlog"] if app == "rabbitmq" else ["BcApp.Store"]):
+    gap(f"summary: first fifteen lines {'name' if want in head else 'do not name'} {want!r}")
+
+for g in gaps:
+    print("GAP " + g)
+print(f"{fx.name} ({app}): {len(live)} processes, {len(sups)} supervisor-like, "
+      f"{len(bc_parent)} tree edges and {len(otp_sups)} OTP supervisors checked, {len(gaps)} gaps printed")
+sys.exit(report(bad))

@@ -19,7 +19,7 @@
          bin_holder/1, flooded/0, deep_recursion/2, big_dict/2, suspended/0,
          stuck_server/0, caller/0, hibernated/0, off_heap/1, dist_worker/3, peer_main/0,
          remote_watcher/2, backend_caller/1, remote_caller/1, start_pool_worker/1,
-         erpc_caller/2, erpc_target/2]).
+         erpc_caller/2, erpc_target/2, port_owner/1, port_sender/1]).
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2]).
 %% the ground-truth writer, also for real applications' nodes (beamcore_real.erl)
 -export([ground_truth/0, memory_truth/0, settle_memory/1, json/1, str/1, print/1, mfa/1,
@@ -53,7 +53,7 @@ start() ->
 main() ->
     register(beamcore_collector, self()),
     erlang:system_flag(backtrace_depth, ?BT_DEPTH),
-    Calls = build(),
+    {Calls, Busy} = build(),
     settle(100),
     suspend(),
     %% Asked before the passes: answering changes the asked processes' heaps.
@@ -64,6 +64,8 @@ main() ->
                                        erts_debug:flat_size(sys:get_state(sessions_server))}]}}],
     settle(100),
     put(extra, Extra),
+    %% The ports stay as they are from here on (nobody reads or writes them).
+    write_file("ports.json", ports_truth(Busy)),
     %% Pass 1 loads every module the collector and encoder need (atoms,
     %% code memory) so pass 2, the one that counts, sees a settled node.
     write_file("ground_truth.json", ground_truth()),
@@ -161,8 +163,9 @@ build() ->
     register(off_heap, spawn(?MODULE, off_heap, [Me])),
     wait_ack(off_heap),
     Remote = build_dist(os:getenv("BEAMCORE_PEER")),
+    Busy = build_ports(),
     [wait_ack(Tag) || Tag <- [idle_sup, watcher, deep_recursion, big_dict]],
-    Stuck ++ Backend ++ Remote.
+    {Stuck ++ Backend ++ Remote, Busy}.
 
 %% Suspend once they sit in their receive (after settle/1). The suspension
 %% belongs to us and lasts as long as we live (forever).
@@ -392,6 +395,101 @@ off_heap(Parent) ->
     [self() ! {queued, I, lists:seq(1, I rem 20)} || I <- lists:seq(1, 500)],
     Parent ! {ack, off_heap},
     receive {never, matches} -> ok end.
+
+%%% ------------------------------------------------------------------
+%%% Ports
+%%% ------------------------------------------------------------------
+
+%% port_owner opens, and keeps: a listening socket on loopback, two connected
+%% pairs (one idle; on the other a sender whose peer never reads, so the
+%% sender's port queues output and goes busy), a file port (the vanilla
+%% driver; port_owner monitors it) and `cat` (registered bc_cat). The sender
+%% waits in gen_tcp:send for the driver's reply (prim_inet); a pusher that
+%% calls port_command on the busy port is suspended by the VM. Returns the
+%% ports the VM reported busy (system_monitor busy_port).
+build_ports() ->
+    Me = self(),
+    erlang:system_monitor(Me, [busy_port]),
+    spawn(?MODULE, port_owner, [Me]),
+    Pusher = receive {ack, port_owner, P} -> P after 60000 -> exit(no_port_owner) end,
+    Busy = receive {monitor, Pusher, busy_port, B} -> [B] after 60000 -> exit(no_busy_port) end,
+    erlang:system_monitor(undefined),
+    Busy.
+
+port_owner(Parent) ->
+    register(port_owner, self()),
+    Opts = [binary, {active, false}, {ip, {127, 0, 0, 1}}, {recbuf, 4096}, {sndbuf, 4096}],
+    {ok, L} = gen_tcp:listen(0, Opts),
+    {ok, PortNo} = inet:port(L),
+    Connect = fun() ->
+                      {ok, C} = gen_tcp:connect({127, 0, 0, 1}, PortNo, Opts -- [{ip, {127, 0, 0, 1}}]),
+                      {ok, A} = gen_tcp:accept(L),
+                      {C, A}
+              end,
+    {C1, A1} = Connect(),          % the idle pair
+    {C2, A2} = Connect(),          % C2 sends, A2 never reads
+    ok = gen_tcp:send(C1, <<"hello">>),
+    {ok, <<"hello">>} = gen_tcp:recv(A1, 5),
+    File = open_port("ports_file.out", [out, binary]),
+    true = port_command(File, <<"file port\n">>),
+    Cat = open_port({spawn, "cat"}, [binary]),
+    register(bc_cat, Cat),
+    true = port_command(Cat, <<"cat\n">>),
+    receive {Cat, {data, <<"cat\n">>}} -> ok after 60000 -> exit(no_cat) end,
+    erlang:monitor(port, File),
+    Sender = spawn(?MODULE, port_sender, [C2]),
+    ok = gen_tcp:controlling_process(C2, Sender),
+    Sender ! go,
+    wait_until(fun() -> erlang:port_info(C2, queue_size) > {queue_size, 0} andalso
+                            process_info(Sender, status) =:= {status, waiting} end, 200),
+    Pusher = spawn(erlang, port_command, [C2, <<"pushed">>]),
+    Parent ! {ack, port_owner, Pusher},
+    receive {never, matches} -> {L, A1, A2, C1} end.
+
+%% Sends until the driver stops replying (forever: A2 never reads).
+port_sender(S) ->
+    receive go -> ok end,
+    Chunk = binary:copy(<<"x">>, 65536),
+    [ok = gen_tcp:send(S, Chunk) || _ <- lists:seq(1, 1000)],
+    exit(not_busy).
+
+%% erlang:ports() as port_info/2 tells each; os_fd: the socket's descriptor
+%% (inet:getfd) for inet ports, the file's (/proc/self/fd) for the file port,
+%% else null; busy: reported by system_monitor busy_port.
+ports_truth(Busy) ->
+    Fds = proc_fds(),
+    json([port_truth(P, Busy, Fds) || P <- erlang:ports(), erlang:port_info(P) =/= undefined]).
+
+port_truth(P, Busy, Fds) ->
+    G = fun(K) -> case erlang:port_info(P, K) of {K, V} -> V; Other -> Other end end,   % [], undefined
+    Name = G(name),
+    Fd = case Name of
+             "tcp_inet" -> case inet:getfd(P) of {ok, F} -> F; _ -> null end;
+             _ -> proplists:get_value(Name, Fds, null)
+         end,
+    {obj, [{id, str(P)},
+           {name, str(Name)},
+           {registered_name, case G(registered_name) of [] -> null; N -> str(N) end},
+           {connected, str(G(connected))},
+           {links, lists:sort([print(X) || X <- G(links)])},
+           {monitors, lists:sort([print(X) || {process, X} <- G(monitors)])},
+           {monitored_by, lists:sort([print(X) || X <- G(monitored_by)])},
+           {input, G(input)},
+           {output, G(output)},
+           {queue_size, G(queue_size)},
+           {memory, G(memory)},
+           {os_pid, case G(os_pid) of undefined -> null; Pid -> Pid end},
+           {os_fd, Fd},
+           {busy, lists:member(P, Busy)}]}.
+
+%% The file each descriptor is open on, by base name (raw: no file server).
+proc_fds() ->
+    case prim_file:list_dir("/proc/self/fd") of
+        {ok, Names} ->
+            [{filename:basename(T), list_to_integer(N)}
+             || N <- Names, {ok, T} <- [prim_file:read_link("/proc/self/fd/" ++ N)]];
+        _ -> []
+    end.
 
 %%% ------------------------------------------------------------------
 %%% Distribution

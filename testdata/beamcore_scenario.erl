@@ -442,6 +442,9 @@ port_owner(Parent) ->
     Sender ! go,
     wait_until(fun() -> erlang:port_info(C2, queue_size) > {queue_size, 0} andalso
                             process_info(Sender, status) =:= {status, waiting} end, 200),
+    %% prim_inet monitors the port once the reply is 5 s late (OTP 25, 27; 29
+    %% at once): the ground truth must see that monitor, as the core will
+    wait_until(fun() -> erlang:port_info(C2, monitored_by) =:= {monitored_by, [Sender]} end, 400),
     Pusher = spawn(erlang, port_command, [C2, <<"pushed">>]),
     Parent ! {ack, port_owner, Pusher},
     receive {never, matches} -> {L, A1, A2, C1} end.

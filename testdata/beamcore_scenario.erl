@@ -403,7 +403,7 @@ off_heap(Parent) ->
 %% port_owner opens, and keeps: a listening socket on loopback, two connected
 %% pairs (one idle; on the other a sender whose peer never reads, so the
 %% sender's port queues output and goes busy), a file port (the vanilla
-%% driver; port_owner monitors it) and `cat` (registered bc_cat). The sender
+%% driver, to OTP 26; port_owner monitors it) and `cat` (registered bc_cat). The sender
 %% waits in gen_tcp:send for the driver's reply (prim_inet); a pusher that
 %% calls port_command on the busy port is suspended by the VM. Returns the
 %% ports the VM reported busy (system_monitor busy_port).
@@ -430,13 +430,14 @@ port_owner(Parent) ->
     {C2, A2} = Connect(),          % C2 sends, A2 never reads
     ok = gen_tcp:send(C1, <<"hello">>),
     {ok, <<"hello">>} = gen_tcp:recv(A1, 5),
-    File = open_port("ports_file.out", [out, binary]),
-    true = port_command(File, <<"file port\n">>),
+    %% OTP 27 dropped the vanilla driver: open_port(Name) is badarg there
+    File = try open_port("ports_file.out", [out, binary]) catch error:badarg -> none end,
+    File =:= none orelse port_command(File, <<"file port\n">>),
     Cat = open_port({spawn, "cat"}, [binary]),
     register(bc_cat, Cat),
     true = port_command(Cat, <<"cat\n">>),
     receive {Cat, {data, <<"cat\n">>}} -> ok after 60000 -> exit(no_cat) end,
-    erlang:monitor(port, File),
+    File =:= none orelse erlang:monitor(port, File),
     Sender = spawn(?MODULE, port_sender, [C2]),
     ok = gen_tcp:controlling_process(C2, Sender),
     Sender ! go,

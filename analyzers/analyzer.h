@@ -138,6 +138,10 @@ const char *procs_sort_name(size_t i);
 const char *procs_sort_names(void);
 
 void memory_kv(const struct vm *vm, struct an_out *out);
+/* ports.c: the ports sorted by --sort (NULL: queue_size), the first top (0: all) */
+bc_err *ports_table(const struct vm *vm, const char *sort, size_t top, struct rtable *t,
+		    void **priv);
+const struct vm_port *ports_row(const struct rtable *t, size_t r);
 bc_err *ets_table(const struct vm *vm, size_t top, struct rtable *t, void **priv);
 const struct vm_ets *ets_row(const struct rtable *t, size_t r);
 bc_err *holders_table(const struct vm *vm, size_t top, struct rtable *t, void **priv);

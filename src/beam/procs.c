@@ -305,11 +305,8 @@ static void read_pix_masks(struct beam *b, uint64_t ptab)
 	}
 }
 
-/* The table's max slots into slots, invalid_element as 0. Read whole, else
- * slot by slot so a partial table still yields what is there: then the
- * count of slots unreadable (0 too), else SIZE_MAX. */
-static size_t read_slots(struct beam *b, uint64_t tab, uint32_t max, uint64_t invalid,
-			 uint64_t *slots)
+size_t beam_read_ptab_slots(struct beam *b, uint64_t tab, uint32_t max, uint64_t invalid,
+			    uint64_t *slots)
 {
 	size_t bad = SIZE_MAX;
 	if (core_peek(b->core, tab, slots, (size_t)max * 8) < 0) {
@@ -438,7 +435,7 @@ bc_err *beam_load_procs(struct beam *b)
 		free(pbuf);
 		return bc_error(BC_ENOMEM, "out of memory for a %u-slot process table", max);
 	}
-	size_t bad = read_slots(b, tab, max, invalid, slots);
+	size_t bad = beam_read_ptab_slots(b, tab, max, invalid, slots);
 	if (bad != SIZE_MAX)
 		vm_gap(b->vm, "%zu of %u process table slots are not in the core", bad, max);
 	decide_pid_layout(b, slots, max);
@@ -508,7 +505,7 @@ void beam_pid_layout(struct beam *b)
 	uint64_t *slots = malloc((size_t)max * 8);
 	if (!slots)
 		return;
-	read_slots(b, tab, max, invalid, slots);
+	beam_read_ptab_slots(b, tab, max, invalid, slots);
 	decide_pid_layout(b, slots, max);
 	free(slots);
 }

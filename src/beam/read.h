@@ -83,6 +83,8 @@ static inline uint64_t beam_pid_index(const struct beam *b, uint64_t id)
 }
 /* A local pid term as <0.num.serial>; the layout is known once procs are loaded. */
 void beam_decode_pid(const struct beam *b, uint64_t term, struct vm_pid *out);
+/* A local port term's number (#Port<0.N>), in the same layout. */
+uint64_t beam_port_number(const struct beam *b, uint64_t term);
 
 /* Brent's cycle check for a linked-list walk: a list that comes back to a node
  * (a corrupt core, or a list changing under a --no-stop read) stops the walk

@@ -399,26 +399,6 @@ static struct vt *boxed(struct dec *d, uint64_t term, int depth)
 	}
 }
 
-/* A port's number: the port table's id data, untangled like pids (beam_decode_pid). */
-static uint64_t port_number(struct beam *b, uint64_t term)
-{
-	const struct layout *L = &b->L;
-	if (!b->pid_wide || !LHAS(L, G_ERTS_PORT) || !LHAS(L, PORT_PIX_CLI_SHIFT))
-		return (term >> _TAG_IMMED1_SIZE) & ((1u << 28) - 1);  /* 28-bit port numbers */
-	uint64_t t = beam_global(b, G_ERTS_PORT), mask = 0, cl = 0, cli = 0;
-	uint32_t cls = 0, clis = 0;
-	beam_read_u64(b, t + LV(L, PORT_PIX_MASK), &mask);
-	beam_read_u64(b, t + LV(L, PORT_PIX_CL_MASK), &cl);
-	beam_read_u64(b, t + LV(L, PORT_PIX_CLI_MASK), &cli);
-	beam_read_u32(b, t + LV(L, PORT_PIX_CL_SHIFT), &cls);
-	beam_read_u32(b, t + LV(L, PORT_PIX_CLI_SHIFT), &clis);
-	uint64_t pixdata = term >> _TAG_IMMED1_SIZE;
-	uint64_t data = pixdata & ~mask;
-	data |= (pixdata >> cls) & cl;
-	data |= (pixdata & cli) << clis;
-	return data;
-}
-
 static struct vt *decode(struct dec *d, uint64_t term, int depth)
 {
 	if (d->budget == 0 || depth > 64)
@@ -439,7 +419,7 @@ static struct vt *decode(struct dec *d, uint64_t term, int depth)
 	}
 	case EK_PORT:
 		if ((t = vt_new(d->a, VT_PORT)))
-			t->i = (int64_t)port_number(d->b, term);
+			t->i = (int64_t)beam_port_number(d->b, term);
 		return t;
 	case EK_SMALL:
 		if ((t = vt_new(d->a, VT_INT)))

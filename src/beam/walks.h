@@ -14,6 +14,14 @@ bc_err *beam_load_memory(struct beam *b);
 bc_err *beam_load_stacks(struct beam *b);
 bc_err *beam_load_threads(struct beam *b);
 bc_err *beam_load_nodes(struct beam *b);
+bc_err *beam_load_ports(struct beam *b);
+
+/* A process or port table's max slots (ErtsPTab r.o.tab) into slots,
+ * invalid_element as 0 (procs.c). Read whole, else slot by slot so a partial
+ * table still yields what is there: then the count of slots unreadable (0
+ * too), else SIZE_MAX. */
+size_t beam_read_ptab_slots(struct beam *b, uint64_t tab, uint32_t max, uint64_t invalid,
+			    uint64_t *slots);
 
 /* The pid layout (pid_wide, pix_*) from the process table as it is, without
  * loading the processes (the sampler; procs.c); the narrow one when unreadable. */

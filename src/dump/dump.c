@@ -160,7 +160,8 @@ static bc_err *reset(struct dump *d)
 	free(d->allocs.v);
 	free(d->scheds.v);
 	free(d->nodes.v);
-	d->ets = d->allocs = d->scheds = d->nodes = (struct offs){ 0 };
+	free(d->ports.v);
+	d->ets = d->allocs = d->scheds = d->nodes = d->ports = (struct offs){ 0 };
 	d->memory = d->atom_table = d->node = d->header_end = d->last_off = 0;
 	d->seen = 0;
 	d->indexed = false;
@@ -218,6 +219,11 @@ bc_err *dump_load(struct dump *d, unsigned needs)
 			return err;
 		d->loaded |= NEED_NODES;
 	}
+	if ((needs & NEED_PORTS) && !(d->loaded & NEED_PORTS)) {
+		if ((err = dump_load_ports(d)))
+			return err;
+		d->loaded |= NEED_PORTS;
+	}
 	if ((needs & NEED_MEMORY) && !(d->loaded & NEED_MEMORY)) {
 		if ((err = dump_load_memory(d)))
 			return err;
@@ -244,6 +250,7 @@ void dump_close(struct dump *d)
 	free(d->allocs.v);
 	free(d->scheds.v);
 	free(d->nodes.v);
+	free(d->ports.v);
 	dump_deep_free(d);
 	vm_free(d->vm);
 	free(d);

@@ -61,7 +61,7 @@ static int section(struct dump *d, size_t off, const char *lim)
 		else if (PREFIX("proc:"))
 			k = DK_PROC;
 		else if (PREFIX("port:"))
-			k = DK_PORT;
+			k = DK_PORT, rc = push(&d->ports, off);
 		else if (EXACT("persistent_terms"))
 			k = DK_LITERALS;
 		break;

@@ -51,6 +51,7 @@ struct dump {
 	size_t header_end;         /* the first section */
 	struct offs ets, allocs, scheds;
 	struct offs nodes;         /* =visible_node: and =hidden_node: */
+	struct offs ports;         /* =port: */
 	size_t memory, atom_table, node;   /* 0: absent */
 	size_t literals;           /* =literals; 0: absent */
 	unsigned seen;             /* bit per enum dump_kind */
@@ -139,6 +140,7 @@ void dump_slogan(struct vm *vm, const char *s, size_t n);
 bc_err *dump_load_ets(struct dump *d);
 bc_err *dump_load_memory(struct dump *d);
 bc_err *dump_load_nodes(struct dump *d);
+bc_err *dump_load_ports(struct dump *d);
 
 /* The body [*start, *end) of the section "TAG<pid>" (tag "=proc_heap:"); -1:
  * none. The first call indexes every per-process section once. */

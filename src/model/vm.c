@@ -40,6 +40,8 @@ void vm_free(struct vm *vm)
 	free(vm->ets);
 	free(vm->binrefs);
 	free(vm->nodes);
+	free(vm->ports);
+	free(vm->port_items);
 	free(vm->allocs);
 	free(vm->frames);
 	free(vm->ancestors);
@@ -188,6 +190,34 @@ struct vm_node *vm_add_node(struct vm *vm)
 	struct vm_node *n = &vm->nodes[vm->nnodes++];
 	memset(n, 0, sizeof *n);
 	return n;
+}
+
+struct vm_port *vm_add_port(struct vm *vm)
+{
+	struct vm_port *a = vm_grow(vm->ports, &vm->ports_cap, vm->nports, sizeof *a, 64);
+	if (!a)
+		return NULL;
+	vm->ports = a;
+	struct vm_port *p = &vm->ports[vm->nports++];
+	memset(p, 0, sizeof *p);
+	p->os_pid = p->os_fd = -1;
+	return p;
+}
+
+int vm_add_port_item(struct vm *vm, const char *item)
+{
+	const char **a = vm_grow(vm->port_items, &vm->port_items_cap, vm->nport_items, sizeof *a, 64);
+	if (!a)
+		return -1;
+	vm->port_items = a;
+	a[vm->nport_items++] = item;
+	return 0;
+}
+
+const char *vm_port_str(const struct vm_port *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "#Port<0.%llu>", (unsigned long long)p->number);
+	return buf;
 }
 
 const struct vm_node *vm_node_by_channel(const struct vm *vm, uint64_t channel)

@@ -181,6 +181,43 @@ struct vm_node {
 	uint32_t unknown;              /* enum vm_node_field bits */
 };
 
+/* A port as erlang:ports() and erlang:port_info/2 see it. Which fields the
+ * input could not give (null, never 0). */
+enum vm_port_field {
+	VPTF_NAME = 1 << 0,
+	VPTF_CONNECTED = 1 << 1,
+	VPTF_LINKS = 1 << 2,
+	VPTF_MONITORS = 1 << 11,       /* monitors, monitored_by */
+	VPTF_ID = 1 << 12,
+	VPTF_IO = 1 << 3,              /* input, output */
+	VPTF_QUEUE = 1 << 4,
+	VPTF_OS_PID = 1 << 5,
+	VPTF_OS_FD = 1 << 6,
+	VPTF_BUSY = 1 << 7,
+	VPTF_REGISTERED_NAME = 1 << 8,
+	VPTF_DRIVER = 1 << 9,
+	VPTF_SUSPENDED = 1 << 10,
+};
+struct vm_port {
+	uint64_t addr;                 /* where the loader found it (core address, dump offset) */
+	uint64_t number;               /* #Port<0.number> */
+	const char *name;              /* interned: what it was opened with ("tcp_inet", "cat") */
+	const char *driver;            /* interned: its driver ("tcp_inet", "spawn", "fd", "vanilla") */
+	const char *registered_name;   /* interned or NULL */
+	struct vm_pid connected;
+	uint64_t input, output;        /* bytes read from it, written to it */
+	uint64_t queue_size;           /* bytes in the driver's queue */
+	int64_t os_pid;                /* the OS process it runs; -1: none */
+	int64_t os_fd;                 /* its one file descriptor (a socket, a file); -1: none */
+	bool busy;                     /* the driver said it is busy (set_busy_port) */
+	bool busy_queue;               /* its task queue is over its high watermark */
+	/* lists of vm->port_items (interned "<0.N.S>", "#Port<0.N>"): links, the
+	 * processes it monitors, those monitoring it, those suspended on it */
+	uint32_t links_first, nlinks, monitors_first, nmonitors;
+	uint32_t monitored_by_first, nmonitored_by, suspended_first, nsuspended;
+	uint32_t unknown;              /* enum vm_port_field bits */
+};
+
 /* One process in full, loaded on demand (beamcore proc): terms are trees of
  * src/model/term.h in `arena`, freed with vm_detail_free. */
 struct vt;
@@ -308,6 +345,11 @@ struct vm {
 	size_t nnodes, nodes_cap;
 	struct vm_binref *binrefs;
 	size_t nbinrefs, binrefs_cap;
+	struct vm_port *ports;
+	size_t nports, ports_cap;
+	const char **port_items;       /* the ports' lists (struct vm_port) */
+	size_t nport_items, port_items_cap;
+	uint64_t port_count, port_limit;  /* as the VM counted them; 0: unknown */
 	const char **ancestors;        /* '$ancestors' lists: interned names, "<0.N.S>" */
 	size_t nancestors, ancestors_cap;
 	uint32_t anc_last_first, anc_last_n;  /* the last list added (shared when repeated) */
@@ -357,6 +399,11 @@ const char *vm_intern(struct vm *vm, const char *s, size_t len);
 struct vm_ets *vm_add_ets(struct vm *vm);
 struct vm_binref *vm_add_binref(struct vm *vm);
 struct vm_node *vm_add_node(struct vm *vm);
+struct vm_port *vm_add_port(struct vm *vm);
+/* Append an item (interned) to vm->port_items; -1 on OOM. */
+int vm_add_port_item(struct vm *vm, const char *item);
+/* "#Port<0.N>" into buf. */
+const char *vm_port_str(const struct vm_port *p, char *buf, size_t len);
 /* The node whose pids print as <channel.N.S>, or NULL. */
 const struct vm_node *vm_node_by_channel(const struct vm *vm, uint64_t channel);
 /* The index of m in vm->mfas (added if new); -1 on OOM. */

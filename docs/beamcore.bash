@@ -5,7 +5,7 @@ _beamcore()
 	local cur prev cmd i opts
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmds="summary procs proc ets binaries memory stacks threads nodes waits tree check diff export tui sample help"
+	local cmds="summary procs proc ets binaries memory stacks threads nodes ports waits tree check diff export tui sample help"
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break;; esac
@@ -19,8 +19,10 @@ _beamcore()
 		COMPREPLY=($(compgen -f -- "$cur")); return;;
 	*:--sysroot)
 		COMPREPLY=($(compgen -d -- "$cur")); return;;
-	*:--sort)
+	procs:--sort)
 		COMPREPLY=($(compgen -W "memory total_heap_size message_queue_len reductions heap_size stack_size pid name status current_function" -- "$cur")); return;;
+	ports:--sort)
+		COMPREPLY=($(compgen -W "queue_size input output suspended links id name connected" -- "$cur")); return;;
 	stacks:--weight|export:--weight)
 		COMPREPLY=($(compgen -W "count memory total_heap_size message_queue_len binary" -- "$cur")); return;;
 	sample:--weight)
@@ -41,6 +43,7 @@ _beamcore()
 		stacks) opts="--json --top --folded --weight --by-status --pid --no-stop --debug-file --sysroot --help";;
 		threads) opts="--json --pid --no-stop --debug-file --sysroot --help";;
 		nodes) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
+		ports) opts="--json --sort --top --pid --no-stop --debug-file --sysroot --help";;
 		waits) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
 		tree) opts="--json --pid --no-stop --debug-file --sysroot --help";;
 		check) opts="--json --max --rules --junit --pid --no-stop --debug-file --sysroot --help";;

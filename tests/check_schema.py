@@ -242,7 +242,7 @@ def main():
     ok = (0, 1)
     cmds = commands(fx.beamcore)
     for c in ("summary", "procs", "proc", "ets", "binaries", "memory", "stacks", "threads", "nodes",
-              "waits", "tree", "check", "diff", "export"):
+              "ports", "waits", "tree", "check", "diff", "export"):
         if c not in cmds:
             bad.append(f"beamcore --help does not list {c}")
     for c in cmds:

@@ -2,9 +2,12 @@
  * out.h); it prints nothing: the renderers do. The files it reads or writes
  * are its options' (check's --rules and --junit; export's -o, which main
  * writes through an_out.write).
- * Adding one: a new file defining `const struct analyzer analyzer_NAME` (its
- * options table with it) and one line in src/commands/list.def. A command that
- * is no analyzer (tui, sample) is a struct analyzer with main instead of run. */
+ * Adding one: a new file analyzers/NAME.c defining `const struct analyzer
+ * analyzer_NAME` (its options table with it) and one line in
+ * src/commands/list.def (meson.build builds the file that line names); then
+ * `tests/check_options.py BEAMCORE --write` remakes the completion, and the
+ * man page wants its entry (the same test checks it). A command that is no
+ * analyzer (tui, sample) is a struct analyzer with main instead of run. */
 #ifndef BEAMCORE_ANALYZER_H
 #define BEAMCORE_ANALYZER_H
 #include <stdbool.h>

@@ -23,7 +23,7 @@ def read_layers():
         text = f.read()
     table = text[text.index('\nlayers = ['):text.index('\n]\n', text.index('\nlayers = ['))]
     layers = {name: (d, re.findall(r"'(\w+)'", below)) for name, d, below in
-              re.findall(r"\[\s*'(\w+)',\s*'([^']+)',\s*\[[^\]]*\],\s*\[([^\]]*)\]", table)}
+              re.findall(r"\[\s*'(\w+)',\s*'([^']+)',\s*(?:\[[^\]]*\]|\w+),\s*\[([^\]]*)\]", table)}
     # src/main.c stands on all of them
     layers['main'] = ('src', list(layers))
     return layers

@@ -1,5 +1,5 @@
 /* An analyzer turns the VM model into tables, records and findings (render/
- * out.h); it prints nothing: the renderers do. The files it reads or writes
+ * out.h); its run prints nothing: the renderers do. The files it reads or writes
  * are its options' (check's --rules and --junit; export's -o, which main
  * writes through an_out.write).
  * Adding one: a new file analyzers/NAME.c defining `const struct analyzer

@@ -28,7 +28,7 @@ real_outdir
 [ $mode != kernel ] || real_core_pattern_ok
 [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || die "rabbitmq-server not installed (run testdata/deps.sh)"
 /usr/bin/python3 -c 'import pika' 2>/dev/null || die "python3-pika not installed (run testdata/deps.sh)"
-rm -rf "$out/mnesia" "$out/log" "$out/home"
+rm -rf "${out:?}/mnesia" "${out:?}/log" "${out:?}/home"
 rm -f "$out"/{ground_truth,memory,supervisors,names,ports,gc}.json "$out"/{go,gc,gc_done,ready,loaded}
 rm -f "$out"/{core,core.[0-9]*,core.kernel,core.gcore,erl_crash.dump,beam.smp.path,pid,node.log,load.log}
 real_erl

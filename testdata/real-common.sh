@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154  # me, here, out, pid: set by the caller
 # Shared by testdata/capture-rabbitmq.sh and capture-elixir.sh (sourced, not run):
 # a real application's node on our DWARF OTP 25.2.3 beam.smp, its ground truth
 # written inside it by beamcore_real.erl, then a kernel core and an

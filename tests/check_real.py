@@ -11,11 +11,13 @@ Checked (exit 1 when wrong), what beamcore already gets right:
     which_children, or a supervisor_bridge's link), and every OTP `supervisor`
     it shows (the behaviour it follows) has exactly the live children;
   - the largest server states (states.json: erts_debug:flat_size of
-    sys:get_state) are largest_terms[0] of their process, within 1%.
+    sys:get_state) are largest_terms[0] of their process, within 1%;
+  - on a core, `ports` agrees with erlang:ports() and port_info/2 (name,
+    connected, queue_size, input, output, os_pid, links) for every port.
 Printed as "GAP ..." lines with numbers, never failed on (later work turns each
 into an assertion): tree coverage (processes placed, by beamcore and by the
 live trees), labels (the application's own names: RabbitMQ's process_name,
-Elixir Registry via-names, '$process_label'), `proc LABEL`, ports, binary
+Elixir Registry via-names, '$process_label'), `proc LABEL`, ports on a dump, binary
 memory attribution, garbage (gc.json), the summary's first lines, long lists
 in `proc`.
 Usage: check_real.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES).
@@ -150,8 +152,21 @@ if app == "elixir":
 rc, out, err = fx.run("ports", "--json")
 tcp = sum(1 for p in ports["ports"] if p["name"] == "tcp_inet")
 queued = sum(1 for p in ports["ports"] if p["queue_size"])
+agree = differ = 0
+if rc in (0, 1):
+    bp = {p["id"]: p for p in json.loads(out)["ports"]}
+    for p in ports["ports"]:
+        q = bp.get(p["port"])
+        same = q is not None and all(q.get(k) == p[k] for k in ("name", "connected", "queue_size",
+                                                                 "input", "output", "os_pid")) \
+            and sorted(q.get("links") or []) == sorted(p["links"])
+        agree += same
+        differ += not same
+        if not same and not dump:
+            bad.append(f"ports {p['port']} ({p['name']}): live {p}, beamcore {q}")
 gap(f"ports: erlang:ports() {len(ports['ports'])} ({tcp} tcp_inet, {queued} with queued output); "
-    f"`beamcore ports` exits {rc}")
+    f"`beamcore ports` exits {rc}, {agree} agree with port_info (name, connected, queue, "
+    f"input, output, os_pid, links), {differ} differ")
 
 # --- binaries: erlang:memory(binary) against what is attributed
 live_bin = fx.json_file("memory.json")["memory"]["binary"]

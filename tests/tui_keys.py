@@ -116,7 +116,9 @@ def main():
             s = t.wait("cut dump", lambda s: "q quit" in s)
             check("cut dump: header says partial and where to look", "partial (? says what)" in lines(s)[0], s)
             t.keys("?")
-            s = t.wait("help", lambda s: lines(s)[1].startswith("Keys"))
+            # the title is drawn before the text under it: wait for both
+            s = t.wait("help", lambda s: lines(s)[1].startswith("Keys") and
+                       "What is missing" in s)
             check("cut dump: ? says what partial means and what is missing",
                   "could not be read" in s and "What is missing" in s, s)
         finally:

@@ -44,9 +44,14 @@ def main():
             t.wait("cursor on the row", lambda s: f"(line {target - 1} of" in lines(s)[1])
             t.keys("Enter")
             # the list keeps its view's title (", row 1" before Enter too): wait for
-            # its heading, "N processes"
+            # its heading, "N processes", and its rows (the heading is drawn
+            # first: the old view's rows can still stand under it)
+            def listed(s):
+                rows = [l.split()[0] for l in lines(s)[4:-1] if l.strip().startswith("<")]
+                return rows and all(p in want for p in rows)
             s = t.wait("waiters list", lambda s: ", row 1" in lines(s)[1] and
-                       len(lines(s)) > 3 and lines(s)[3].strip().endswith(" processes"))
+                       len(lines(s)) > 3 and lines(s)[3].strip().endswith(" processes") and
+                       listed(s))
             first = [l.split()[0] for l in lines(s)[2:-1] if l.strip().startswith("<")]
             check(f"Enter on {callee}: lists its {n:,} waiters",
                   f"{n:,} processes" in s and first and all(p in want for p in first), s)

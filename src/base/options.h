@@ -1,7 +1,8 @@
 /* Option tables, git's parse-options style: each command declares its options
  * in its own file (name, value, help line, how the value is parsed and checked,
- * where it goes); src/cli/ reads them all with one parser and makes help, the
- * completion and --dump-options from them. */
+ * where it goes); src/cli/ reads them all with one parser and makes help and
+ * --dump-options from them (the completion is made from that, and the man
+ * page checked against it: tests/check_options.py). */
 #ifndef BEAMCORE_OPTIONS_H
 #define BEAMCORE_OPTIONS_H
 #include <stddef.h>

@@ -143,15 +143,8 @@ static void fill_rates(struct pv *p, const struct ui *u)
 	p->rate = NULL;
 	if (!u->rates || !(p->rate = malloc((p->t.nrows ? p->t.nrows : 1) * sizeof *p->rate)))
 		return;
-	for (size_t r = 0; r < p->t.nrows; r++) {
-		char buf[64];
-		struct vm_pid pid;
-		const struct vm_proc *vp = NULL;
-		if (sscanf(ui_cell(&p->t, r, PC_PID, buf, sizeof buf), "<0.%u.%u>", &pid.num,
-			   &pid.serial) == 2)
-			vp = vm_find_proc(u->vm, pid);
-		p->rate[r] = vp ? u->rates[vp - u->vm->procs] : NAN;
-	}
+	for (size_t r = 0; r < p->t.nrows; r++)  /* the table is over u->vm (resort) */
+		p->rate[r] = u->rates[procs_row(&p->t, r) - u->vm->procs];
 }
 
 static int matches(const struct pv *p, size_t r)

@@ -52,60 +52,28 @@ static void help_free(struct view *v)
 	free(h);
 }
 
-static void append(char **buf, size_t *len, size_t *cap, const char *s)
-{
-	size_t n = strlen(s);
-	if (!*buf)
-		return;
-	if (*len + n + 1 > *cap) {
-		size_t c = (*cap + n + 1) * 2;
-		char *b = realloc(*buf, c);
-		if (!b) {
-			free(*buf);
-			*buf = NULL;
-			return;
-		}
-		*buf = b;
-		*cap = c;
-	}
-	memcpy(*buf + *len, s, n + 1);
-	*len += n;
-}
-
 struct view *help_new(struct ui *u, const struct view *over, const char *global)
 {
 	struct help *h = calloc(1, sizeof *h);
-	size_t len = 0, cap = 4096;
-	char *t = malloc(cap);
-	if (!h || !t) {
-		free(h);
+	char *t = NULL;
+	size_t size = 0;
+	FILE *f = h ? open_memstream(&t, &size) : NULL;
+	if (f) {
+		fprintf(f, "This view\n%s\nEvery view\n%s", over->help ? over->help : "", global);
+		const struct vm *vm = u->vm;
+		size_t missing = vm->ngaps + vm->gaps_dropped;
+		if (missing) {
+			fprintf(f, "\n\"partial\" in the header: %zu thing%s could not be read "
+				   "(memory not in the core, a dump cut short);\nthose values show as ?. "
+				   "What is missing:\n", missing, missing == 1 ? "" : "s");
+			for (size_t i = 0; i < vm->ngaps; i++)
+				fprintf(f, "  %s\n", vm->gaps[i].what);
+			if (vm->gaps_dropped)
+				fprintf(f, "  ... and %zu more\n", vm->gaps_dropped);
+		}
+	}
+	if (!f || fclose(f) != 0 || !t) {
 		free(t);
-		snprintf(u->msg, sizeof u->msg, "help: out of memory");
-		return NULL;
-	}
-	t[0] = '\0';
-	append(&t, &len, &cap, "This view\n");
-	append(&t, &len, &cap, over->help ? over->help : "");
-	append(&t, &len, &cap, "\nEvery view\n");
-	append(&t, &len, &cap, global);
-	const struct vm *vm = u->vm;
-	if (vm->ngaps || vm->gaps_dropped) {
-		char line[1200];
-		snprintf(line, sizeof line, "\n\"partial\" in the header: %zu thing%s could not be read "
-			 "(memory not in the core, a dump cut short);\nthose values show as ?. "
-			 "What is missing:\n", vm->ngaps + vm->gaps_dropped,
-			 vm->ngaps + vm->gaps_dropped == 1 ? "" : "s");
-		append(&t, &len, &cap, line);
-		for (size_t i = 0; i < vm->ngaps; i++) {
-			snprintf(line, sizeof line, "  %s\n", vm->gaps[i].what);
-			append(&t, &len, &cap, line);
-		}
-		if (vm->gaps_dropped) {
-			snprintf(line, sizeof line, "  ... and %zu more\n", vm->gaps_dropped);
-			append(&t, &len, &cap, line);
-		}
-	}
-	if (!t) {
 		free(h);
 		snprintf(u->msg, sizeof u->msg, "help: out of memory");
 		return NULL;

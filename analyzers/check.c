@@ -322,7 +322,7 @@ static int check(const struct an_opts *o)
 	if (ok)
 		return -1;
 	fprintf(stderr, "beamcore: check: %s\n", utf8_visible(why, vis, sizeof vis));
-	return 64;
+	return BC_EXIT_USAGE;
 }
 
 /* ---- evaluation ---- */
@@ -887,7 +887,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if (err)
 		return err;
 	out->doc = (struct rdoc){ &check_rec, c, 0 };
-	out->exit_code = c->nfail ? AN_EXIT_CHECK_FAILED : c->nunknown ? AN_EXIT_PARTIAL : 0;
+	out->exit_code = c->nfail ? BC_EXIT_CHECK_FAILED : c->nunknown ? BC_EXIT_PARTIAL : 0;
 	if (o->junit)
 		err = junit_write(o->junit, c);
 	return err;
@@ -907,7 +907,7 @@ static int add_max(const char *rule, void *opts)
 	const char **max = realloc(o->max, (o->nmax + 1) * sizeof *max);
 	if (!max) {
 		fprintf(stderr, "beamcore: out of memory\n");
-		return 2;
+		return BC_EXIT_FAILED;
 	}
 	max[o->nmax++] = rule;
 	o->max = max;

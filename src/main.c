@@ -4,8 +4,9 @@
  * Each command owns its options (a table in its own file, read by src/cli/):
  * another command's option, an unknown option or command is exit 64 with one
  * line saying so. This file runs the command the line names.
- * Exit codes (as eu-stack): 0 complete, 1 partial (something unreadable, said
- * on stderr and in JSON "missing"), 2 failed, 3 a check rule failed (check), 64 usage. */
+ * Exit codes (enum bc_exit, error.h): 0 complete, 1 partial (something
+ * unreadable, said on stderr and in JSON "missing"), 2 failed, 3 a check rule
+ * failed (check), 64 usage. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,21 +19,18 @@
 #include "target.h"
 #include "utf8.h"
 
-enum { EXIT_COMPLETE = 0, EXIT_PARTIAL = AN_EXIT_PARTIAL, EXIT_FAILED = 2,
-       EXIT_CHECK_FAILED = AN_EXIT_CHECK_FAILED, EXIT_USAGE = 64 };
-
 static int fail(bc_err *e);
 
 static int fail_json(const char *command, int json, bc_err *e)
 {
 	if (json)
-		json_error(command, e->msg, e->code == BC_EUSAGE ? EXIT_USAGE : EXIT_FAILED);
+		json_error(command, e->msg, bc_err_exit(e));
 	return fail(e);
 }
 
 static int fail(bc_err *e)
 {
-	int code = e->code == BC_EUSAGE ? EXIT_USAGE : EXIT_FAILED;
+	int code = bc_err_exit(e);
 	char vis[1200];
 	fprintf(stderr, "beamcore: %s\n", utf8_visible(e->msg, vis, sizeof vis));
 	bc_err_free(e);
@@ -89,13 +87,13 @@ static int run_analyzer(const struct analyzer *an, struct cli *c)
 	else
 		print_text(an->header, vm, &out);
 	int rc = report_gaps(vm, NULL);
-	if (out.exit_code == EXIT_CHECK_FAILED || (out.exit_code && rc == EXIT_COMPLETE))
+	if (out.exit_code == BC_EXIT_CHECK_FAILED || (out.exit_code && rc == BC_EXIT_COMPLETE))
 		rc = out.exit_code;  /* a failed rule outranks partial input */
 	an_out_free(&out);
 	target_close(t);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "beamcore: writing output: %s\n", strerror(errno));
-		return EXIT_FAILED;
+		return BC_EXIT_FAILED;
 	}
 	return rc;
 }
@@ -132,7 +130,7 @@ static int run_two(const struct analyzer *an, struct cli *c)
 	target_close(t[1]);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "beamcore: writing output: %s\n", strerror(errno));
-		return EXIT_FAILED;
+		return BC_EXIT_FAILED;
 	}
 	return ra > rb ? ra : rb;
 }

@@ -34,3 +34,8 @@ void bc_err_free(bc_err *e)
 	if (e && e != &oom_err)
 		free(e);
 }
+
+int bc_err_exit(const bc_err *e)
+{
+	return e->code == BC_EUSAGE ? BC_EXIT_USAGE : BC_EXIT_FAILED;
+}

@@ -27,9 +27,17 @@ typedef struct bc_err {
 	char msg[480];
 } bc_err;
 
+/* beamcore's exit codes (as eu-stack's): complete; partial (something
+ * unreadable, said on stderr and in JSON "missing"); failed; a check rule
+ * failed (check); usage. */
+enum bc_exit { BC_EXIT_COMPLETE = 0, BC_EXIT_PARTIAL = 1, BC_EXIT_FAILED = 2,
+	       BC_EXIT_CHECK_FAILED = 3, BC_EXIT_USAGE = 64 };
+
 bc_err *bc_error(enum bc_errcode code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 bc_err *bc_fault(uint64_t addr, const char *what);
 void bc_err_free(bc_err *e);
+/* The exit code of a run that failed with e: usage (BC_EUSAGE), else failed. */
+int bc_err_exit(const bc_err *e);
 
 #endif

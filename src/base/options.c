@@ -94,7 +94,7 @@ int option_number(const char *opt, const char *arg, long lo, long hi, const char
 	*v = strtol(arg, &end, 10);
 	if (errno || *end || end == arg || *v < lo || *v > hi) {
 		fprintf(stderr, "beamcore: %s %s: not %s\n", opt, arg, what);
-		return 64;
+		return BC_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -103,7 +103,7 @@ int option_error(bc_err *e)
 {
 	if (!e)
 		return 0;
-	int code = e->code == BC_EUSAGE ? 64 : 2;
+	int code = bc_err_exit(e);
 	fprintf(stderr, "beamcore: %s\n", e->msg);
 	bc_err_free(e);
 	return code;

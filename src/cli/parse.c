@@ -18,7 +18,7 @@
 #include "suggest.h"
 #include "utf8.h"
 
-enum { EXIT_USAGE = 64, VAL_HELP = 'h', VAL_VERSION = 1, VAL_ENTRY = 256 };
+enum { VAL_HELP = 'h', VAL_VERSION = 1, VAL_ENTRY = 256 };
 
 /* The options getopt knows, each name once. */
 struct optset {
@@ -141,7 +141,7 @@ static int bad_option(int ch, const char *arg, const struct analyzer *cmd, const
 			near ? ": did you mean --" : "", near ? near : "",
 			near ? "?" : " (see beamcore --help)");
 	}
-	return EXIT_USAGE;
+	return BC_EXIT_USAGE;
 }
 
 /* The struct an option's value goes into. */
@@ -227,7 +227,7 @@ static int not_a_command(const char *word)
 	fprintf(stderr, "beamcore: '%s' is not a beamcore command%s%s%s\n",
 		utf8_visible(word, vis, sizeof vis), near ? ": did you mean '" : "", near ? near : "",
 		near ? "'?" : " (see beamcore --help)");
-	return EXIT_USAGE;
+	return BC_EXIT_USAGE;
 }
 
 /* beamcore help [COMMAND] */
@@ -242,7 +242,7 @@ static int help_command(const struct cli *c)
 		char vis[256];
 		fprintf(stderr, "beamcore: help %s: %s\n", utf8_visible(c->words[1], vis, sizeof vis),
 			cmd ? "one command at a time" : "not a beamcore command (see beamcore --help)");
-		return EXIT_USAGE;
+		return BC_EXIT_USAGE;
 	}
 	cli_command_usage(stdout, cmd);
 	return 0;
@@ -270,12 +270,12 @@ static int check_words(struct cli *c)
 		if (t->pid) {
 			fprintf(stderr, "beamcore: %s compares two snapshots: take them with gcore or "
 				"kill -USR1 (--pid is not a target of %s)\n", cmd->name, cmd->name);
-			return EXIT_USAGE;
+			return BC_EXIT_USAGE;
 		}
 		if (c->nwords != 2) {
 			fprintf(stderr, "beamcore: %s needs two targets, %s: usage: beamcore %s A B\n",
 				cmd->name, c->nwords < 2 ? "got fewer" : "got more", cmd->name);
-			return EXIT_USAGE;
+			return BC_EXIT_USAGE;
 		}
 		return -1;
 	}
@@ -283,7 +283,7 @@ static int check_words(struct cli *c)
 		if (c->nwords < (t->pid ? 1 : 2)) {
 			fprintf(stderr, "beamcore: usage: beamcore %s %s TARGET [BEAM]\n", cmd->name,
 				cmd->arg_name);
-			return EXIT_USAGE;
+			return BC_EXIT_USAGE;
 		}
 		c->ao.arg = c->words[0];
 		c->words++;
@@ -292,7 +292,7 @@ static int check_words(struct cli *c)
 	if (t->pid && c->nwords > 1) {
 		fprintf(stderr, "beamcore: too many arguments: with --pid PID, only BEAM (the node's "
 			"beam.smp, default /proc/PID/exe)\n");
-		return EXIT_USAGE;
+		return BC_EXIT_USAGE;
 	}
 	if (!t->pid && (c->nwords < 1 || c->nwords > 2)) {
 		fprintf(stderr, c->nwords < 1 ? "beamcore: no TARGET given\n"
@@ -301,7 +301,7 @@ static int check_words(struct cli *c)
 			fprintf(stderr, "beamcore: usage: beamcore %s TARGET [BEAM]\n", cmd->name);
 		else
 			cli_usage(stderr);
-		return EXIT_USAGE;
+		return BC_EXIT_USAGE;
 	}
 	if (t->pid) {  /* --pid PID [BEAM] */
 		t->beam = c->nwords > 0 ? c->words[0] : NULL;
@@ -351,16 +351,16 @@ static int check_line(struct cli *c, struct seen *seen, const struct analyzer *n
 	if (seen->foreign) {
 		fprintf(stderr, "beamcore: %s: --%s is not an option of %s (see beamcore help %s)\n",
 			c->cmd->name, seen->foreign, c->cmd->name, c->cmd->name);
-		return EXIT_USAGE;
+		return BC_EXIT_USAGE;
 	}
 	if (c->target.pid && c->target.sysroot) {
 		fprintf(stderr, "beamcore: --sysroot is for cores from elsewhere, not --pid\n");
-		return EXIT_USAGE;
+		return BC_EXIT_USAGE;
 	}
 	struct needs_pid np = { seen, NULL };
 	if (!c->target.pid && options_each(c->cmd->options, 1, needs_pid, &np)) {
 		fprintf(stderr, "beamcore: --%s needs --pid PID (a running node)\n", np.found->name);
-		return EXIT_USAGE;
+		return BC_EXIT_USAGE;
 	}
 	int rc = check_words(c);
 	if (rc >= 0 || c->cmd->main)
@@ -386,7 +386,7 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	struct seen seen = { .given = calloc((size_t)argc + 1, sizeof *seen.given) };
 	if (!seen.given || optset_init(&all, NULL)) {
 		fprintf(stderr, "beamcore: out of memory\n");
-		return 2;
+		return BC_EXIT_FAILED;
 	}
 	const struct analyzer *named = find_command(argc, argv, &all, &word);
 	c->cmd = named ? named : command_find("summary");
@@ -395,7 +395,7 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	int private = c->cmd->usage != NULL, rc;
 	if (private && optset_init(&own, c->cmd)) {
 		fprintf(stderr, "beamcore: out of memory\n");
-		rc = 2;
+		rc = BC_EXIT_FAILED;
 	} else {
 		rc = read_options(argc, argv, private ? &own : &all, c->cmd, private, named ? word : NULL,
 				  c, &seen);

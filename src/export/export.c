@@ -56,21 +56,21 @@ static int check(const struct an_opts *o)
 			fprintf(stderr, "beamcore: export: which --format? (one of ");
 		say_formats(stderr);
 		fprintf(stderr, ")\n");
-		return 64;
+		return BC_EXIT_USAGE;
 	}
 	if (!o->output) {
 		fprintf(stderr, "beamcore: export: -o FILE: where to write the %s (- for stdout)\n",
 			o->format);
-		return 64;
+		return BC_EXIT_USAGE;
 	}
 	if ((o->around || o->depth >= 0) && strcmp(o->format, "dot") != 0) {
 		fprintf(stderr, "beamcore: export: --around and --depth are dot's, not %s's\n",
 			o->format);
-		return 64;
+		return BC_EXIT_USAGE;
 	}
 	if (o->depth >= 0 && !o->around) {
 		fprintf(stderr, "beamcore: export: --depth N needs --around PID\n");
-		return 64;
+		return BC_EXIT_USAGE;
 	}
 	return -1;
 }

@@ -13,8 +13,6 @@
 #include "vm.h"
 
 #define AN_MAX_TABLES 8
-/* exit codes an analyzer may ask for (main.c has the others) */
-enum { AN_EXIT_PARTIAL = 1, AN_EXIT_CHECK_FAILED = 3 };
 #define AN_MAX_FINDINGS 16
 
 /* A named set of byte counts: a JSON object, a two-column text block. */
@@ -70,8 +68,8 @@ struct an_out {
 	 * after the tables (render/record.h); its ctx an_own'd */
 	struct rdoc doc;
 	void *ctx;                           /* write's */
-	/* the command's own verdict, beyond what the gaps make: AN_EXIT_CHECK_FAILED
-	 * (check: a rule failed) or AN_EXIT_PARTIAL (a rule not evaluated); 0 none */
+	/* the command's own verdict, beyond what the gaps make: BC_EXIT_CHECK_FAILED
+	 * (check: a rule failed) or BC_EXIT_PARTIAL (a rule not evaluated); 0 none */
 	int exit_code;
 	/* a file format (export): written by main to -o FILE through a temporary
 	 * file renamed only when write succeeds, so a failure leaves no file */

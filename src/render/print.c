@@ -242,5 +242,5 @@ int report_gaps(const struct vm *vm, const char *label)
 	if (vm->ngaps + vm->gaps_dropped > 10)
 		fprintf(stderr, "beamcore: partial: %s%s... and %zu more\n", label, sep,
 			vm->ngaps + vm->gaps_dropped - 10);
-	return vm->ngaps || vm->gaps_dropped ? AN_EXIT_PARTIAL : 0;
+	return vm->ngaps || vm->gaps_dropped ? BC_EXIT_PARTIAL : BC_EXIT_COMPLETE;
 }

@@ -16,7 +16,7 @@ void print_text(int header, const struct vm *vm, const struct an_out *out);
  * parses stdout learns why (the one line stays on stderr). */
 void json_error(const char *command, const char *msg, int code);
 /* The first ten gaps on stderr ("beamcore: partial: LABEL: ..."), and how
- * many more; AN_EXIT_PARTIAL when there are any, else 0. */
+ * many more; BC_EXIT_PARTIAL when there are any, else 0. */
 int report_gaps(const struct vm *vm, const char *label);
 
 #endif

@@ -24,7 +24,6 @@
 #include "render.h"
 #include "analyzer.h"
 
-enum { EXIT_OK = 0, EXIT_FAILED = 2, EXIT_USAGE = 64 };
 
 static volatile sig_atomic_t stop_now;
 static void on_signal(int sig)
@@ -45,7 +44,7 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, "beamcore: sample: ");
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, " (see beamcore sample --help)\n");
-	return EXIT_USAGE;
+	return BC_EXIT_USAGE;
 }
 
 static int parse_num(const char *s, double lo, double hi, double *out)
@@ -254,8 +253,8 @@ static int fail(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "beamcore: sample: %s\n", msg);
 	if (json_out)
-		json_error("sample", msg, EXIT_FAILED);
-	return EXIT_FAILED;
+		json_error("sample", msg, BC_EXIT_FAILED);
+	return BC_EXIT_FAILED;
 }
 
 static int sample_main(const struct target_opts *to, void *vopts, char **words, int nwords)
@@ -277,7 +276,7 @@ static int sample_main(const struct target_opts *to, void *vopts, char **words, 
 	if (ferr) {  /* an unwritable file is said before the sampling, not after */
 		fprintf(stderr, "beamcore: sample: %s\n", ferr->msg);
 		bc_err_free(ferr);
-		return EXIT_USAGE;
+		return BC_EXIT_USAGE;
 	}
 	json_out = ro.json;
 	struct snode *l;
@@ -287,7 +286,7 @@ static int sample_main(const struct target_opts *to, void *vopts, char **words, 
 		bc_err_free(err);
 		return rc;
 	}
-	int rc = EXIT_OK;
+	int rc = BC_EXIT_COMPLETE;
 	struct sthread *th = NULL;
 	size_t nth = 0;
 	struct pthread_ev *ev = NULL;
@@ -411,7 +410,7 @@ static int sample_main(const struct target_opts *to, void *vopts, char **words, 
 		bc_err_free(err);
 	}
 	if (fflush(stdout) != 0)
-		rc = EXIT_FAILED;
+		rc = BC_EXIT_FAILED;
 out:
 	for (size_t i = 0; ev && i < nth; i++)
 		perf_close(&ev[i]);

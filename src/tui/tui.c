@@ -317,7 +317,7 @@ int tui_main(const struct target_opts *o, double interval)
 	}
 	if (err) {
 		fprintf(stderr, "beamcore: %s\n", err->msg);
-		int code = err->code == BC_EUSAGE ? 64 : 2;
+		int code = bc_err_exit(err);
 		bc_err_free(err);
 		return code;
 	}
@@ -326,7 +326,7 @@ int tui_main(const struct target_opts *o, double interval)
 	if (!initscr()) {
 		target_close(t);
 		fprintf(stderr, "beamcore: tui: cannot initialise the terminal\n");
-		return 2;
+		return BC_EXIT_FAILED;
 	}
 	set_escdelay(50);
 	cbreak();
@@ -346,7 +346,7 @@ int tui_main(const struct target_opts *o, double interval)
 	target_close(t);
 	free(live.rates);
 	free(live.old_rates);
-	return stack[0] ? 0 : 2;
+	return stack[0] ? BC_EXIT_COMPLETE : BC_EXIT_FAILED;
 }
 
 /* beamcore tui: its options, and the command (src/commands/list.def) */
@@ -363,7 +363,7 @@ static int parse_interval(const char *arg, void *opts)
 	double v = strtod(arg, &end);
 	if (errno || *end || end == arg || !(v >= 0.1 && v <= 3600)) {
 		fprintf(stderr, "beamcore: --interval %s: not a number of seconds (0.1 to 3600)\n", arg);
-		return 64;
+		return BC_EXIT_USAGE;
 	}
 	if (opts)
 		((struct tui_opts *)opts)->interval = v;

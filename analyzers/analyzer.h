@@ -145,6 +145,9 @@ void memory_kv(const struct vm *vm, struct an_out *out);
 bc_err *ports_table(const struct vm *vm, const char *sort, size_t top, struct rtable *t,
 		    void **priv);
 const struct vm_port *ports_row(const struct rtable *t, size_t r);
+/* The ports with output queued in their driver, most first (at most max):
+ * how much, busy or not, who waits on them (the summary's too). */
+bc_err *ports_findings(const struct vm *vm, struct an_out *out, size_t max);
 bc_err *ets_table(const struct vm *vm, size_t top, struct rtable *t, void **priv);
 const struct vm_ets *ets_row(const struct rtable *t, size_t r);
 bc_err *holders_table(const struct vm *vm, size_t top, struct rtable *t, void **priv);

@@ -193,26 +193,62 @@ const struct vm_port *ports_row(const struct rtable *t, size_t r)
 	return &c->vm->ports[c->order[r]];
 }
 
-/* The busy ports: what they hold queued and who waits on them. */
-static void findings(const struct vm *vm, struct an_out *out)
+static int by_queue(const void *a, const void *b, void *ports)
 {
-	for (size_t i = 0; i < vm->nports; i++) {
-		const struct vm_port *p = &vm->ports[i];
-		char id[40], q[32];
-		if (!p->busy)
-			continue;
-		fmt_bytes(p->queue_size, q, sizeof q);
-		struct an_finding *f = an_find(out, "busy_port", "warning",
-			"%s (%s) is busy: %s queued in its driver; %u process%s suspended on it",
-			vm_port_str(p, id, sizeof id), p->name ? p->name : "?", q, p->nsuspended,
-			p->nsuspended == 1 ? "" : "es");
+	const struct vm_port *x = &((const struct vm_port *)ports)[*(const uint32_t *)a];
+	const struct vm_port *y = &((const struct vm_port *)ports)[*(const uint32_t *)b];
+	int d = u64_desc(x->queue_size, y->queue_size);
+	return d ? d : (x->number > y->number) - (x->number < y->number);
+}
+
+/* Who waits on port p, in words: its owner in prim_inet's send (for the
+ * driver's reply), the processes suspended on it. */
+static void waiters(const struct vm *vm, const struct vm_port *p, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	const struct vm_proc *c = p->unknown & VPTF_CONNECTED ? NULL : vm_find_proc(vm, p->connected);
+	const struct vm_mfa *m = c && !(c->unknown & VPF_CURRENT_FUNCTION) ? &c->current_function : NULL;
+	char pid[32], mfa[256];
+	if (m && m->module && m->function && strcmp(m->module, "prim_inet") == 0 &&
+	    (strcmp(m->function, "send_recv_reply") == 0 || strcmp(m->function, "send") == 0))
+		o += (size_t)snprintf(buf + o, len - o, "; its owner %s waits in %s",
+				      vm_pid_str(c, pid, sizeof pid), vm_mfa_str(m, mfa, sizeof mfa));
+	if (p->nsuspended && o < len)
+		o += (size_t)snprintf(buf + o, len - o, "; %u process%s suspended on it (%s%s)",
+				      p->nsuspended, p->nsuspended == 1 ? "" : "es",
+				      vm->port_items[p->suspended_first], p->nsuspended > 1 ? ", ..." : "");
+}
+
+bc_err *ports_findings(const struct vm *vm, struct an_out *out, size_t max)
+{
+	uint32_t *q = malloc((vm->nports ? vm->nports : 1) * sizeof *q);
+	if (!q)
+		return bc_error(BC_ENOMEM, "out of memory");
+	size_t n = 0;
+	for (size_t i = 0; i < vm->nports; i++)
+		if (!(vm->ports[i].unknown & VPTF_QUEUE) && vm->ports[i].queue_size)
+			q[n++] = (uint32_t)i;
+	qsort_r(q, n, sizeof *q, by_queue, (void *)vm->ports);
+	for (size_t k = 0; k < n && k < max; k++) {
+		const struct vm_port *p = &vm->ports[q[k]];
+		char id[40], bytes[32], who[512];
+		fmt_bytes(p->queue_size, bytes, sizeof bytes);
+		waiters(vm, p, who, sizeof who);
+		struct an_finding *f = an_find(out, "port_queue", p->busy ? "warning" : "info",
+			"%s (%s) has %s of output queued in its driver%s%s",
+			vm_port_str(p, id, sizeof id), p->name ? p->name : "?", bytes,
+			p->busy ? ", busy" : "", who);
 		if (f) {
 			f->has_pid = !(p->unknown & VPTF_CONNECTED);
 			f->pid = p->connected;
+			f->name = an_keep(out, id);
 			f->has_value = true;
 			f->value = p->queue_size;
 		}
 	}
+	free(q);
+	return NULL;
 }
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
@@ -224,8 +260,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if (err)
 		return err;
 	out->ntables = 1;
-	findings(vm, out);
-	return NULL;
+	return ports_findings(vm, out, AN_MAX_FINDINGS);
 }
 
 static int check_sort(const char *sort)

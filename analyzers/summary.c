@@ -396,6 +396,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if ((err = waits_findings(vm, out, 4)))
 		return err;
 	suspended_finding(vm, out);
+	if ((err = ports_findings(vm, out, 2)))
+		return err;
 	if ((err = tree_findings(vm, out)))
 		return err;
 	process_findings(vm, &t[T_PROCS], &t[T_ETS], &said, out);
@@ -412,7 +414,7 @@ const struct analyzer analyzer_summary = {
 	.options = an_rows_options,
 	.summary = "what the core is, what stands out, and who holds the memory (default)",
 	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACKS | NEED_THREADS |
-		 NEED_NODES,
+		 NEED_NODES | NEED_PORTS,
 	.header = 1,
 	.run = run,
 };

@@ -1,8 +1,10 @@
 /* waits: who waits on whom. A process blocked in a call (gen:do_call for
  * gen_server/gen_statem/gen_event/supervisor calls, send_request responses,
  * erpc/rpc) waits on the one process its call monitors: the callee is read
- * from the VM's own state (the waiter's monitor), never guessed. Waiters are
- * grouped by callee; cycles of waiters are deadlocks. */
+ * from the VM's own state (the waiter's monitor), never guessed. A process
+ * blocked on a port (suspended on it while it is busy, or in gen_tcp:send
+ * waiting for the driver's reply) waits on that port. Waiters are grouped by
+ * callee; cycles of waiters are deadlocks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +45,18 @@ struct waits {
 	size_t unknown;           /* waiters whose callee is unknown (last in order[]) */
 };
 
-static const struct vm_mfa *site(const struct vm *vm, const struct vm_proc *p)
+/* Where a process waits on a port: suspended in port_command while the port
+ * is busy, or in prim_inet's send for the driver's reply (OTP 25, 27:
+ * send_recv_reply; 29: send/4, monitoring the port from the start). */
+static const struct { const char *module, *function; } port_sites[] = {
+	{ "erts_internal", "port_command" }, { "erlang", "port_command" },
+	{ "prim_inet", "send_recv_reply" }, { "prim_inet", "send" },
+};
+
+static const struct vm_mfa *site_in(const struct vm *vm, const struct vm_proc *p,
+				    const void *table, size_t n)
 {
+	const struct { const char *module, *function; } *sites = table;
 	const struct vm_mfa *cands[2] = { NULL, NULL };
 	if (!(p->unknown & VPF_CURRENT_FUNCTION))
 		cands[0] = &p->current_function;
@@ -53,12 +65,61 @@ static const struct vm_mfa *site(const struct vm *vm, const struct vm_proc *p)
 	for (int c = 0; c < 2; c++) {
 		if (!cands[c] || !cands[c]->module || !cands[c]->function)
 			continue;
-		for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++)
+		for (size_t i = 0; i < n; i++)
 			if (strcmp(cands[c]->module, sites[i].module) == 0 &&
 			    strcmp(cands[c]->function, sites[i].function) == 0)
 				return cands[c];
 	}
 	return NULL;
+}
+
+static const struct vm_mfa *site(const struct vm *vm, const struct vm_proc *p)
+{
+	return site_in(vm, p, sites, sizeof sites / sizeof sites[0]);
+}
+
+/* The port waiter w waits on: the port it is suspended on, else the one port
+ * it monitors (prim_inet's), else the one port it is connected to with output
+ * queued. suspended_on: per process, 1 + the index of the port whose
+ * suspended list holds it (0: none). */
+static void port_callee(struct waits *s, struct wait *w, const uint32_t *suspended_on,
+			struct an_out *out)
+{
+	const struct vm *vm = s->vm;
+	char buf[64];
+	if (suspended_on && suspended_on[w->waiter]) {
+		w->callee_str = an_keep(out, vm_port_str(&vm->ports[suspended_on[w->waiter] - 1], buf,
+							 sizeof buf));
+		return;
+	}
+	struct vm_detail_limits lim = { .messages = 0, .dict = 0, .frames = 0, .items = 8, .bytes = 64 };
+	struct vm_proc_detail d;
+	const struct vt *port = NULL;
+	size_t n = 0;
+	if (vm->detail && vm->detail(vm->loader, &vm->procs[w->waiter], &lim, &d) == 0) {
+		for (size_t i = 0; i < d.nmonitors; i++)
+			if (d.monitors[i] && d.monitors[i]->kind == VT_PORT && !d.monitors[i]->node) {
+				port = d.monitors[i];
+				n++;
+			}
+		if (n == 1)
+			snprintf(buf, sizeof buf, "#Port<0.%lld>", (long long)port->i);
+		vm_detail_free(&d);
+	}
+	const struct vm_proc *p = &vm->procs[w->waiter];
+	for (size_t i = 0; !n && i < vm->nports; i++) {
+		const struct vm_port *q = &vm->ports[i];
+		if (!(q->unknown & (VPTF_CONNECTED | VPTF_QUEUE)) && q->queue_size &&
+		    q->connected.num == p->pid_num && q->connected.serial == p->pid_serial) {
+			vm_port_str(q, buf, sizeof buf);
+			n = 1;
+		}
+	}
+	if (n == 1)
+		w->callee_str = an_keep(out, buf);
+	else
+		w->unknown = n ? "it monitors several ports" :
+			     "it monitors no port and owns none with output queued";
 }
 
 /* The callee of waiter w from its monitors: exactly one on a process. */
@@ -295,21 +356,48 @@ static bc_err *compute(const struct vm *vm, struct an_out *out, struct waits *s)
 {
 	s->vm = vm;
 	size_t cap = 0;
+	uint32_t *suspended_on = NULL;
+	if (vm->nports && !(suspended_on = calloc(vm->nprocs + 1, sizeof *suspended_on)))
+		return bc_error(BC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < vm->nports; i++) {
+		const struct vm_port *q = &vm->ports[i];
+		for (uint32_t k = 0; k < q->nsuspended; k++) {
+			struct vm_pid pid;
+			const struct vm_proc *p;
+			if (sscanf(vm->port_items[q->suspended_first + k], "<0.%u.%u>", &pid.num,
+				   &pid.serial) == 2 && (p = vm_find_proc(vm, pid)))
+				suspended_on[p - vm->procs] = (uint32_t)i + 1;
+		}
+	}
 	for (size_t i = 0; i < vm->nprocs; i++) {
 		const struct vm_proc *p = &vm->procs[i];
-		const struct vm_mfa *m;
-		if (p->status == VS_EXITING || p->status == VS_FREE || !(m = site(vm, p)))
+		const struct vm_mfa *m = NULL;
+		int on_port = 0;
+		if (p->status == VS_EXITING || p->status == VS_FREE)
+			continue;
+		if (!(m = site(vm, p))) {
+			m = site_in(vm, p, port_sites, sizeof port_sites / sizeof port_sites[0]);
+			on_port = m || (suspended_on && suspended_on[i]);
+		}
+		if (!m && !on_port)
 			continue;
 		struct wait *w = vm_grow(s->w, &cap, s->n, sizeof *s->w, 256);
-		if (!w)
+		if (!w) {
+			free(suspended_on);
 			return bc_error(BC_ENOMEM, "out of memory");
+		}
 		s->w = w;
 		char buf[512];
 		w = &s->w[s->n++];
 		*w = (struct wait){ .waiter = (uint32_t)i, .callee = -1,
-				    .via = an_keep(out, vm_mfa_str(m, buf, sizeof buf)) };
-		callee(s, w, out);
+				    .via = an_keep(out, m ? vm_mfa_str(m, buf, sizeof buf)
+							  : "suspended on a busy port") };
+		if (on_port)
+			port_callee(s, w, suspended_on, out);
+		else
+			callee(s, w, out);
 	}
+	free(suspended_on);
 	s->order = malloc((s->n + 1) * sizeof *s->order);
 	s->g = malloc((s->n + 1) * sizeof *s->g);
 	if (!s->order || !s->g)
@@ -467,7 +555,7 @@ const struct analyzer analyzer_waits = {
 	.name = "waits",
 	.options = an_rows_options,
 	.summary = "who waits on whom: processes blocked in calls, by callee; deadlocks",
-	.needs = NEED_PROCS | NEED_STACKS | NEED_NODES,
+	.needs = NEED_PROCS | NEED_STACKS | NEED_NODES | NEED_PORTS,
 	.header = 1,
 	.run = run,
 };

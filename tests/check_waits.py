@@ -4,9 +4,12 @@
 process it calls (a remote callee by {Name, Node}), no other waiter is invented,
 the groups by callee have the live counts and pids, and the deadlock of
 bc_deadlock_a and bc_deadlock_b is the one cycle. Then `summary` names the
-deadlock and the biggest bottleneck.
+deadlock and the biggest bottleneck. With ports.json, the busy port's waiters
+too: its connected process in prim_inet's send, and those suspended in
+erts_internal:port_command/3 (on the one busy port), each waiting on the port.
 Usage: check_waits.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
 import collections
+import os
 import sys
 from fixture import Fixture
 
@@ -24,6 +27,17 @@ def main():
     doc = fx.json("waits", ok=(0, 1))
     bad = []
     want = {c["waiter"]: (c["callee"], c["via"]) for c in gt["calls"]}
+    if os.path.exists(os.path.join(fx.dir, "ports.json")):
+        procs = {p["pid"]: p for p in gt["processes"]}
+        busy = [q for q in fx.json_file("ports.json") if q["busy"]]
+        for q in busy:
+            c = procs.get(q["connected"], {})
+            if c.get("current_function") in ("prim_inet:send_recv_reply/2", "prim_inet:send/4"):
+                want[c["pid"]] = (q["id"], c["current_function"])
+        suspended = [p["pid"] for p in gt["processes"] if p["status"] == "suspended" and
+                     p["current_function"] == "erts_internal:port_command/3"]
+        if len(busy) == 1:
+            want.update({s: (busy[0]["id"], "erts_internal:port_command/3") for s in suspended})
     got = {w["waiter"]: (w["callee"], w["via"]) for w in doc["waits"]}
     # a waiter that monitors several processes (50 backend callers): the call's
     # monitor is told by its alias state or by the reference its waiting frame

@@ -7,7 +7,8 @@ ports are idle from then on. Every field must match exactly:
   os_pid and os_fd (inet:getfd for sockets, /proc/self/fd for a file port; an
   fd port "N/N" is on N); a crash dump records none of these four: null.
 suspended: the busy port's are the processes the ground truth shows suspended
-in erts_internal:port_command/3; every other port's is empty.
+in erts_internal:port_command/3; every other port's is empty. The summary names
+the port with the most output queued (finding port_queue: its owner, bytes).
 Usage: compare_ports.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
 import os, re, sys
 from fixture import Fixture, SKIP, report
@@ -54,6 +55,14 @@ def main():
         if t["busy"] and not q["suspended"]:
             bad.append(f"{t['id']} busy: no process suspended on it")
     bad += [f"{i}: in the {'dump' if dump else 'core'} only" for i in got]
+    queued = sorted((t for t in live if t["queue_size"]), key=lambda t: -t["queue_size"])
+    if queued:
+        t = queued[0]
+        f = [f for f in fx.json("summary", ok=(0, 1))["findings"] if f["kind"] == "port_queue"]
+        if not f or (f[0]["name"], f[0]["pid"], f[0]["value"]) != (t["id"], t["connected"],
+                                                                  t["queue_size"]):
+            bad.append(f"summary: no port_queue finding for {t['id']} ({t['queue_size']} bytes "
+                       f"queued, owner {t['connected']}): {f[:1]}")
     print(f"{fx.name}: {len(live)} live ports compared on "
           f"{len(FIELDS) + (0 if dump else len(CORE_ONLY)) + 1} fields; {len(bad)} mismatches")
     return report(bad)

@@ -131,7 +131,8 @@ def main():
                  ("g", "Stack groups", "beamcore_scenario:idle/1"),
                  ("n", "Native threads", "scheduler"),
                  # the peer of a distributed node, else "not distributed"
-                 ("d", "Connected nodes", gt["nodes"][0] if gt.get("nodes") else "not distributed")]
+                 ("d", "Connected nodes", gt["nodes"][0] if gt.get("nodes") else "not distributed"),
+                 ("o", "Ports", "forker")]
         if DUMP:  # a crash dump records neither binary holders nor native threads
             views = [v for v in views if v[0] not in "bn"]
         for key, title, want in views:

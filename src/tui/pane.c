@@ -291,8 +291,8 @@ static void draw(struct view *v, struct ui *u)
 	}
 }
 
-/* The process a line names: a table row's pid or owner column, or a list item
- * that is a pid (links, monitors). */
+/* The process a line names: a table row's pid, owner, waiter, callee or
+ * connected (a port's) column, or a list item that is a pid (links, monitors). */
 static int line_pid(const struct pane *p, size_t line, char *pid, size_t len)
 {
 	const struct seg *s = seg_of(p, line);
@@ -302,7 +302,8 @@ static int line_pid(const struct pane *p, size_t line, char *pid, size_t len)
 		for (size_t c = 0; c < tb->ncols; c++)
 			if (tb->cols[c].json && tb->cols[c].kind == RC_STR &&
 			    (!strcmp(tb->cols[c].json, "pid") || !strcmp(tb->cols[c].json, "owner") ||
-			     !strcmp(tb->cols[c].json, "waiter") || !strcmp(tb->cols[c].json, "callee"))) {
+			     !strcmp(tb->cols[c].json, "waiter") || !strcmp(tb->cols[c].json, "callee") ||
+			     !strcmp(tb->cols[c].json, "connected"))) {
 				snprintf(pid, len, "%s", ui_cell(tb, line - s->first, c, buf, sizeof buf));
 				if (pid[0] == '<' && strncmp(pid, "<0.", 3) == 0)
 					return 1;

@@ -33,6 +33,7 @@ static const struct {
 	{ 'g', "stacks", "Stack groups" },
 	{ 'n', "threads", "Native threads" },
 	{ 'd', "nodes", "Connected nodes (distribution)" },
+	{ 'o', "ports", "Ports (Enter: connected process)" },
 	{ 'w', "waits", "Who waits on whom (Enter: waiter, callee; the waiters of a callee)" },
 	{ 't', "tree", "Supervision trees (Enter: the process)" },
 };
@@ -48,6 +49,7 @@ static const char global_keys[] =
 	"g          stack groups\n"
 	"n          native threads\n"
 	"d          connected nodes\n"
+	"o          ports (queues, busy, who is suspended on them)\n"
 	"w          who waits on whom (calls, deadlocks)\n"
 	"t          supervision trees\n"
 	"?          this help (any key closes it)\n"

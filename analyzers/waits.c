@@ -524,7 +524,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	struct rtable *t = out->tables;
 	t[0] = (struct rtable){ .json_key = "cycles", .cols = ccols, .ncols = 1, .nrows = s->ncyc,
 				.ctx = s, .cell = ccell, .item = o->json ? citem_json : citem,
-				.bare_lists = 1 };
+				.bare_lists = 1, .hide_empty = 1 };  /* no heading without a cycle */
 	t[1] = (struct rtable){ .json_key = "groups", .cols = gcols, .ncols = 6,
 				.nrows = o->top && o->top < s->ng ? o->top : s->ng, .ctx = s,
 				.cell = gcell, .item = gitem };
@@ -532,7 +532,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 				.nrows = o->top && o->top < s->n ? o->top : s->n, .ctx = s,
 				.cell = wcell };
 	char buf[512], n1[32];
-	out->titles[0] = s->ncyc ? "Deadlocks" : NULL;
+	out->titles[0] = "Deadlocks";
 	snprintf(buf, sizeof buf, "Callees, by waiters (%s%s)", fmt_count(s->ng, n1, sizeof n1),
 		 t[1].nrows < s->ng ? ", cut by --top" : "");
 	out->titles[1] = an_keep(out, buf);

@@ -236,6 +236,15 @@ head = "\n".join(out.splitlines()[:15])
 for want in (["hx.backlog"] if app == "rabbitmq" else ["BcApp.Store"]):
     gap(f"summary: first fifteen lines {'name' if want in head else 'do not name'} {want!r}")
 
+# --- issue 21 part 7: the small defects, each asserted
+# waits: the "Deadlocks" heading only over a real cycle (none on these nodes)
+wj = fx.json("waits", ok=(0, 1))
+rc, out, err = fx.run("waits")
+heading = "Deadlocks" in out.splitlines() or "DEADLOCK" in out
+if heading != bool(wj["cycles"]):
+    bad.append(f"waits: {len(wj['cycles'])} cycles, text {'has' if heading else 'lacks'} "
+               "the Deadlocks heading")
+
 for g in gaps:
     print("GAP " + g)
 print(f"{fx.name} ({app}): {len(live)} processes, {len(sups)} supervisor-like, "

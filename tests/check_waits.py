@@ -3,7 +3,8 @@
 `calls`, `cycles`): every process blocked in gen_server:call is found with the
 process it calls (a remote callee by {Name, Node}), no other waiter is invented,
 the groups by callee have the live counts and pids, and the deadlock of
-bc_deadlock_a and bc_deadlock_b is the one cycle. Then `summary` names the
+bc_deadlock_a and bc_deadlock_b is the one cycle, under one "Deadlocks" heading
+in text (check_real.py: none on a node without a cycle). Then `summary` names the
 deadlock and the biggest bottleneck. With ports.json, the busy port's waiters
 too: its connected process in prim_inet's send, and those suspended in
 erts_internal:port_command/3 (on the one busy port), each waiting on the port.
@@ -78,6 +79,11 @@ def main():
     gc = {canon(c) for c in doc["cycles"]}
     if wc != gc:
         bad.append(f"cycles: live {sorted(wc)}, beamcore {sorted(gc)}")
+    # text: the Deadlocks heading once, over the cycles (none without one)
+    rc, out, err = fx.run("waits")
+    heads = out.splitlines().count("Deadlocks")
+    if heads != (1 if doc["cycles"] else 0) or ("DEADLOCK" in out) != bool(doc["cycles"]):
+        bad.append(f"waits text: {heads} Deadlocks headings for {len(doc['cycles'])} cycles")
     # the summary says both in its findings
     # (findings are objects a script keys on: kind, pid, value)
     s = fx.json("summary", ok=(0, 1))

@@ -223,6 +223,8 @@ void print_text(int header, const struct vm *vm, const struct an_out *out)
 		printf("\n");
 	}
 	for (size_t i = 0; i < out->ntables; i++) {
+		if (out->tables[i].hide_empty && !out->tables[i].nrows)
+			continue;
 		if (out->titles[i])
 			printf("%s\n", out->titles[i]);
 		render_table_text(stdout, &out->tables[i]);

@@ -37,6 +37,7 @@ struct rtable {
 	void (*cell)(void *ctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len);
 	int plain;            /* text: no header, no padding, cells separated by one space */
 	int bare_lists;       /* JSON: each row is its one RC_LIST column's array, not an object */
+	int hide_empty;       /* text, TUI: with no rows, neither its heading nor its header */
 	/* RC_LIST columns: item i of the cell's list. */
 	const char *(*item)(void *ctx, size_t row, size_t col, size_t i, char *buf, size_t len);
 };

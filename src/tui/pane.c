@@ -148,6 +148,8 @@ static void layout(struct pane *p)
 		add(p, S_TEXT, 0, "", 1);
 	}
 	for (size_t t = 0; t < o->ntables; t++) {
+		if (o->tables[t].hide_empty && !o->tables[t].nrows)
+			continue;
 		if (o->titles[t])
 			add_text(p, o->titles[t]);
 		table_widths(p, t);

@@ -98,6 +98,8 @@ static void parse_port(struct dump *d, size_t off, struct vm_port *p)
 				if ((size_t)(l.end - l.p) < kn || memcmp(l.p, kinds[k].prefix, kn) != 0)
 					continue;
 				v = l.p + kn;
+				if (v == l.end)
+					break;  /* no name: unreadable */
 				p->name = intern_text(vm, v, (size_t)(l.end - v));
 				const char *sp = memchr(v, ' ', (size_t)(l.end - v));
 				p->driver = kinds[k].driver ? kinds[k].driver
@@ -124,12 +126,12 @@ bc_err *dump_load_ports(struct dump *d)
 			return bc_error(BC_ENOMEM, "out of memory after %zu ports", i);
 		parse_port(d, d->ports.v[i], p);
 		char buf[40];
+		const char *id = p->unknown & VPTF_ID ? "?" : vm_port_str(p, buf, sizeof buf);
 		if (dump_is_cut(d, d->ports.v[i]))
-			vm_gap(vm, "port %s: its =port section is cut by the end of the dump",
-			       vm_port_str(p, buf, sizeof buf));
+			vm_gap(vm, "port %s: its =port section is cut by the end of the dump", id);
 		else if (p->unknown & ~(uint32_t)(VPTF_OS_PID | VPTF_OS_FD | VPTF_MONITORS))
-			vm_gap(vm, "port %s at byte %zu: some fields unreadable (shown as null)",
-			       vm_port_str(p, buf, sizeof buf), d->ports.v[i]);
+			vm_gap(vm, "port %s at byte %zu: some fields unreadable (shown as null)", id,
+			       d->ports.v[i]);
 	}
 	dump_kind_missing(d, DK_PORT, "ports (=port)");
 	return NULL;

@@ -244,6 +244,11 @@ heading = "Deadlocks" in out.splitlines() or "DEADLOCK" in out
 if heading != bool(wj["cycles"]):
     bad.append(f"waits: {len(wj['cycles'])} cycles, text {'has' if heading else 'lacks'} "
                "the Deadlocks heading")
+# memory reads no process: its target still has the process count procs says
+mt = fx.json("memory", ok=(0, 1))["target"]
+for k in ("process_count", "process_limit"):
+    if mt[k] != procs["target"][k]:
+        bad.append(f"memory --json: target.{k} {mt[k]}, procs says {procs['target'][k]}")
 
 for g in gaps:
     print("GAP " + g)

@@ -7,6 +7,8 @@ atom, atom_used, code and ets must match exactly. total, processes,
 processes_used, system and binary may differ by up to 1%: the process writing
 memory.json allocates its result and file buffers after taking the figures.
 Allocator instances: blocks and carriers sizes within 1% or 256 KiB (the writer's own heap).
+target.process_count and process_limit as `procs` says them (memory reads no
+process: issue 21 part 7, it said 0), and as the live node counted them.
 Usage: compare_memory.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
 import os, sys
 from fixture import Fixture, memory_mismatches
@@ -16,7 +18,15 @@ def main():
     if not os.path.exists(os.path.join(fx.dir, "memory.json")):
         print(f"SKIP: {fx.dir} has no memory.json (regenerate the fixture)")
         return 1 if os.environ.get("CI") == "true" else 77  # CI: no skips
-    report, bad = memory_mismatches(fx.json("memory"), fx.json_file("memory.json"))
+    doc = fx.json("memory")
+    report, bad = memory_mismatches(doc, fx.json_file("memory.json"))
+    tgt, procs = doc["target"], fx.json("procs", "--top", "1", ok=(0, 1))["target"]
+    gt = fx.truth
+    for k in ("process_count", "process_limit"):
+        if tgt[k] != procs[k]:
+            bad.append(f"target.{k}: memory says {tgt[k]}, procs {procs[k]}")
+    if gt.get("process_count") is not None and tgt["process_count"] != gt["process_count"]:
+        bad.append(f"target.process_count {tgt['process_count']}, live {gt['process_count']}")
     print(f"{fx.name}: erlang:memory() {', '.join(report)}; {len(bad)} mismatches")
     for b in bad[:40]:
         print("  MISMATCH " + b)

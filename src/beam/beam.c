@@ -21,7 +21,9 @@ static void read_const_string(struct beam *b, enum layout_id id, char *buf, size
 		buf[0] = '\0';
 }
 
-/* Node name, schedulers, atom count and limit: what erlang:system_info/1 says. */
+/* Node name, schedulers, atom count and limit, process count and limit: what
+ * erlang:system_info/1 says (the processes themselves are read only when a
+ * command needs them). */
 static void read_vm_facts(struct beam *b)
 {
 	const struct layout *L = &b->L;
@@ -40,6 +42,12 @@ static void read_vm_facts(struct beam *b)
 		if (beam_read_u32(b, t + LV(L, IT_LIMIT), &v) == 0)
 			b->vm->atom_limit = v;
 	}
+	if (LHAS(L, G_ERTS_PROC) && LHAS(L, PTAB_COUNT) &&  /* an erts_atomic32_t */
+	    beam_read_u32(b, beam_global(b, G_ERTS_PROC) + LV(L, PTAB_COUNT), &v) == 0)
+		b->vm->process_count = v;
+	if (LHAS(L, G_ERTS_PROC) && LHAS(L, PTAB_MAX) &&
+	    beam_read_u32(b, beam_global(b, G_ERTS_PROC) + LV(L, PTAB_MAX), &v) == 0)
+		b->vm->process_limit = v;
 }
 
 bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
@@ -156,6 +164,7 @@ static bc_err *load_procs(struct beam *b)
 	bc_err *err = beam_load_procs(b);
 	if (!err && vm_index_pids(b->vm) < 0)
 		err = bc_error(BC_ENOMEM, "out of memory");
+	b->vm->procs_read = !err;
 	return err;
 }
 

@@ -406,8 +406,8 @@ bc_err *beam_load_procs(struct beam *b)
 	if (b->ml_bad)
 		vm_gap(b->vm, "%s", b->ml_bad);
 	uint64_t ptab = beam_global(b, G_ERTS_PROC);
-	uint64_t tab, invalid, count = 0;
-	uint32_t max;
+	uint64_t tab, invalid;
+	uint32_t max, count = 0;
 	if ((err = core_read(b->core, ptab + LV(L, PTAB_TAB), &tab, 8)) ||
 	    (err = core_read(b->core, ptab + LV(L, PTAB_MAX), &max, 4)) ||
 	    (err = core_read(b->core, ptab + LV(L, PTAB_INVALID), &invalid, 8))) {
@@ -416,7 +416,7 @@ bc_err *beam_load_procs(struct beam *b)
 		return e;
 	}
 	if (LHAS(L, PTAB_COUNT))
-		beam_read_u64(b, ptab + LV(L, PTAB_COUNT), &count);
+		beam_read_u32(b, ptab + LV(L, PTAB_COUNT), &count);  /* an erts_atomic32_t */
 	read_pix_masks(b, ptab);
 	b->vm->process_count = count;
 	b->vm->process_limit = max;

@@ -134,6 +134,8 @@ static bc_err *scan(struct dump *d, unsigned needs)
 	bc_err *err = dump_index(d, pp ? visit : NULL, pp);
 	if (!err)
 		dump_header(d);
+	if (!pp)  /* (the process pass sets it to the processes read) */
+		d->vm->process_count = d->nproc_sections;
 	if (pp) {
 		pp->oom |= !dump_ident_end(pp);  /* (values in =literals; frees its state) */
 		if (err)
@@ -162,7 +164,7 @@ static bc_err *reset(struct dump *d)
 	free(d->nodes.v);
 	free(d->ports.v);
 	d->ets = d->allocs = d->scheds = d->nodes = d->ports = (struct offs){ 0 };
-	d->memory = d->atom_table = d->node = d->header_end = d->last_off = 0;
+	d->memory = d->atom_table = d->node = d->header_end = d->last_off = d->nproc_sections = 0;
 	d->seen = 0;
 	d->indexed = false;
 	d->loaded = 0;

@@ -59,7 +59,7 @@ static int section(struct dump *d, size_t off, const char *lim)
 		else if (PREFIX("proc_stack:"))
 			k = DK_DEEP, d->is_stack = true;
 		else if (PREFIX("proc:"))
-			k = DK_PROC;
+			k = DK_PROC, d->nproc_sections++;
 		else if (PREFIX("port:"))
 			k = DK_PORT, rc = push(&d->ports, off);
 		else if (EXACT("persistent_terms"))

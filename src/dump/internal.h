@@ -54,6 +54,7 @@ struct dump {
 	struct offs ports;         /* =port: */
 	size_t memory, atom_table, node;   /* 0: absent */
 	size_t literals;           /* =literals; 0: absent */
+	size_t nproc_sections;     /* =proc: sections met (the count without reading them) */
 	unsigned seen;             /* bit per enum dump_kind */
 	enum dump_kind last_kind;  /* the last section before the end */
 	size_t last_off;

@@ -325,6 +325,7 @@ bc_err *proc_pass_end(struct proc_pass *pp)
 	if (oom)
 		return bc_error(BC_ENOMEM, "out of memory after %zu processes", vm->nprocs);
 	vm->process_count = vm->nprocs;
+	vm->procs_read = true;
 	dump_kind_missing(d, DK_PROC, "processes (=proc)");
 	if (!indexed && vm_index_pids(vm) < 0)
 		return bc_error(BC_ENOMEM, "out of memory");

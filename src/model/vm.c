@@ -131,6 +131,11 @@ static uint64_t proc_hash(const void *vm, uint32_t i)
 	return pid_key(p->pid_num, p->pid_serial);
 }
 
+uint64_t vm_process_count(const struct vm *vm)
+{
+	return vm->procs_read ? vm->nprocs : vm->process_count;
+}
+
 int vm_index_pids(struct vm *vm)
 {
 	hmap_free(&vm->pid_index);

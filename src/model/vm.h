@@ -324,7 +324,10 @@ struct vm {
 	int sigcode;
 	int sigsender;                 /* pid of another process that sent the signal (kill), or 0 */
 	uint64_t sigaddr;              /* faulting address of SIGSEGV/SIGBUS */
-	uint64_t process_count;        /* as the VM counted them */
+	/* as the VM counted them (a core's process table counter; a dump's =proc
+	 * sections), known before the processes are read (memory reads none) */
+	uint64_t process_count;
+	bool procs_read;               /* the processes were read: nprocs is their count */
 	uint64_t process_limit;        /* 0: unknown */
 	uint64_t atom_count, atom_limit;
 	uint32_t schedulers;
@@ -416,6 +419,10 @@ int vm_set_ancestors(struct vm *vm, struct vm_proc *p, const char *const *names,
 const struct vm_mfa *vm_shown_initial_call(const struct vm_proc *p);
 /* Append a frame to vm->frames; -1 on OOM. */
 int vm_add_frame(struct vm *vm, uint32_t mfa_id);
+/* How many processes the node has, as every command says it: those read when
+ * they were (nprocs), else the count the VM kept (memory reads none). */
+uint64_t vm_process_count(const struct vm *vm);
+
 /* After the processes are loaded: index them by pid (-1 on OOM). */
 int vm_index_pids(struct vm *vm);
 /* The process with this pid, or NULL. */

@@ -22,7 +22,7 @@ static void text_header(FILE *f, const struct vm *vm)
 		fprintf(f, "  stopped for %.1f ms for the read (ptrace)\n", vm->stopped_ms);
 	if (vm->exe[0])  /* (crash dumps name no executable) */
 		fprintf(f, "  beam.smp %s (build-id %s)\n", vm->exe, vm->build_id[0] ? vm->build_id : "none");
-	fprintf(f, "  processes %s of %s", fmt_count(vm->nprocs, n, sizeof n),
+	fprintf(f, "  processes %s of %s", fmt_count(vm_process_count(vm), n, sizeof n),
 		vm->process_limit ? fmt_count(vm->process_limit, l, sizeof l) : "?");
 	fprintf(f, "; atoms %s of %s", fmt_count(vm->atom_count, n, sizeof n),
 		fmt_count(vm->atom_limit, l, sizeof l));
@@ -59,7 +59,7 @@ static void json_target(struct jw *w, const char *key, const struct vm *vm)
 	jw_u64_or_null(w, "signal_sender", vm->signo && vm->sigsender, (uint64_t)vm->sigsender);
 	death_json(w, vm);  /* crash dumps: the slogan; null for cores */
 	jw_str(w, "node", vm->node);
-	jw_u64(w, "process_count", vm->nprocs);
+	jw_u64(w, "process_count", vm_process_count(vm));
 	jw_u64_or_null(w, "process_limit", vm->process_limit != 0, vm->process_limit);
 	jw_u64(w, "atom_count", vm->atom_count);
 	jw_u64(w, "atom_limit", vm->atom_limit);

@@ -285,6 +285,35 @@ static double interval(const struct ctx *c)
 	return c->vm[0]->time && c->vm[1]->time ? c->vm[1]->time - c->vm[0]->time : NAN;
 }
 
+/* Whether the interval can carry per-second rates, the one rule text and JSON
+ * share. Each time is the start of its clock's step (a dump header's whole
+ * second), so B - A is between secs - A's step and secs + B's step: rates only
+ * when that is surely later and the steps together are no longer than the
+ * interval (two cores' mtimes: any positive interval); else why not, in buf. */
+static bool rates_known(const struct ctx *c, char *buf, size_t len)
+{
+	const struct vm *a = c->vm[0], *b = c->vm[1];
+	double secs = interval(c), lo = secs - a->time_step, hi = secs + b->time_step;
+	double steps = a->time_step + b->time_step;
+	if (isnan(secs)) {
+		snprintf(buf, len, "a target's time is unknown");
+		return false;
+	}
+	if (hi <= 0) {
+		snprintf(buf, len, "B is not later than A");
+		return false;
+	}
+	if (lo > 0 && secs >= steps)
+		return true;
+	const char *clock = a->time_step > 0 && b->time_step > 0 ? "both clocks have"
+			    : "the dump's clock has";
+	if (lo > 0)
+		snprintf(buf, len, "between %.1f and %.1f s: %s whole seconds", lo, hi, clock);
+	else
+		snprintf(buf, len, "under %.1f s: %s whole seconds", hi, clock);
+	return false;
+}
+
 /* "+1.5 MiB", "-12", "0"; "?" unknown */
 static const char *sgn(int64_t d, bool ok, int bytes, char *buf, size_t len)
 {
@@ -516,13 +545,16 @@ static const struct rrec memory_rec = {
 };
 
 /* "interval": the times, the interval, the rates */
-enum { I_A_TIME, I_A_FROM, I_B_TIME, I_B_FROM, I_SECONDS, I_MEMORY_RATE, I_FASTEST };
+enum { I_A_TIME, I_A_FROM, I_B_TIME, I_B_FROM, I_SECONDS, I_STEPS, I_NO_RATES, I_MEMORY_RATE,
+       I_FASTEST };
 static const struct rfield interval_fields[] = {
 	{ .key = "a_time", .kind = RF_F64 },
 	{ .key = "a_time_from", .kind = RF_STR },
 	{ .key = "b_time", .kind = RF_F64 },
 	{ .key = "b_time_from", .kind = RF_STR },
 	{ .key = "seconds", .kind = RF_F64 },
+	{ .key = "clock_steps", .kind = RF_F64 },
+	{ .key = "no_rates", .kind = RF_STR },
 	{ .key = "memory_total_per_second", .kind = RF_F64 },
 	{ .key = "fastest_group", .kind = RF_REC },
 };
@@ -546,17 +578,19 @@ static const struct rrec fastest_rec = { .fields = fastest_fields, .nfields = 2,
 
 static void interval_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
 {
-	(void)id, (void)buf, (void)len;
+	(void)id;
 	const struct ctx *c = ctx;
 	const struct vm *a = c->vm[0], *b = c->vm[1];
 	double secs = interval(c);
-	bool rates = secs > 0;
+	bool rates = rates_known(c, buf, len);
 	switch (f) {
 	case I_A_TIME: v->f = a->time; break;
 	case I_A_FROM: v->s = a->time_from; break;
 	case I_B_TIME: v->f = b->time; break;
 	case I_B_FROM: v->s = b->time_from; break;
 	case I_SECONDS: v->f = secs; break;
+	case I_STEPS: v->f = a->time_step + b->time_step; break;
+	case I_NO_RATES: v->s = rates ? NULL : buf; break;
 	case I_MEMORY_RATE:
 		v->f = rates && mem_known(a, VM_MEM_TOTAL) && mem_known(b, VM_MEM_TOTAL)
 			? (double)(int64_t)(b->memory.v[VM_MEM_TOTAL] - a->memory.v[VM_MEM_TOTAL]) / secs
@@ -570,7 +604,7 @@ static void interval_get(void *ctx, uint64_t id, size_t f, struct rval *v, char 
 }
 
 static const struct rrec interval_rec = {
-	.fields = interval_fields, .nfields = 7, .get = interval_get,
+	.fields = interval_fields, .nfields = 9, .get = interval_get,
 };
 
 enum { D_TARGETS, D_MEMORY, D_PROCS, D_PROCS_TOTAL, D_PROCS_CHANGED, D_ETS, D_ETS_TOTAL,
@@ -618,9 +652,15 @@ static void targets_text(const struct ctx *c, char *buf, size_t len)
 				      when(v, t, sizeof t));
 	}
 	double secs = interval(c);
-	if (!isnan(secs) && o < len)
-		snprintf(buf + o, len - o, "interval: %.1f s%s\n", secs,
-			 secs > 0 ? "" : " (B is not later than A: no rates)");
+	char why[128];
+	if (isnan(secs) || o >= len)
+		return;
+	if (rates_known(c, why, sizeof why))
+		snprintf(buf + o, len - o, "interval: %.1f s\n", secs);
+	else if (secs + c->vm[1]->time_step <= 0)
+		snprintf(buf + o, len - o, "interval: %.1f s (%s: no rates)\n", secs, why);
+	else
+		snprintf(buf + o, len - o, "interval: %s (no rates)\n", why);
 }
 
 static void rates_text(const struct ctx *c, char *buf, size_t len)
@@ -719,7 +759,7 @@ static void diff_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf
 	case D_ONLY_B_ETS: only_list(c, only[1][1], 1, v, buf, len); break;
 	case D_INTERVAL: v->null = isnan(secs); v->rec = &interval_rec; break;
 	case D_RATES:
-		v->absent = isnan(secs) || secs <= 0;
+		v->absent = !rates_known(c, buf, len);
 		if (!v->absent)
 			rates_text(c, buf, len);
 		v->s = buf;

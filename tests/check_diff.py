@@ -5,14 +5,18 @@
     phantom changes: every group and table in both, counts equal, the groups of
     idle processes (ground_truth.json) and every table unchanged, erlang:memory
     within 1% (atom, code, ets exact); group counts and keys as the ground truth
-    makes them.
+    makes them. No per-second rates over an interval the clocks cannot
+    resolve (a dump header has whole seconds; issue 21 part 7): the gcore and
+    the dump; copies of the dump whose header says 1 s and 3 s later (rates
+    over 3 s only, between the two dumps), and the core against the dump 1 s
+    later (0.1-0.9 s by the clocks: no rates, where the old rule gave some).
   check_diff.py BEAMCORE FIXTURE grow   (testdata/capture-grow.sh REL DIR)
     two gcores seconds apart while bc_grow_table and bc_grow_sink's queue grow:
     the table's size and memory and the queue's length exactly as truth1.json
     and truth2.json say, matched by name, first in their lists; the interval
     and the rates. Then bad input: one target (64), a missing or unreadable
     second one (2, one line; --json: the error object)."""
-import json, os, subprocess, sys, tempfile
+import json, os, shutil, subprocess, sys, tempfile, time
 from collections import Counter
 
 from fixture import SKIP, CI, EXACT_MEM, CLOSE_MEM, close, idle_processes
@@ -111,6 +115,47 @@ if mode == "same":
     rc, out, err = run(A, B)
     if rc != 0 or "in both: %d, 0 changed" % len(by_key) not in out:
         bad.append(f"text: exit {rc}, {[l for l in out.splitlines() if 'in both' in l]}")
+    # rates only over an interval the clocks resolve
+    def clocks(a, b, want_rates, what):
+        rc, out, err = run(a, b, "--json")
+        iv = json.loads(out)["interval"] if rc == 0 else None
+        rc2, text, _ = run(a, b)
+        line = next((l for l in text.splitlines() if l.startswith("interval:")), None)
+        if rc or rc2 or not iv:
+            bad.append(f"clocks, {what}: exit {rc}/{rc2}, interval {iv}")
+        elif want_rates != (iv["memory_total_per_second"] is not None) or \
+                want_rates != (iv.get("no_rates") is None) or ("rates over" in text) != want_rates or \
+                (not want_rates and iv["fastest_group"] is not None):
+            bad.append(f"clocks, {what}: interval {iv}; text {line!r}")
+        elif not want_rates and ("(no rates)" not in line or "whole seconds" not in line
+                                 or "-" in line.split(":", 1)[1]):
+            bad.append(f"clocks, {what}: text {line!r}, interval {iv}")
+        return iv and iv["seconds"], line
+    secs, line0 = clocks(A, B, False, "gcore, then the dump")
+    with tempfile.TemporaryDirectory() as tmp:
+        dt = json.loads(run(B, B, "--json")[1])["targets"]["a"]["time"]
+        copies = {}
+        for shift in (1, 3):
+            p = os.path.join(tmp, f"later{shift}.dump")
+            shutil.copyfile(B, p)
+            with open(p, "r+b") as f:
+                head = f.read(64)
+                i = head.index(b"\n") + 1
+                old = head[i:head.index(b"\n", i)]
+                new = time.ctime(dt + shift).encode()
+                if len(new) != len(old):
+                    bad.append(f"clocks: header {old!r} cannot become {new!r} in place")
+                    break
+                f.seek(i)
+                f.write(new)
+            copies[shift] = p
+        if len(copies) == 2:
+            s1, l1 = clocks(A, copies[1], False, "gcore, then a dump 1 s later")
+            clocks(B, copies[1], False, "dump, then one 1 s later")
+            s3, l3 = clocks(B, copies[3], True, "dump, then one 3 s later")
+            if s3 != 3:
+                bad.append(f"clocks: dumps 3 s apart, interval {s3}")
+            print(f"clocks: {line0}; a dump 1 s later: {l1}; two dumps 3 s apart: {l3}")
     print(f"{len(by_key)} process groups ({checked} all idle: unchanged), {len(ets)} table groups "
           f"unchanged; memory total {doc['memory']['total']['relative']:+.5f}")
 else:

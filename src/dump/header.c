@@ -54,6 +54,7 @@ static bool dump_time(struct vm *vm, const char *p, const char *end)
 		return false;
 	vm->time = (double)t;
 	vm->time_from = "dump header";
+	vm->time_step = 1;  /* ctime(): whole seconds */
 	return true;
 }
 

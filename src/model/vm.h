@@ -336,6 +336,9 @@ struct vm {
 	 * dump's header date (local time, whole seconds), a core's file mtime */
 	double time;
 	const char *time_from;         /* static: "dump header", "file mtime", "read" */
+	/* the clock's step: the snapshot was at time .. time + time_step (1 s for a
+	 * dump header's whole seconds; 0: a file mtime's or a read's nanoseconds) */
+	double time_step;
 	int live_pid;                  /* live: the process read (--pid); 0 otherwise */
 	bool racy;                     /* live: read without stopping it (--no-stop) */
 	double stopped_ms;             /* live: how long it was stopped; < 0: not stopped */

@@ -7,7 +7,8 @@
 #include "analyzer.h"
 #include "needs.h"
 
-enum { C_ID, C_NAME, C_DRIVER, C_REGNAME, C_CONNECTED, C_QUEUE, C_BUSY, C_BUSY_Q, C_INPUT,
+enum { C_ID, C_NAME, C_DRIVER, C_REGNAME, C_CONNECTED, C_QUEUE, C_QBINS, C_QBIN_BYTES, C_BUSY,
+       C_BUSY_Q, C_INPUT,
        C_OUTPUT, C_OS_PID, C_OS_FD, C_OS_PID_TEXT, C_OS_FD_TEXT, C_LINKS, C_MONITORS,
        C_MONITORED_BY, C_SUSPENDED };
 
@@ -18,6 +19,8 @@ static const struct rcol cols[] = {
 	[C_REGNAME] = { "registered_name", "REGISTERED", RC_STR, 0 },
 	[C_CONNECTED] = { "connected", "CONNECTED", RC_STR, 0 },
 	[C_QUEUE] = { "queue_size", "QUEUE", RC_BYTES, 0 },
+	[C_QBINS] = { "queue_binaries", NULL, RC_U64, RCOL_JSON_ONLY },
+	[C_QBIN_BYTES] = { "queue_binary_bytes", NULL, RC_U64, RCOL_JSON_ONLY },
 	[C_BUSY] = { "busy", "BUSY", RC_BOOL, 0 },
 	[C_BUSY_Q] = { "busy_queue", NULL, RC_BOOL, RCOL_JSON_ONLY },
 	[C_INPUT] = { "input", "INPUT", RC_BYTES, 0 },
@@ -131,6 +134,11 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 		out->null = p->unknown & VPTF_CONNECTED;
 		break;
 	case C_QUEUE: out->u = p->queue_size; out->null = p->unknown & VPTF_QUEUE; break;
+	case C_QBINS: out->u = p->queue_binaries; out->null = p->unknown & VPTF_QUEUE_BINARIES; break;
+	case C_QBIN_BYTES:
+		out->u = p->queue_binary_bytes;
+		out->null = p->unknown & VPTF_QUEUE_BINARIES;
+		break;
 	case C_BUSY: out->u = p->busy; out->null = p->unknown & VPTF_BUSY; break;
 	case C_BUSY_Q: out->u = p->busy_queue; out->null = p->unknown & VPTF_BUSY; break;
 	case C_INPUT: out->u = p->input; out->null = p->unknown & VPTF_IO; break;

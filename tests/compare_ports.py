@@ -7,7 +7,9 @@ ports are idle from then on. Every field must match exactly:
   os_pid and os_fd (inet:getfd for sockets, /proc/self/fd for a file port; an
   fd port "N/N" is on N); a crash dump records none of these four: null.
 suspended: the busy port's are the processes the ground truth shows suspended
-in erts_internal:port_command/3; every other port's is empty. The summary names
+in erts_internal:port_command/3; every other port's is empty. queue_binaries
+(cores): none in an empty queue; the busy port's queue holds the one 64 KiB
+binary the sender sends again and again (65,536 bytes). The summary names
 the port with the most output queued (finding port_queue: its owner, bytes).
 Usage: compare_ports.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
 import os, re, sys
@@ -52,6 +54,11 @@ def main():
                p.get("current_function") != "erts_internal:port_command/3":
                 bad.append(f"{t['id']} suspended {s}: live {p.get('status')} in "
                            f"{p.get('current_function')}")
+        qb = (q["queue_binaries"], q["queue_binary_bytes"])
+        want_qb = (None, None) if dump else (1, 65536) if t["busy"] else \
+            (0, 0) if not t["queue_size"] else qb
+        if qb != want_qb:
+            bad.append(f"{t['id']} queue_binaries, queue_binary_bytes: {qb}, want {want_qb}")
         if t["busy"] and not q["suspended"]:
             bad.append(f"{t['id']} busy: no process suspended on it")
     bad += [f"{i}: in the {'dump' if dump else 'core'} only" for i in got]

@@ -170,6 +170,39 @@ static int os_fd(struct beam *b, const struct vm_port *p, uint64_t drv_data, int
 	return 0;
 }
 
+/* More binaries in one driver queue than any real one holds: corrupt. */
+#define MAX_QUEUE_BINARIES (1u << 20)
+
+/* The refc binaries the driver queue holds (ErtsIOQueue b_head .. b_tail,
+ * one per queued I/O vector; consecutive vectors often share one; a port's
+ * queue is a driver one: ErlDrvBinary pointers): how many distinct, and their
+ * orig_size summed. -1 when unreadable. */
+static int queue_binaries(struct beam *b, uint64_t port, struct vm_port *p)
+{
+	const struct layout *L = &b->L;
+	uint64_t head, tail, prev[8] = { 0 };
+	if (beam_read_u64(b, port + LV(L, PRT_IOQ_B_HEAD), &head) < 0 ||
+	    beam_read_u64(b, port + LV(L, PRT_IOQ_B_TAIL), &tail) < 0 || tail < head ||
+	    (tail - head) / 8 > MAX_QUEUE_BINARIES)
+		return -1;
+	for (uint64_t a = head, k = 0; a < tail; a += 8, k++) {
+		uint64_t bin, size;
+		if (beam_read_u64(b, a, &bin) < 0)
+			return -1;
+		int seen = !bin;  /* (a vector without a binary) */
+		for (int i = 0; i < 8 && !seen; i++)
+			seen = prev[i] == bin;
+		if (seen)
+			continue;
+		prev[k % 8] = bin;
+		if (beam_read_u64(b, bin + LV(L, DRVBIN_ORIG_SIZE), &size) < 0)
+			return -1;
+		p->queue_binaries++;
+		p->queue_binary_bytes += size;
+	}
+	return 0;
+}
+
 static const char *cstr(struct beam *b, uint64_t addr)
 {
 	char buf[4096];
@@ -209,6 +242,8 @@ static int fill(struct beam *b, uint64_t port, struct vm_port *p, struct vt_aren
 		p->unknown |= VPTF_IO;
 	if (beam_read_u64(b, port + LV(L, PRT_IOQ_SIZE), &p->queue_size) < 0)
 		p->unknown |= VPTF_QUEUE;
+	if (queue_binaries(b, port, p) < 0)
+		p->unknown |= VPTF_QUEUE_BINARIES;
 	if (beam_read_u64(b, port + LV(L, PRT_OS_PID), &ospid) < 0)
 		p->unknown |= VPTF_OS_PID;
 	else
@@ -237,6 +272,7 @@ bc_err *beam_load_ports(struct beam *b)
 		PRT_LINKS, PRT_MONITORS, PRT_LT_MONITORS, PRT_SCHED_FLAGS, PRT_CONNECTED,
 		PRT_BYTES_IN, PRT_BYTES_OUT, PRT_IOQ_SIZE, PRT_NAME, PRT_DRV_PTR, PRT_DRV_DATA,
 		PRT_OS_PID, PRT_SUSPENDED, PRT_STATE, DRV_NAME, PROCLIST_PID, PROCLIST_NEXT, REG_NAME,
+		PRT_IOQ_B_HEAD, PRT_IOQ_B_TAIL, DRVBIN_ORIG_SIZE,
 	};
 	const struct layout *L = &b->L;
 	bc_err *err = layout_need(L, need, sizeof need / sizeof need[0]);

@@ -3,7 +3,8 @@
  * other ends printed one after another), Suspended, Registered as, one line
  * naming the driver kind and the name it was opened with, Input, Output and
  * Queue. Monitors are printed as (Other,Ref) pairs of both directions alike
- * (who monitors whom is not said), the OS pid and descriptor not at all. */
+ * (who monitors whom is not said); the OS pid and descriptor and the binaries
+ * the driver queue holds not at all. */
 #include <string.h>
 
 #include "internal.h"
@@ -56,8 +57,8 @@ static void parse_port(struct dump *d, size_t off, struct vm_port *p)
 	uint64_t n;
 	p->addr = off;
 	/* not in a dump: the OS pid and fd; monitors of either direction */
-	p->unknown = VPTF_OS_PID | VPTF_OS_FD | VPTF_MONITORS | VPTF_CONNECTED | VPTF_NAME |
-		     VPTF_DRIVER | VPTF_IO | VPTF_QUEUE;
+	p->unknown = VPTF_OS_PID | VPTF_OS_FD | VPTF_MONITORS | VPTF_QUEUE_BINARIES |
+		     VPTF_CONNECTED | VPTF_NAME | VPTF_DRIVER | VPTF_IO | VPTF_QUEUE;
 	if (pos - tag > 8 && memcmp(tag, "#Port<0.", 8) == 0 && pos[-1] == '>' &&
 	    parse_u64(tag + 8, pos - 1, &n))
 		p->number = n;
@@ -129,7 +130,8 @@ bc_err *dump_load_ports(struct dump *d)
 		const char *id = p->unknown & VPTF_ID ? "?" : vm_port_str(p, buf, sizeof buf);
 		if (dump_is_cut(d, d->ports.v[i]))
 			vm_gap(vm, "port %s: its =port section is cut by the end of the dump", id);
-		else if (p->unknown & ~(uint32_t)(VPTF_OS_PID | VPTF_OS_FD | VPTF_MONITORS))
+		else if (p->unknown & ~(uint32_t)(VPTF_OS_PID | VPTF_OS_FD | VPTF_MONITORS |
+						  VPTF_QUEUE_BINARIES))
 			vm_gap(vm, "port %s at byte %zu: some fields unreadable (shown as null)", id,
 			       d->ports.v[i]);
 	}

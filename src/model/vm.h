@@ -189,6 +189,7 @@ enum vm_port_field {
 	VPTF_LINKS = 1 << 2,
 	VPTF_MONITORS = 1 << 11,       /* monitors, monitored_by */
 	VPTF_ID = 1 << 12,
+	VPTF_QUEUE_BINARIES = 1 << 13,
 	VPTF_IO = 1 << 3,              /* input, output */
 	VPTF_QUEUE = 1 << 4,
 	VPTF_OS_PID = 1 << 5,
@@ -207,6 +208,8 @@ struct vm_port {
 	struct vm_pid connected;
 	uint64_t input, output;        /* bytes read from it, written to it */
 	uint64_t queue_size;           /* bytes in the driver's queue */
+	uint64_t queue_binaries;       /* the refc binaries that queue holds (distinct), */
+	uint64_t queue_binary_bytes;   /* and their sizes */
 	int64_t os_pid;                /* the OS process it runs; -1: none */
 	int64_t os_fd;                 /* its one file descriptor (a socket, a file); -1: none */
 	bool busy;                     /* the driver said it is busy (set_busy_port) */

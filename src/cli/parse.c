@@ -353,16 +353,15 @@ static int check_line(struct cli *c, struct seen *seen, const struct analyzer *n
 			c->cmd->name, seen->foreign, c->cmd->name, c->cmd->name);
 		return BC_EXIT_USAGE;
 	}
-	if (c->target.pid && c->target.sysroot) {
-		fprintf(stderr, "beamcore: --sysroot is for cores from elsewhere, not --pid\n");
-		return BC_EXIT_USAGE;
-	}
+	int rc = target_options_check(&c->target);
+	if (rc >= 0)
+		return rc;
 	struct needs_pid np = { seen, NULL };
 	if (!c->target.pid && options_each(c->cmd->options, 1, needs_pid, &np)) {
 		fprintf(stderr, "beamcore: --%s needs --pid PID (a running node)\n", np.found->name);
 		return BC_EXIT_USAGE;
 	}
-	int rc = check_words(c);
+	rc = check_words(c);
 	if (rc >= 0 || c->cmd->main)
 		return rc;
 	if (c->cmd->check && (rc = c->cmd->check(&c->ao)) >= 0)

@@ -3,6 +3,7 @@
  * tables place them as OPT_SLOT_TARGET_LIVE and OPT_SLOT_TARGET_FILE (the
  * analyzers lie below this layer); target_options_slots fills the slots. */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "options.h"
 #include "target.h"
@@ -41,6 +42,15 @@ const struct option_entry target_file_options[] = {
 	  .complete = OPT_COMPLETE_DIR },
 	OPT_TABLE_END,
 };
+
+int target_options_check(const struct target_opts *o)
+{
+	if (o->pid && o->sysroot) {
+		fprintf(stderr, "beamcore: --sysroot is for cores from elsewhere, not --pid\n");
+		return BC_EXIT_USAGE;
+	}
+	return -1;
+}
 
 void target_options_slots(void)
 {

@@ -24,6 +24,9 @@ struct target_opts {
  * slots, which target_options_slots fills (before a command line is read). */
 extern const struct option_entry target_live_options[], target_file_options[];
 void target_options_slots(void);
+/* The target's options together, once the line is whole (--sysroot is for a
+ * core, not --pid): an exit code after saying why, or -1 when they are good. */
+int target_options_check(const struct target_opts *o);
 
 struct target;
 bc_err *target_open(const struct target_opts *o, struct target **out);

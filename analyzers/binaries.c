@@ -63,10 +63,13 @@ static int bin_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-enum { H_PID, H_NAME, H_COUNT, H_BYTES, H_EXCL };
+/* JSON's registered_name is the name or null, as in every command; text's NAME
+ * falls back to the initial call (a holder is rarely registered) */
+enum { H_PID, H_NAME, H_SHOWN, H_COUNT, H_BYTES, H_EXCL };
 static const struct rcol holder_cols[] = {
 	[H_PID] = { "pid", "PID", RC_STR, 0 },
-	[H_NAME] = { "registered_name", "NAME", RC_STR, RCOL_WIDE },
+	[H_NAME] = { "registered_name", NULL, RC_STR, RCOL_JSON_ONLY },
+	[H_SHOWN] = { NULL, "NAME", RC_STR, RCOL_WIDE | RCOL_TEXT_ONLY },
 	[H_COUNT] = { "count", "BINARIES", RC_U64, 0 },
 	[H_BYTES] = { "bytes", "BYTES", RC_BYTES, 0 },
 	[H_EXCL] = { "exclusive_bytes", "ONLY HOLDER OF", RC_BYTES, 0 },
@@ -79,7 +82,8 @@ static void holder_cell(void *vctx, size_t row, size_t col, struct rcell *out, c
 	const struct vm_proc *p = &c->vm->procs[h->proc];
 	switch (col) {
 	case H_PID: out->s = vm_pid_str(p, buf, len); break;
-	case H_NAME:
+	case H_NAME: out->s = p->registered_name; break;
+	case H_SHOWN:
 		out->s = p->registered_name;
 		if (!out->s)
 			out->s = vm_mfa_str(vm_shown_initial_call(p), buf, len);

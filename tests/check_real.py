@@ -249,6 +249,34 @@ mt = fx.json("memory", ok=(0, 1))["target"]
 for k in ("process_count", "process_limit"):
     if mt[k] != procs["target"][k]:
         bad.append(f"memory --json: target.{k} {mt[k]}, procs says {procs['target'][k]}")
+# JSON registered_name is the process's registered name or null, in every
+# command (binaries and summary put the initial call there)
+def named(x, out):
+    if isinstance(x, dict):
+        pid = x.get("pid") or x.get("waiter")
+        if "registered_name" in x and pid in live:
+            out.append((pid, x["registered_name"]))
+        for v in x.values():
+            named(v, out)
+    elif isinstance(x, list):
+        for v in x:
+            named(v, out)
+
+for cmd in ("summary", "procs", "stacks", "waits", "tree", "ports", "check", "binaries", "proc"):
+    if cmd == "binaries" and dump:
+        continue
+    extra = ("--max", "memory=1MiB") if cmd == "check" else ()
+    arg = max(live, key=lambda p: bool(live[p]["registered_name"])) if cmd == "proc" else None
+    rc, out, err = fx.run(cmd, *extra, "--json", arg=arg)
+    if rc not in (0, 1, 3):
+        bad.append(f"{cmd} --json: exit {rc} {err.strip()[:200]}")
+        continue
+    pairs = []
+    named(json.loads(out), pairs)
+    wrong = [(p, n) for p, n in pairs if n != live[p]["registered_name"]]
+    if wrong:
+        bad.append(f"{cmd} --json: registered_name of {len(wrong)} of {len(pairs)} processes is not "
+                   f"their registered name, e.g. {wrong[:3]}")
 
 for g in gaps:
     print("GAP " + g)

@@ -33,7 +33,14 @@ static const struct rcol cols[] = {
 	[C_ANCESTORS] = { "ancestors", NULL, RC_LIST, RCOL_JSON_ONLY },
 };
 
-/* Numbers sort largest first; the text keys (text != 0) sort ascending. */
+/* The sort keys, and the one place their rule is written: numbers sort
+ * largest first, the text keys (text != 0) ascending, ties by pid. A value the
+ * loader cannot give (unknown) sorts after every known one, except for the
+ * sizes in words (by_memory): a process whose total_heap_size, heap_size or
+ * stack_size is unknown (a dump's total_heap_size of a process with messages
+ * on its heap) ranks by its memory in words, which bounds them from above, so
+ * the largest process never sinks below smaller ones (after a known equal
+ * value); with memory unknown too, last. */
 enum { TK_NONE, TK_PID, TK_NAME, TK_STATUS, TK_CURRENT };
 
 struct sort_key {
@@ -42,21 +49,23 @@ struct sort_key {
 	uint32_t unknown_bit;
 	int text;
 	int col;              /* the column it sorts (enum procs_col) */
+	bool by_memory;       /* unknown: ranked by memory, in words */
 };
 
 static const struct sort_key keys[] = {
 	/* the order the browser's `s` cycles them in */
-	{ "memory", offsetof(struct vm_proc, memory), VPF_MEMORY, TK_NONE, C_MEMORY },
-	{ "total_heap_size", offsetof(struct vm_proc, total_heap_size), VPF_TOTAL_HEAP_SIZE, TK_NONE, C_THS },
+	{ "memory", offsetof(struct vm_proc, memory), VPF_MEMORY, TK_NONE, C_MEMORY, false },
+	{ "total_heap_size", offsetof(struct vm_proc, total_heap_size), VPF_TOTAL_HEAP_SIZE, TK_NONE,
+	  C_THS, true },
 	{ "message_queue_len", offsetof(struct vm_proc, message_queue_len), VPF_MESSAGE_QUEUE_LEN,
-	  TK_NONE, C_MSGQ },
-	{ "reductions", offsetof(struct vm_proc, reductions), VPF_REDUCTIONS, TK_NONE, C_REDS },
-	{ "heap_size", offsetof(struct vm_proc, heap_size), VPF_HEAP_SIZE, TK_NONE, C_HEAP },
-	{ "stack_size", offsetof(struct vm_proc, stack_size), VPF_STACK_SIZE, TK_NONE, C_STACK },
-	{ "pid", 0, 0, TK_PID, C_PID },
-	{ "name", 0, VPF_REGISTERED_NAME, TK_NAME, C_NAME },
-	{ "status", 0, 0, TK_STATUS, C_STATUS },
-	{ "current_function", 0, VPF_CURRENT_FUNCTION, TK_CURRENT, C_CURRENT },
+	  TK_NONE, C_MSGQ, false },
+	{ "reductions", offsetof(struct vm_proc, reductions), VPF_REDUCTIONS, TK_NONE, C_REDS, false },
+	{ "heap_size", offsetof(struct vm_proc, heap_size), VPF_HEAP_SIZE, TK_NONE, C_HEAP, true },
+	{ "stack_size", offsetof(struct vm_proc, stack_size), VPF_STACK_SIZE, TK_NONE, C_STACK, true },
+	{ "pid", 0, 0, TK_PID, C_PID, false },
+	{ "name", 0, VPF_REGISTERED_NAME, TK_NAME, C_NAME, false },
+	{ "status", 0, 0, TK_STATUS, C_STATUS, false },
+	{ "current_function", 0, VPF_CURRENT_FUNCTION, TK_CURRENT, C_CURRENT, false },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 #define DEFAULT_KEY (&keys[1])  /* total_heap_size */
@@ -125,12 +134,16 @@ struct ctx {
 	uint32_t order[];
 };
 
+/* The value p sorts by; *unknown: 1 ranked by its memory instead (by_memory),
+ * 2 unknown (last) */
 static uint64_t keyval(const struct vm_proc *p, const struct sort_key *k, int *unknown)
 {
 	uint64_t v;
 	memcpy(&v, (const char *)p + k->off, 8);
 	*unknown = (p->unknown & k->unknown_bit) != 0;
-	return v;
+	if (*unknown && k->by_memory && !(p->unknown & VPF_MEMORY))
+		return p->memory / 8;
+	return *unknown ? (*unknown = 2, v) : v;
 }
 
 /* order[] entries a, b by the key (qsort_r: the context is the table's ctx) */
@@ -151,10 +164,12 @@ static int cmp(const void *a, const void *b, void *vctx)
 			return d;
 	} else {
 		uint64_t vx = keyval(x, sort_by, &ux), vy = keyval(y, sort_by, &uy);
-		if (ux != uy)
-			return ux - uy;  /* unknown last */
-		if (vx != vy)
+		if ((ux == 2) != (uy == 2))
+			return ux == 2 ? 1 : -1;  /* unknown last */
+		if (vx != vy && ux != 2)
 			return vx < vy ? 1 : -1;
+		if (ux != uy)
+			return ux - uy;  /* known before ranked by memory */
 	}
 	if (x->pid_num != y->pid_num)
 		return x->pid_num < y->pid_num ? -1 : 1;
@@ -327,8 +342,8 @@ static void sort_help(FILE *f, const char *indent)
 		}
 		col += fprintf(f, "%s", n);
 	}
-	fprintf(f, "\n%s(default total_heap_size; numbers largest first,\n%stext ascending)\n", indent,
-		indent);
+	fprintf(f, "\n%s(default total_heap_size; numbers largest first,\n%stext ascending; unknown "
+		"last, but an unknown size\n%sin words ranks by its memory)\n", indent, indent, indent);
 }
 
 static int check_sort(const char *sort)

@@ -3,7 +3,9 @@
 against the ground truth the live node wrote just before (testdata/capture.sh
 --dump): procs, ets, memory and summary, every number the dump carries. Also on
 a real application's node (testdata/capture-rabbitmq.sh, capture-elixir.sh
---dump): the same, but none of the scenario's culprits.
+--dump): the same, but none of the scenario's culprits. procs' default sort puts
+a process whose total_heap_size the dump cannot give above every process whose
+known one is smaller than its live one.
 
 Processes: every live process must be in the dump. Idle ones (waiting, not the
 collector, not the signal handler that wrote the dump) must match exactly on
@@ -75,9 +77,24 @@ def procs(bc, dump, gt):
         elif ths != p["total_heap_size"]:
             bad.append(f"{p['pid']} ({name}) total_heap_size: live {p['total_heap_size']}, dump {ths}")
     extra = set(got) - {p["pid"] for p in gt["processes"]}
+    # the default sort (total_heap_size): a process whose size the dump cannot
+    # give ranks above every process whose known size is below its live one
+    # (issue 21 part 7: the largest sank to the last row)
+    live_ths = {p["pid"]: p["total_heap_size"] for p in gt["processes"]}
+    unknown = 0
+    for i, q in enumerate(doc["processes"]):
+        want = live_ths.get(q["pid"])
+        if q["total_heap_size"] is not None or not want:
+            continue
+        unknown += 1
+        above = [r["pid"] for r in doc["processes"][:i]
+                 if r["total_heap_size"] is not None and r["total_heap_size"] < 0.9 * want]
+        if above:
+            bad.append(f"procs: {q['pid']} (total_heap_size unknown, live {want:,} words) is row "
+                       f"{i + 1}, below {len(above)} with a smaller known one, e.g. {above[:3]}")
     print(f"procs: {len(gt['processes'])} live, {len(got)} in the dump, {len(idle)} idle compared "
           f"on {len(FIELDS) + 4} fields ({compared} values); total_heap_size null for {nulls} "
-          f"with queued messages; only in the dump: {len(extra)}")
+          f"with queued messages; sort checked for {unknown} with it unknown; only in the dump: {len(extra)}")
 
 def ets(bc, dump, gt):
     doc = run(bc, "ets", dump)

@@ -1,14 +1,24 @@
-/* tree: the supervision trees, each subtree rolled up (processes, memory,
- * message queues, ETS tables owned, refc binaries held only inside it): which
- * part of the application holds the memory, as a dominator tree would say.
- *   supervisor  proc_lib's '$initial_call' is supervisor:Callback/1 (also
- *               supervisor_bridge): what proc_lib:translate_initial_call says
- *   children    the processes linked to a supervisor whose first '$ancestors'
- *               entry is that supervisor (its pid, or its registered name),
- *               and those linked to it with no '$ancestors' but its parent
- *   roots       supervisors no supervisor claims as a child
- * A supervisor's links come from vm->detail (one full read each: there are few
- * supervisors); everything else from the process table. */
+/* tree: the supervision trees of the whole node, each subtree rolled up
+ * (processes, memory, message queues, ETS tables owned, refc binaries held
+ * only inside it): which part of the application holds the memory, as a
+ * dominator tree would say. From what every process records, not from a list
+ * of behaviours:
+ *   parent      the head of its '$ancestors' (a pid, or a registered name)
+ *               when that process lives: '$ancestors' decide; else (no
+ *               '$ancestors': code_server under kernel_sup, an
+ *               application_master:start_it/4; or the head is gone) the older
+ *               process it is linked to, a supervisor first, else the
+ *               youngest: links confirm. A cycle (a pid or name reused) is cut.
+ *   supervisor  a process with children, whatever its behaviour (supervisor2,
+ *               ranch_conns_sup, DynamicSupervisor, a gen_server), or one whose
+ *               proc_lib '$initial_call' is supervisor:Callback/1 (also
+ *               supervisor_bridge)
+ *   roots       the processes without a parent; every process is in one tree
+ *   coverage    placed: a parent, or a root by what it records; unplaced:
+ *               '$ancestors' name a gone process and no older link, or the
+ *               dictionary/links are unreadable (a gap then)
+ * Links come from vm->detail, read only for the processes without a live
+ * '$ancestors' head; everything else from the process table. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +34,25 @@ enum { U_MEMORY = 1, U_MSGQ = 2, U_ETS = 4, U_BINARY = 8 };
 struct node {
 	int32_t parent, first, next;   /* procs indices; -1: none */
 	uint32_t depth;
+	uint32_t nchildren;
 	uint64_t procs, memory, msgq, ets, binary;  /* the subtree's */
 	unsigned unknown;              /* U_*: a figure of the subtree could not be read */
+	unsigned char place;           /* enum place */
 	bool in_tree;
+};
+
+/* How a process got its place (or why it has none). */
+enum place {
+	P_ROOT,       /* no '$ancestors', linked to no older process: a root */
+	P_ANCESTORS,  /* the head of its '$ancestors' (pid or registered name) */
+	P_LINK,       /* no live '$ancestors' head: the older process it is linked to */
+	P_GONE,       /* '$ancestors' name a process that is gone, and no link: unplaced */
+	P_NODATA,     /* its dictionary (or links) could not be read: unplaced */
+};
+
+struct group {                     /* processes of one initial call (unplaced, or alone) */
+	uint32_t proc;                 /* one of them */
+	uint64_t count;
 };
 
 struct tree {
@@ -34,6 +60,13 @@ struct tree {
 	struct node *n;                /* per process */
 	uint32_t *roots, *order;       /* order: every node, parents before children */
 	size_t nroots, norder;
+	size_t placed, nodata;         /* processes in a tree; unplaced for lack of data */
+	struct group *groups;          /* the unplaced, by initial call, most first */
+	size_t ngroups;
+	struct group *lone;            /* those alone (no parent, no children), so; nalone: all */
+	size_t nlone, nalone;
+	uint32_t *shown;               /* the text's order: those alone left out */
+	size_t nshown;
 	bool cut;                      /* deeper than MAX_DEPTH somewhere */
 	struct walk {                  /* node_item's place in a children list */
 		int64_t parent;
@@ -42,57 +75,190 @@ struct tree {
 	} walk[MAX_DEPTH + 1];
 };
 
-static bool is_supervisor(const struct vm_proc *p)
+/* A supervisor by its behaviour: proc_lib's '$initial_call' is
+ * supervisor:Callback/1 or supervisor_bridge:Callback/1 (what
+ * proc_lib:translate_initial_call says). Any process with children is one too
+ * (is_supervisor). */
+static bool otp_supervisor(const struct vm_proc *p)
 {
 	const char *m = p->proc_lib_initial_call.module;
 	return m && p->proc_lib_initial_call.arity == 1 &&
 	       (strcmp(m, "supervisor") == 0 || strcmp(m, "supervisor_bridge") == 0);
 }
 
-/* Is s the first of p's ancestors (by pid or by registered name)? */
-static bool parent_is(const struct vm_proc *p, const struct vm_proc *s, const struct vm *vm)
+static bool is_supervisor(const struct tree *t, uint32_t i)
 {
-	if (!p->has_ancestors || !p->anc_n || (p->unknown & VPF_IDENTITY))
-		return false;
-	const char *a = vm->ancestors[p->anc_first];
-	char pid[32];
-	return strcmp(a, vm_pid_str(s, pid, sizeof pid)) == 0 ||
-	       (s->registered_name && strcmp(a, s->registered_name) == 0);
+	return t->n[i].nchildren > 0 || otp_supervisor(&t->vm->procs[i]);
 }
 
-/* Is p s's parent: s's first ancestor? */
-static bool is_parent_of(const struct vm_proc *p, const struct vm_proc *s, const struct vm *vm)
+/* Was a spawned before b? (pids grow with time: serial, then number) */
+static bool older(const struct vm_proc *a, const struct vm_proc *b)
 {
-	return parent_is(s, p, vm);
+	return a->pid_serial != b->pid_serial ? a->pid_serial < b->pid_serial
+					       : a->pid_num < b->pid_num;
 }
 
-/* Claim s's children: linked to it, s their first ancestor; or linked to it
- * and not started by proc_lib (no '$ancestors': code_server under
- * kernel_sup, spawned by a start function with spawn_link), unless it is
- * s's own parent. */
-static bc_err *claim(struct tree *t, uint32_t si)
+static int by_name(const void *a, const void *b, void *ctx)
+{
+	const struct vm *vm = ctx;
+	return strcmp(vm->procs[*(const uint32_t *)a].registered_name,
+		      vm->procs[*(const uint32_t *)b].registered_name);
+}
+
+/* The live process an '$ancestors' entry names (a local pid, or a registered
+ * name: names[0..nnames) are the registered processes by name), or -1. */
+static int64_t resolve(const struct vm *vm, const char *a, const uint32_t *names, size_t nnames)
+{
+	unsigned ch, num, ser;
+	char end;
+	if (a[0] == '<') {
+		if (sscanf(a, "<%u.%u.%u%c", &ch, &num, &ser, &end) != 4 || end != '>' || ch != 0)
+			return -1;
+		const struct vm_proc *q = vm_find_proc(vm, (struct vm_pid){ num, ser });
+		return q ? q - vm->procs : -1;
+	}
+	size_t lo = 0, hi = nnames;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(vm->procs[names[mid]].registered_name, a);
+		if (c == 0)
+			return names[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Is x in i's subtree (as the parents stand)? */
+static bool below(const struct tree *t, uint32_t x, uint32_t i)
+{
+	size_t steps = t->vm->nprocs;
+	for (int32_t y = (int32_t)x; y >= 0 && steps--; y = t->n[y].parent)
+		if (y == (int32_t)i)
+			return true;
+	return false;
+}
+
+/* A process without a live '$ancestors' head: the older process it is linked
+ * to (its spawner linked it: code_server under kernel_sup, an
+ * application_master under application_controller), a supervisor first, else
+ * the youngest of them; -1: none. */
+static bc_err *by_link(struct tree *t, uint32_t i, int64_t *parent, bool *unreadable)
 {
 	const struct vm *vm = t->vm;
-	const struct vm_proc *s = &vm->procs[si];
+	const struct vm_proc *p = &vm->procs[i];
+	*parent = -1;
+	*unreadable = false;
+	if (!p->nlinks)
+		return NULL;
 	struct vm_detail_limits lim = { .items = 4, .bytes = 16 };  /* the links alone */
 	struct vm_proc_detail d;
-	if (vm->detail(vm->loader, s, &lim, &d) < 0)
+	if (vm->detail(vm->loader, p, &lim, &d) < 0)
 		return bc_error(BC_ENOMEM, "out of memory");
-	for (size_t i = 0; i < d.nlinks; i++) {
-		const struct vt *l = d.links[i];
+	*unreadable = d.no_links;
+	int64_t best = -1;
+	bool best_sup = false;
+	for (size_t k = 0; k < d.nlinks; k++) {
+		const struct vt *l = d.links[k];
 		if (!l || l->kind != VT_PID || l->chan)
 			continue;
-		const struct vm_proc *c = vm_find_proc(vm, (struct vm_pid){ (uint32_t)l->i, (uint32_t)l->u });
-		if (!c || c == s || (c->unknown & VPF_IDENTITY))
+		const struct vm_proc *q = vm_find_proc(vm, (struct vm_pid){ (uint32_t)l->i, (uint32_t)l->u });
+		if (!q || q == p || !older(q, p))
 			continue;
-		if (c->has_ancestors ? !parent_is(c, s, vm) : is_parent_of(c, s, vm))
+		uint32_t qi = (uint32_t)(q - vm->procs);
+		if (below(t, qi, i))   /* its own descendant: a cycle */
 			continue;
-		struct node *cn = &t->n[c - vm->procs];
-		if (cn->parent >= 0)
-			continue;
-		cn->parent = (int32_t)si;
+		bool sup = is_supervisor(t, qi);
+		if (best < 0 || (sup && !best_sup) || (sup == best_sup && older(&vm->procs[best], q))) {
+			best = qi;
+			best_sup = sup;
+		}
 	}
 	vm_detail_free(&d);
+	*parent = best;
+	return NULL;
+}
+
+/* Each process's parent: the head of its '$ancestors' when that process
+ * lives ('$ancestors' decides), else the older process it is linked to. */
+static bc_err *place(struct tree *t)
+{
+	const struct vm *vm = t->vm;
+	size_t n = vm->nprocs, nnames = 0;
+	uint32_t *names = malloc((n ? n : 1) * sizeof *names);
+	if (!names)
+		return bc_error(BC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (vm->procs[i].registered_name)
+			names[nnames++] = (uint32_t)i;
+	if (nnames > 1)
+		qsort_r(names, nnames, sizeof *names, by_name, (void *)vm);
+	for (size_t i = 0; i < n; i++) {
+		const struct vm_proc *p = &vm->procs[i];
+		struct node *x = &t->n[i];
+		if (p->unknown & VPF_IDENTITY) {
+			x->place = P_NODATA;
+			continue;
+		}
+		if (!p->has_ancestors || !p->anc_n) {
+			x->place = P_ROOT;   /* until a link says otherwise */
+			continue;
+		}
+		int64_t q = resolve(vm, vm->ancestors[p->anc_first], names, nnames);
+		if (q >= 0 && q != (int64_t)i) {
+			x->parent = (int32_t)q;
+			x->place = P_ANCESTORS;
+			t->n[q].nchildren++;
+		} else {
+			x->place = P_GONE;   /* until a link says otherwise */
+		}
+	}
+	free(names);
+	/* a cycle of '$ancestors' (a pid or a name reused): its edges are cut,
+	 * its processes unplaced (a link makes none: by_link passes a descendant) */
+	unsigned char *state = calloc(n ? n : 1, 1);  /* 1: on the walk, 2: done */
+	if (!state)
+		return bc_error(BC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		int32_t x = (int32_t)i;
+		while (x >= 0 && !state[x]) {
+			state[x] = 1;
+			x = t->n[x].parent;
+		}
+		if (x >= 0 && state[x] == 1) {   /* back on this walk: a cycle through x */
+			int32_t y = x;
+			do {
+				int32_t up = t->n[y].parent;
+				t->n[up].nchildren--;
+				t->n[y].parent = -1;
+				t->n[y].place = P_GONE;
+				state[y] = 2;
+				y = up;
+			} while (y != x);
+		}
+		for (x = (int32_t)i; x >= 0 && state[x] == 1; x = t->n[x].parent)
+			state[x] = 2;
+	}
+	free(state);
+	for (size_t i = 0; i < n; i++) {
+		struct node *x = &t->n[i];
+		if (x->place != P_ROOT && x->place != P_GONE)
+			continue;
+		int64_t q;
+		bool unreadable;
+		bc_err *err = by_link(t, (uint32_t)i, &q, &unreadable);
+		if (err)
+			return err;
+		if (q >= 0) {
+			x->parent = (int32_t)q;
+			x->place = P_LINK;
+			t->n[q].nchildren++;
+		} else if (unreadable) {
+			x->place = P_NODATA;
+		}
+	}
 	return NULL;
 }
 
@@ -105,32 +271,31 @@ static int by_pid(const void *a, const void *b, void *ctx)
 	return (x->pid_serial > y->pid_serial) - (x->pid_serial < y->pid_serial);
 }
 
-/* Children lists (first/next, in pid order), roots, and the pre-order. */
-static int link_up(struct tree *t, uint32_t *sups, size_t nsups)
+/* Children lists (first/next, in pid order), roots (every process without a
+ * parent), and the pre-order. */
+static int link_up(struct tree *t)
 {
 	const struct vm *vm = t->vm;
 	size_t n = vm->nprocs;
 	uint32_t *kids = malloc((n ? n : 1) * sizeof *kids);
 	if (!kids)
 		return -1;
-	size_t nk = 0;
 	for (size_t i = 0; i < n; i++)
-		if (t->n[i].parent >= 0)
-			kids[nk++] = (uint32_t)i;
-	if (nk > 1)
-		qsort_r(kids, nk, sizeof *kids, by_pid, (void *)vm);
-	for (size_t k = nk; k-- > 0;) {  /* prepend in reverse: lists in pid order */
-		struct node *c = &t->n[kids[k]], *p = &t->n[c->parent];
+		kids[i] = (uint32_t)i;
+	if (n > 1)
+		qsort_r(kids, n, sizeof *kids, by_pid, (void *)vm);
+	for (size_t k = n; k-- > 0;) {  /* prepend in reverse: lists in pid order */
+		struct node *c = &t->n[kids[k]];
+		if (c->parent < 0)
+			continue;
+		struct node *p = &t->n[c->parent];
 		c->next = p->first;
 		p->first = (int32_t)kids[k];
 	}
-	free(kids);
-	if (nsups > 1)
-		qsort_r(sups, nsups, sizeof *sups, by_pid, (void *)vm);
-	t->roots = sups;
-	for (size_t i = 0; i < nsups; i++)
-		if (t->n[sups[i]].parent < 0)
-			t->roots[t->nroots++] = sups[i];
+	t->roots = kids;
+	for (size_t k = 0; k < n; k++)
+		if (t->n[kids[k]].parent < 0)
+			t->roots[t->nroots++] = kids[k];
 	/* pre-order by an explicit stack (a corrupt chain must not recurse) */
 	if (!(t->order = malloc((n ? n : 1) * sizeof *t->order)))
 		return -1;
@@ -261,9 +426,10 @@ static const struct rfield subtree_fields[] = {
 	{ .key = "ets_memory", .kind = RF_U64, .text = RT_BYTES },
 	{ .key = "binary", .kind = RF_U64, .text = RT_BYTES },
 };
-enum { T_TREES, T_ORDER };
+enum { T_TREES, T_COVERAGE, T_ORDER };
 static const struct rfield root_fields[] = {
 	{ .key = "trees", .kind = RF_LIST, .flags = RCOL_JSON_ONLY },
+	{ .key = "coverage", .kind = RF_REC, .flags = RCOL_JSON_ONLY },
 	{ .key = "order", .kind = RF_LIST, .flags = RCOL_TEXT_ONLY,
 	  .head = "SUPERVISION TREE                                      PROCES"
 		  "SES     MEMORY       MSGQ        ETS     BINARY\n" },
@@ -289,7 +455,7 @@ static void node_get(void *ctx, uint64_t x, size_t f, struct rval *v, char *buf,
 	switch (f) {
 	case N_PID: v->s = vm_pid_str(p, buf, len); break;
 	case N_REGNAME: v->s = p->registered_name; break;
-	case N_TYPE: v->s = is_supervisor(p) ? "supervisor" : "worker"; break;
+	case N_TYPE: v->s = is_supervisor(t, (uint32_t)x) ? "supervisor" : "worker"; break;
 	case N_CHILDREN:
 		for (int32_t c = n->depth < MAX_DEPTH ? n->first : -1; c >= 0; c = t->n[c].next)
 			v->n++;
@@ -309,7 +475,7 @@ static void node_get(void *ctx, uint64_t x, size_t f, struct rval *v, char *buf,
 			name = vm_mfa_str(vm_shown_initial_call(p), mfa, sizeof mfa);
 		snprintf(buf, len, "%*s%s %s%s", (int)(2 * (n->depth < 40 ? n->depth : 40)), "",
 			 vm_pid_str(p, pid, sizeof pid), name ? name : "",
-			 is_supervisor(p) ? " (supervisor)" : "");
+			 is_supervisor(t, (uint32_t)x) ? " (supervisor)" : "");
 		v->s = buf;
 		break;
 	}
@@ -338,21 +504,70 @@ static const struct rrec node_rec = {
 	.get = node_get, .item = node_item, .line = "%-52s %10s %10s %10s %10s %10s\n", .line_keys = node_line,
 };
 
+/* coverage: {processes, placed, unplaced: [{initial_call, count}]} */
+enum { C_PROCESSES, C_PLACED, C_UNPLACED };
+static const struct rfield coverage_fields[] = {
+	{ .key = "processes", .kind = RF_U64 },
+	{ .key = "placed", .kind = RF_U64 },
+	{ .key = "unplaced", .kind = RF_LIST },
+};
+static const struct rfield group_fields[] = {
+	{ .key = "initial_call", .kind = RF_STR },
+	{ .key = "count", .kind = RF_U64 },
+};
+
+static void group_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	const struct tree *t = ctx;
+	const struct group *g = &t->groups[id];
+	if (f == 0)
+		v->s = vm_mfa_str(vm_shown_initial_call(&t->vm->procs[g->proc]), buf, len);
+	else
+		v->u = g->count;
+}
+
+static const struct rrec group_rec = { .fields = group_fields, .nfields = 2, .get = group_get };
+
+static void coverage_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
+{
+	(void)id, (void)buf, (void)len;
+	const struct tree *t = ctx;
+	switch (f) {
+	case C_PROCESSES: v->u = t->vm->nprocs; break;
+	case C_PLACED: v->u = t->placed; break;
+	case C_UNPLACED: v->n = t->ngroups; break;
+	}
+}
+
+static uint64_t coverage_item(void *ctx, uint64_t id, size_t f, size_t i)
+{
+	(void)ctx, (void)id, (void)f;
+	return i;
+}
+
+static const struct rrec coverage_rec = { .fields = coverage_fields, .nfields = 3, .sub = &group_rec,
+					   .get = coverage_get, .item = coverage_item };
+
 static void root_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf, size_t len)
 {
 	(void)id, (void)buf, (void)len;
 	const struct tree *t = ctx;
-	v->n = f == T_TREES ? t->nroots : t->norder;
+	if (f == T_COVERAGE) {
+		v->rec = &coverage_rec;
+		v->id = 0;
+		return;
+	}
+	v->n = f == T_TREES ? t->nroots : t->nshown;
 }
 
 static uint64_t root_item(void *ctx, uint64_t id, size_t f, size_t i)
 {
 	(void)id;
 	const struct tree *t = ctx;
-	return f == T_TREES ? t->roots[i] : t->order[i];
+	return f == T_TREES ? t->roots[i] : t->shown[i];
 }
 
-static const struct rrec root_rec = { .fields = root_fields, .nfields = 2, .sub = &node_rec,
+static const struct rrec root_rec = { .fields = root_fields, .nfields = 3, .sub = &node_rec,
 				       .get = root_get, .item = root_item };
 
 /* What t holds (not t itself). */
@@ -361,6 +576,9 @@ static void tree_free(struct tree *t)
 	free(t->roots);
 	free(t->n);
 	free(t->order);
+	free(t->groups);
+	free(t->lone);
+	free(t->shown);
 }
 
 static void tree_release(void *t)
@@ -369,36 +587,111 @@ static void tree_release(void *t)
 	free(t);
 }
 
-/* The trees, rolled up (freed with tree_free, also after a failure);
- * *unknown: processes whose identity is unknown. */
-static bc_err *build(const struct vm *vm, struct tree *t, size_t *unknown_out)
+static int str_cmp(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) : (a != NULL) - (b != NULL);
+}
+
+static int by_call(const void *a, const void *b, void *ctx)
+{
+	const struct vm *vm = ctx;
+	const struct vm_mfa *x = vm_shown_initial_call(&vm->procs[*(const uint32_t *)a]),
+			    *y = vm_shown_initial_call(&vm->procs[*(const uint32_t *)b]);
+	int c = str_cmp(x->module, y->module);
+	if (!c)
+		c = str_cmp(x->function, y->function);
+	return c ? c : (x->arity > y->arity) - (x->arity < y->arity);
+}
+
+static int by_count(const void *a, const void *b, void *ctx)
+{
+	const struct group *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return by_call(&x->proc, &y->proc, ctx);
+}
+
+/* Is process i alone: a root (placed or not) without children? */
+static bool alone(const struct tree *t, size_t i)
+{
+	return t->n[i].parent < 0 && t->n[i].first < 0;
+}
+
+/* The processes unplaced (or, alone, those alone), by initial call, most
+ * first: *out, *nout. */
+static int group_by_call(struct tree *t, bool lone, struct group **out, size_t *nout)
+{
+	const struct vm *vm = t->vm;
+	size_t n = vm->nprocs, nu = 0;
+	uint32_t *u = malloc((n ? n : 1) * sizeof *u);
+	if (!u)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned pl = t->n[i].place;
+		if (lone ? alone(t, i) : pl == P_GONE || pl == P_NODATA)
+			u[nu++] = (uint32_t)i;
+	}
+	if (nu > 1)
+		qsort_r(u, nu, sizeof *u, by_call, (void *)vm);
+	if (!(*out = malloc((nu ? nu : 1) * sizeof **out))) {
+		free(u);
+		return -1;
+	}
+	struct group *g = *out;
+	size_t ng = 0;
+	for (size_t k = 0; k < nu; k++) {
+		if (k && by_call(&u[k - 1], &u[k], (void *)vm) == 0)
+			g[ng - 1].count++;
+		else
+			g[ng++] = (struct group){ u[k], 1 };
+	}
+	if (ng > 1)
+		qsort_r(g, ng, sizeof *g, by_count, (void *)vm);
+	*nout = ng;
+	free(u);
+	return 0;
+}
+
+/* The unplaced processes by initial call (t->groups), the processes alone
+ * (t->lone), what text shows (t->shown: the order without those alone). */
+static int count_up(struct tree *t)
+{
+	const struct vm *vm = t->vm;
+	for (size_t i = 0; i < vm->nprocs; i++) {
+		unsigned pl = t->n[i].place;
+		t->placed += pl != P_GONE && pl != P_NODATA;
+		t->nodata += pl == P_NODATA;
+		t->nalone += alone(t, i);
+	}
+	if (!(t->shown = malloc((t->norder ? t->norder : 1) * sizeof *t->shown)))
+		return -1;
+	for (size_t i = 0; i < t->norder; i++)
+		if (!alone(t, t->order[i]))
+			t->shown[t->nshown++] = t->order[i];
+	return group_by_call(t, false, &t->groups, &t->ngroups) < 0 ||
+	       group_by_call(t, true, &t->lone, &t->nlone) < 0 ? -1 : 0;
+}
+
+/* The trees, rolled up (freed with tree_free, also after a failure). */
+static bc_err *build(const struct vm *vm, struct tree *t)
 {
 	t->vm = vm;
 	for (size_t d = 0; d <= MAX_DEPTH; d++)
 		t->walk[d].parent = -1;
 	size_t n = vm->nprocs;
-	uint32_t *sups = t->roots = malloc((n ? n : 1) * sizeof *sups);  /* the roots, once linked */
-	if (!sups || !(t->n = malloc((n ? n : 1) * sizeof *t->n)))
+	if (!(t->n = malloc((n ? n : 1) * sizeof *t->n)))
 		return bc_error(BC_ENOMEM, "out of memory");
-	size_t nsups = 0, unknown = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		t->n[i] = (struct node){ .parent = -1, .first = -1, .next = -1 };
-		if (is_supervisor(&vm->procs[i]))
-			sups[nsups++] = (uint32_t)i;
-		unknown += (vm->procs[i].unknown & VPF_IDENTITY) != 0;
-	}
 	if (!vm->detail)
 		return bc_error(BC_EFORMAT, "tree: this input gives no process's links");
-	for (size_t i = 0; i < nsups; i++) {
-		bc_err *err = claim(t, sups[i]);
-		if (err)
-			return err;
-	}
-	if (link_up(t, sups, nsups) < 0 || roll_up(t) < 0)
+	bc_err *err = place(t);
+	if (err)
+		return err;
+	if (link_up(t) < 0 || roll_up(t) < 0 || count_up(t) < 0)
 		return bc_error(BC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < t->norder; i++)
 		t->cut |= t->n[t->order[i]].depth >= MAX_DEPTH && t->n[t->order[i]].first >= 0;
-	*unknown_out = unknown;
 	return NULL;
 }
 
@@ -412,9 +705,8 @@ static uint64_t held(const struct node *x)
 bc_err *tree_parents(const struct vm *vm, int32_t **parent)
 {
 	struct tree t = { 0 };
-	size_t unknown = 0;
 	*parent = NULL;
-	bc_err *err = vm->detail ? build(vm, &t, &unknown) : NULL;
+	bc_err *err = vm->detail ? build(vm, &t) : NULL;
 	int32_t *p = err ? NULL : malloc((vm->nprocs ? vm->nprocs : 1) * sizeof *p);
 	if (!err && !p)
 		err = bc_error(BC_ENOMEM, "out of memory");
@@ -425,38 +717,51 @@ bc_err *tree_parents(const struct vm *vm, int32_t **parent)
 	return err;
 }
 
+/* percent of what all processes hold (their memory, the ETS tables they own,
+ * the refc binaries only they hold) a subtree must hold to be named */
+#define SHARE_MIN 20
+
 bc_err *tree_findings(const struct vm *vm, struct an_out *out)
 {
 	struct tree t = { 0 };
-	size_t unknown = 0;
-	bc_err *err = vm->detail ? build(vm, &t, &unknown) : NULL;
+	bc_err *err = vm->detail ? build(vm, &t) : NULL;
 	/* the root holding the most, then down while one child holds most of it:
-	 * the part of the application the memory is in */
+	 * the part of the application the memory is in (a root holding the whole
+	 * node says nothing: its largest child then, unless the root itself holds
+	 * more) */
 	int64_t at = -1;
 	for (size_t i = 0; !err && i < t.nroots; i++)
 		if (at < 0 || held(&t.n[t.roots[i]]) > held(&t.n[at]))
 			at = t.roots[i];
-	while (at >= 0) {
+	for (bool root = true; at >= 0; root = false) {
 		int64_t best = -1;
 		for (int32_t c = t.n[at].first; c >= 0; c = t.n[c].next)
 			if (best < 0 || held(&t.n[c]) > held(&t.n[best]))
 				best = c;
-		if (best < 0 || held(&t.n[best]) * 2 < held(&t.n[at]))
+		uint64_t kids = 0;
+		for (int32_t c = t.n[at].first; c >= 0; c = t.n[c].next)
+			kids += held(&t.n[c]);
+		if (best < 0 || (root ? held(&t.n[at]) > kids && held(&t.n[at]) - kids >= held(&t.n[best])
+				      : held(&t.n[best]) * 2 < held(&t.n[at])))
 			break;
 		at = best;
 	}
-	if (at >= 0) {
+	uint64_t all = 0;   /* what all processes hold: every tree's */
+	for (size_t i = 0; i < t.nroots; i++)
+		all += held(&t.n[t.roots[i]]);
+	if (at >= 0 && all && held(&t.n[at]) * 100 >= all * SHARE_MIN) {
 		const struct node *x = &t.n[at];
 		const struct vm_proc *p = &vm->procs[at];
 		char pid[32], b1[32], b2[32], b3[32], b4[32] = "unknown", c[32], mfa[256];
 		const char *name = p->registered_name ? p->registered_name
-			: vm_mfa_str(&p->proc_lib_initial_call, mfa, sizeof mfa) ? mfa : "";
+			: vm_mfa_str(vm_shown_initial_call(p), mfa, sizeof mfa) ? mfa : "";
 		struct an_finding *f = an_find(out, "subtree", "info",
-			"the supervision subtree under %s %s holds the most: %s (%s process%s: %s; "
-			"ETS %s; refc binaries only it holds %s)", vm_pid_str(p, pid, sizeof pid), name,
-			fmt_bytes(held(x), b1, sizeof b1), fmt_count(x->procs, c, sizeof c),
-			x->procs == 1 ? "" : "es",
-			fmt_bytes(x->memory, b2, sizeof b2), fmt_bytes(x->ets, b3, sizeof b3),
+			"the supervision subtree under %s %s holds the most: %s, %u%% of what all "
+			"processes hold (%s process%s: %s; ETS %s; refc binaries only it holds %s)",
+			vm_pid_str(p, pid, sizeof pid), name, fmt_bytes(held(x), b1, sizeof b1),
+			(unsigned)(held(x) * 100 / all), fmt_count(x->procs, c, sizeof c),
+			x->procs == 1 ? "" : "es", fmt_bytes(x->memory, b2, sizeof b2),
+			fmt_bytes(x->ets, b3, sizeof b3),
 			x->unknown & U_BINARY ? b4 : fmt_bytes(x->binary, b4, sizeof b4));
 		an_find_proc(f, p);
 		if (f) {
@@ -468,6 +773,24 @@ bc_err *tree_findings(const struct vm *vm, struct an_out *out)
 	return err;
 }
 
+/* "m:f/a N, ..." of the first four groups into buf. */
+static const char *calls_list(const struct tree *t, const struct group *g, size_t ng, char *buf,
+			      size_t len)
+{
+	char mfa[256], c[32];
+	size_t used = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < ng && i < 4 && used < len; i++) {
+		const char *m = vm_mfa_str(vm_shown_initial_call(&t->vm->procs[g[i].proc]), mfa, sizeof mfa);
+		int k = snprintf(buf + used, len - used, "%s%s %s", i ? ", " : "", m ? m : "?",
+				 fmt_count(g[i].count, c, sizeof c));
+		used += k > 0 ? (size_t)k : 0;
+	}
+	if (ng > 4 && used + 6 < len)
+		strcat(buf, ", ...");
+	return buf;
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	(void)o;
@@ -476,18 +799,25 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		return bc_error(BC_ENOMEM, "out of memory");
 	if (!vm->detail)
 		return bc_error(BC_EFORMAT, "tree: this input gives no process's links");
-	size_t unknown = 0;
-	bc_err *err = build(vm, t, &unknown);
+	bc_err *err = build(vm, t);
 	if (err)
 		return err;
 	out->doc = (struct rdoc){ &root_rec, t, 0 };
-	char a[32];
-	if (!t->nroots)
-		an_find(out, NULL, NULL, "no supervisor (no process whose proc_lib initial call is "
-			"supervisor:*/1)");
-	if (unknown)
-		an_find(out, NULL, "warning", "%s processes' '$initial_call'/'$ancestors' are unknown: "
-			"they may be missing from the trees", fmt_count(unknown, a, sizeof a));
+	char a[32], b[32], l1[512], l2[512];
+	size_t unplaced = vm->nprocs - t->placed;
+	if (unplaced)
+		an_find(out, NULL, t->nodata ? "warning" : "info",
+			"%s of %s processes are in no tree: their '$ancestors' name a process that is gone "
+			"and they are linked to no older one, or their dictionary is unreadable (%s)",
+			fmt_count(unplaced, a, sizeof a), fmt_count(vm->nprocs, b, sizeof b),
+			calls_list(t, t->groups, t->ngroups, l1, sizeof l1));
+	if (t->nalone)
+		an_find(out, NULL, NULL, "%s processes stand alone, each its own tree, left out of the "
+			"text: no '$ancestors', linked to no older process, no children (%s)",
+			fmt_count(t->nalone, a, sizeof a), calls_list(t, t->lone, t->nlone, l2, sizeof l2));
+	if (t->nodata)
+		an_gap(out, "tree: %s processes could not be placed: their '$initial_call'/'$ancestors' "
+		       "or links are unreadable", fmt_count(t->nodata, a, sizeof a));
 	if (t->cut)
 		an_find(out, NULL, "warning", "trees deeper than %d levels are cut there (children_cut)",
 			MAX_DEPTH);

@@ -8,8 +8,9 @@ live node's ground truth and the other commands:
     sums to `procs`' memory;
   - dot: `nop` (Graphviz's parser) reads the whole graph; every call the live
     node knows (ground truth "calls") is a red edge waiter -> callee; the
-    supervision edges are exactly which_children's (parent -> child, bridges'
-    children aside); every link between two idle processes the live node
+    supervision edges are `tree`'s: every which_children edge (parent ->
+    child, bridges' children aside), the others each the head of the child's
+    live '$ancestors' or, with no live head, a live link; every link between two idle processes the live node
     listed is a link edge (and none is invented between idle processes);
     --around X --depth 1 keeps exactly X and its neighbours in the full graph,
     and `dot -Tsvg` lays it out;
@@ -127,9 +128,34 @@ def walk(n):
 for t in gt["supervision"]:
     walk(t)
 got_sup = {e for e in E["supervises"] if e[0] not in bridges}
-if sup != got_sup:
+live_p = {p["pid"]: p for p in gt["processes"]}
+regs = {p["registered_name"]: p["pid"] for p in gt["processes"] if p["registered_name"]}
+listed = {c for _, c in sup}
+
+def live_edge(parent, child):
+    """A supervision edge no which_children lists: the head of the child's live
+    '$ancestors', else (no live head) a live link."""
+    if child in listed or child not in live_p:
+        return False
+    anc = live_p[child].get("ancestors") or []
+    head = (anc[0] if anc[0] in live_p else regs.get(anc[0])) if anc else None
+    return head == parent if head else parent in live_p[child].get("links", [])
+
+odd = sorted(e for e in got_sup - sup if not live_edge(*e))
+if not sup <= got_sup or odd:
     bad.append(f"dot: supervision edges differ from which_children: missing "
-               f"{sorted(sup - got_sup)[:3]}, extra {sorted(got_sup - sup)[:3]}")
+               f"{sorted(sup - got_sup)[:3]}, extra (no '$ancestors' head, no link) {odd[:3]}")
+tree_edges = set()
+
+def tree_walk(n):
+    for c in n["children"]:
+        tree_edges.add((n["pid"], c["pid"]))
+        tree_walk(c)
+
+for t in fx.json("tree", ok=(0, 1))["trees"]:
+    tree_walk(t)
+if tree_edges != E["supervises"]:
+    bad.append(f"dot: supervision edges differ from tree's: {sorted(tree_edges ^ E['supervises'])[:3]}")
 idle = {p["pid"] for p in idle_processes(gt)}
 live_links = set()
 for p in gt["processes"]:

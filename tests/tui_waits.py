@@ -88,7 +88,7 @@ def main():
                 walk(c)
         for r in gt.get("supervision") or []:
             walk(r)
-        row = next((i for i, l in enumerate(lines(s)) if l.startswith(roots[0] + " ")), -1) if roots else -1
+        row = next((i for i, l in enumerate(lines(s)) if l.split()[:1] == [roots[0]]), -1) if roots else -1
         if row > 0:
             t.keys(*["Down"] * (row - 2))
             s = t.wait("cursor moved", lambda s: f"(line {row - 1} of" in lines(s)[1])

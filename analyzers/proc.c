@@ -147,22 +147,42 @@ static void field_list(struct an_out *out, const char *key, const char *title, c
 								 .n = n, .title = title };
 }
 
-/* The refc binaries, or unknown when the loader could not list them (a crash
- * dump does not record them; a core may lack the memory). */
-static void field_binaries(struct an_out *out, const struct vm_proc *p, const char **bins, size_t n)
-{
-	if (p->unknown & VPF_BINARY) {
-		if (out->nfields < AN_MAX_FIELDS)
-			out->fields[out->nfields++] = (struct an_field){ .key = "binary", .kind = AF_UNKNOWN };
-		return;
-	}
-	field_list(out, "binary", "Refc binaries {address,size,refc}", bins, n);
-}
-
 static void field_unknown(struct an_out *out, const char *key)
 {
 	if (out->nfields < AN_MAX_FIELDS)
 		out->fields[out->nfields++] = (struct an_field){ .key = key, .kind = AF_UNKNOWN };
+}
+
+/* A list the loader cannot give: JSON null; text its heading, as where it is
+ * known, over one line that says why (a crash dump does not record it, or
+ * the core's memory was unreadable). */
+static void field_unknown_list(struct an_out *out, const struct vm *vm, const char *key,
+			       const char *title, const char *dump_why)
+{
+	static const char *unreadable[] = { "? (unreadable)" };
+	const char **why = unreadable;
+	if (strcmp(vm->kind, "crash_dump") == 0) {
+		const char **l = an_own(out, calloc(1, sizeof *l), NULL);
+		if (l)
+			*l = dump_why;
+		why = l ? l : why;
+	}
+	if (out->nfields < AN_MAX_FIELDS)
+		out->fields[out->nfields++] = (struct an_field){ .key = key, .kind = AF_UNKNOWN,
+								 .title = title, .list = why, .n = 1 };
+}
+
+/* The refc binaries, or unknown when the loader could not list them (a crash
+ * dump does not record them; a core may lack the memory). */
+static void field_binaries(struct an_out *out, const struct vm *vm, const struct vm_proc *p,
+			   const char **bins, size_t n)
+{
+	static const char title[] = "Refc binaries {address,size,refc}";
+	if (p->unknown & VPF_BINARY)
+		field_unknown_list(out, vm, "binary", title,
+				   "? (a crash dump does not record which refc binaries a process holds)");
+	else
+		field_list(out, "binary", title, bins, n);
 }
 
 static const char **terms(struct strings *s, struct vt **t, size_t n)
@@ -340,7 +360,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	field_list(out, "current_stacktrace", "Current stacktrace", stack, p->stack_n);
 
 	if (!vm->detail) {
-		field_binaries(out, p, bins, ib);
+		field_binaries(out, vm, p, bins, ib);
 		return s->oom ? bc_error(BC_ENOMEM, "out of memory") : NULL;
 	}
 	struct vm_detail_limits lim = { SHOW_MESSAGES, SHOW_DICT, SHOW_FRAMES, 200, 256, SHOW_LARGEST };
@@ -348,8 +368,9 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		return bc_error(BC_ENOMEM, "out of memory");
 	struct vm_proc_detail *d = &s->d;
 	if (d->no_links) {
-		field_unknown(out, "links");
-		field_unknown(out, "monitors");
+		field_unknown_list(out, vm, "links", "Links", "? (its =proc section has no Link list)");
+		field_unknown_list(out, vm, "monitors", "Monitors (the other end)",
+				   "? (its =proc section has no Link list)");
 	} else {
 		field_list(out, "links", "Links", an_own(out, terms(s, d->links, d->nlinks), NULL),
 			   d->nlinks);
@@ -370,7 +391,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	snprintf(buf, sizeof buf, "Messages (first %zu of %llu)", d->nmessages,
 		 (unsigned long long)p->message_queue_len);
 	field_list(out, "messages", keep(s, buf), messages, d->nmessages);
-	field_binaries(out, p, bins, ib);
+	field_binaries(out, vm, p, bins, ib);
 	const char **bt = an_own(out, calloc(d->nframes ? d->nframes : 1, sizeof *bt), NULL);
 	for (size_t i = 0; bt && i < d->nframes; i++) {
 		const struct vm_frame_loc *f = &d->frames[i];
@@ -381,7 +402,9 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		bt[i] = keep(s, buf);
 	}
 	if (d->no_frames)
-		field_unknown(out, "backtrace");
+		field_unknown_list(out, vm, "backtrace", "Backtrace",
+				   "? (a crash dump gives no frame's file and line: Current stacktrace "
+				   "has its functions)");
 	else
 		field_list(out, "backtrace", d->frames_cut ? "Backtrace (cut)" : "Backtrace (every frame)",
 			   bt, d->nframes);

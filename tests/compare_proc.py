@@ -4,9 +4,14 @@
 (process_info's current_stacktrace locations, for stacks without repeated
 frames), the dictionary (small ones, as a set) and the first messages, printed
 as Erlang prints them. Checked for every registered idle process and a few others. On a crash dump
-the located backtrace is unknown (null) and skipped.
+the located backtrace is unknown (null) and skipped. The text (issue 21 part 7):
+the scalars first, then every list under its heading, those a dump does not
+give (binaries, backtrace) too, never "binary ?" among the lists. A reference
+in largest_terms' `where` (a dictionary key) printed as the live node printed
+it (a dump's key was cut to #Ref<0.0.0.0>), on up to five processes whose
+dictionary holds one.
 Usage: compare_proc.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
-import json, os, sys
+import json, os, re, sys
 from fixture import Fixture, idle_processes
 
 def main():
@@ -55,6 +60,35 @@ def main():
             checked += 1
             if live != got:
                 bad.append(f"{p['pid']} ({name}) {what}: live {live}, beamcore {got}")
+    # text: the scalars, then the lists, each under its heading (as on a core)
+    heads = ("Current stacktrace", "Links", "Monitors (the other end)", "Dictionary (first",
+             "Messages (first", "Refc binaries {address,size,refc}", "Backtrace")
+    for p in picks[:10]:
+        rc, out, err = fx.run("proc", arg=p["pid"])
+        lines = out.split("\n\nLargest terms")[0].splitlines()
+        first = next((i for i, l in enumerate(lines) if not l.strip()), len(lines))
+        scalars_late = [l for l in lines[first:] if re.match(r"^  [a-z_]+ +\S", l)
+                        and l.split()[0] in ("binary", "backtrace", "links", "monitors",
+                                             "term_roots", "messages_counted")]
+        missing = [h for h in heads if not any(l.startswith(h) for l in lines)]
+        checked += 1
+        if rc != 0 or scalars_late or missing:
+            bad.append(f"{p['pid']} text: exit {rc}; fields among the lists {scalars_late}; "
+                       f"headings missing {missing}")
+    # a reference in a dictionary key's `where`: as the live node printed it
+    with_ref = [p for p in gt["processes"] if any("#Ref<" in d for d in p.get("dictionary_head") or [])]
+    for p in with_ref[:5]:
+        rc, out, err = fx.run("proc", "--json", arg=p["pid"])
+        if rc not in (0, 1):
+            bad.append(f"{p['pid']}: exit {rc} {err.strip()}")
+            continue
+        live = " ".join(p["dictionary_head"])
+        for t in json.loads(out).get("largest_terms") or []:
+            for ref in re.findall(r"#Ref<[0-9.]+>", t["where"]):
+                checked += 1
+                if ref not in live:
+                    bad.append(f"{p['pid']} largest_terms where {t['where']!r}: {ref} is not "
+                               "in its live dictionary")
     print(f"{fx.name}: {len(picks)} processes, {checked} checks; {len(bad)} mismatches")
     for b in bad[:30]:
         print("  MISMATCH " + b[:600])

@@ -136,8 +136,13 @@ static int etf_int(struct etf *e, int64_t *v)
 static struct vt *etf(struct heap *h, const char *p, const char *end, uint64_t size)
 {
 	uint8_t buf[512];
-	struct vt *raw = binary(h, p, end, size);
-	if (!raw || raw->n < 2 || raw->n > sizeof buf)
+	/* whole, whatever the binaries' print limit (a ref cut at 32 bytes read as
+	 * #Ref<0.0.0.0> where the same ref elsewhere printed in full) */
+	size_t bytes = h->bytes;
+	h->bytes = sizeof buf;
+	struct vt *raw = size <= sizeof buf ? binary(h, p, end, size) : NULL;
+	h->bytes = bytes;
+	if (!raw || raw->n < 2 || raw->n != size)
 		return other(h, "#Term<external format>");
 	memcpy(buf, raw->bytes, raw->n);
 	struct etf e = { buf, raw->n, 1 };  /* after the version byte 131 */

@@ -24,7 +24,10 @@ struct an_kv {
 #define AN_MAX_KV 16
 
 /* A record: named fields, each a string, a count or a list of strings; a JSON
- * object, "key  value" lines in text (lists one item per line). */
+ * object, "key  value" lines in text (lists one item per line). Text puts the
+ * scalars first, then the lists under their headings; a list the loader
+ * cannot give (AF_UNKNOWN with a title) is a heading over its list's lines,
+ * which say why ("? (a crash dump does not record them)"), and JSON null. */
 enum an_field_kind { AF_STR, AF_U64, AF_LIST, AF_NULL /* none: "-" */, AF_UNKNOWN /* "?" */ };
 struct an_field {
 	const char *key;
@@ -36,6 +39,12 @@ struct an_field {
 	const char *title;        /* text: a heading instead of "key" (lists) */
 };
 #define AN_MAX_FIELDS 48
+
+/* Printed as a list in text: under a heading, after the scalars. */
+static inline bool an_field_is_list(const struct an_field *f)
+{
+	return f->kind == AF_LIST || (f->kind == AF_UNKNOWN && f->title);
+}
 
 /* What a finding is about, for scripts (JSON "findings" objects): its kind
  * ("deadlock", "bottleneck", ...; NULL: "note"), severity ("critical",

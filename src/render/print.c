@@ -195,22 +195,25 @@ void print_text(int header, const struct vm *vm, const struct an_out *out)
 		text_header(stdout, vm);
 	for (size_t i = 0; i < out->nfindings; i++)
 		printf("* %s\n", out->findings[i]);
-	for (size_t i = 0; i < out->nfields; i++) {
-		const struct an_field *f = &out->fields[i];
-		char b[32];
-		char vis[4096];
-		if (f->kind == AF_STR)
-			printf("  %-18s %s\n", f->key, utf8_visible(f->s ? f->s : "", vis, sizeof vis));
-		else if (f->kind == AF_U64)
-			printf("  %-18s %s\n", f->key, fmt_count(f->u, b, sizeof b));
-		else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
-			printf("  %-18s %s\n", f->key, f->kind == AF_NULL ? "-" : "?");
-		else {
-			printf("\n%s\n", f->title ? f->title : f->key);
-			for (size_t k = 0; k < f->n; k++)
-				printf("  %s\n", f->list[k]);
+	for (int lists = 0; lists < 2; lists++)  /* the scalars, then the lists */
+		for (size_t i = 0; i < out->nfields; i++) {
+			const struct an_field *f = &out->fields[i];
+			char b[32];
+			char vis[4096];
+			if (an_field_is_list(f) != lists)
+				continue;
+			if (f->kind == AF_STR)
+				printf("  %-18s %s\n", f->key, utf8_visible(f->s ? f->s : "", vis, sizeof vis));
+			else if (f->kind == AF_U64)
+				printf("  %-18s %s\n", f->key, fmt_count(f->u, b, sizeof b));
+			else if (!lists)
+				printf("  %-18s %s\n", f->key, f->kind == AF_NULL ? "-" : "?");
+			else {
+				printf("\n%s\n", f->title ? f->title : f->key);
+				for (size_t k = 0; k < f->n; k++)
+					printf("  %s\n", f->list[k]);
+			}
 		}
-	}
 	if (out->nfields)
 		printf("\n");
 	if (out->nkv) {

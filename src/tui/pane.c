@@ -126,19 +126,22 @@ static void layout(struct pane *p)
 		add_text(p, o->findings[i]);
 	if (o->nfindings)
 		add(p, S_TEXT, 0, "", 1);
-	for (size_t i = 0; i < o->nfields; i++) {
-		const struct an_field *f = &o->fields[i];
-		if (f->kind != AF_LIST) {
-			add(p, S_FIELD, i, NULL, 1);
-			continue;
+	for (int lists = 0; lists < 2; lists++)  /* the scalars, then the lists (out.h) */
+		for (size_t i = 0; i < o->nfields; i++) {
+			const struct an_field *f = &o->fields[i];
+			if (an_field_is_list(f) != lists)
+				continue;
+			if (!lists) {
+				add(p, S_FIELD, i, NULL, 1);
+				continue;
+			}
+			add(p, S_TEXT, 0, "", 1);
+			add_text(p, f->title ? f->title : f->key);
+			if (f->n)
+				add(p, S_ITEM, i, NULL, f->n);
+			else
+				add(p, S_TEXT, 0, "  (none)", 1);
 		}
-		add(p, S_TEXT, 0, "", 1);
-		add_text(p, f->title ? f->title : f->key);
-		if (f->n)
-			add(p, S_ITEM, i, NULL, f->n);
-		else
-			add(p, S_TEXT, 0, "  (none)", 1);
-	}
 	if (o->nfields)
 		add(p, S_TEXT, 0, "", 1);
 	if (o->nkv) {

@@ -178,6 +178,8 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only")
     ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--tally", action="store_true",
+                    help="after the differences, how many cases of each command differ")
     a = ap.parse_args()
     scratch = tempfile.mkdtemp(prefix="same_output.")
     try:
@@ -232,6 +234,17 @@ def show(name, k, want, got):
     else:
         print(f"   base: {str(want)[:300]}\n   new:  {str(got)[:300]}")
 
+def command_of(name):
+    """A case's kind for --tally: help, or the command (and target kind: core/dump)."""
+    w = name.split()
+    if w[0] == "help":
+        return "help"
+    if w[0] == "seed":
+        return "seed " + w[2]
+    if w[1] == "diff":
+        return "diff"
+    return w[2] + (" (dump)" if w[1].endswith(".dump") else " (core)")
+
 def compare(a, scratch):
     g = json.load(open(os.path.join(a.golden, "golden.json")))
     cases = g["cases"]
@@ -241,6 +254,7 @@ def compare(a, scratch):
         cases = [c for c in cases if re.search(a.only, c[0])]
     new = os.path.abspath(a.new)
     bad = 0
+    tally, total = {}, {}
     with cf.ThreadPoolExecutor(a.j) as ex:
         futs = {ex.submit(run, new, argv, case_dir(scratch, i), files): name
                 for i, (name, argv, files) in enumerate(cases)}
@@ -251,11 +265,17 @@ def compare(a, scratch):
                 print(f"NEW {name}: no recorded output (record again)")
                 continue
             diffs = [k for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k)]
+            kind = command_of(name)
+            total[kind] = total.get(kind, 0) + 1
             if diffs:
+                tally[kind] = tally.get(kind, 0) + 1
                 bad += 1
                 if bad <= 20:
                     for k in diffs:
                         show(name, k, want.get(k), got.get(k))
+    if a.tally:
+        for kind in sorted(total):
+            print(f"  {kind:28} {tally.get(kind, 0):5} of {total[kind]:5} differ")
     print(f"{len(cases)} cases, {bad} differ" + (" (first 20 shown)" if bad > 20 else ""))
     return 1 if bad else 0
 

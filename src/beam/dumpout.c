@@ -51,9 +51,17 @@ static void function_from_pc(struct dout *o, uint64_t pc)
 			}
 		}
 	}
-	char buf[600];
-	if (e && e->ok && vm_mfa_str(&e->mfa, buf, sizeof buf)) {
-		fprintf(o->f, "%s + %llu", buf, (unsigned long long)(pc - e->mfa_addr));
+	if (e && e->ok && e->mfa.module && e->mfa.function) {
+		/* atoms as %T prints them: quoted unless plain names, like
+		 * '-port_sender/1-lc$^0/1-0-'/3 (a dump's reader splits m:f/a at the
+		 * first ':' and '/' outside quotes) */
+		char m[300], fn[300];
+		static const struct vt_limits lim = { 1, 1, 0 };
+		struct vt tm = { .kind = VT_ATOM, .text = e->mfa.module };
+		struct vt tf = { .kind = VT_ATOM, .text = e->mfa.function };
+		fprintf(o->f, "%s:%s/%d + %llu", vt_print(&tm, &lim, m, sizeof m),
+			vt_print(&tf, &lim, fn, sizeof fn), e->mfa.arity,
+			(unsigned long long)(pc - e->mfa_addr));
 		return;
 	}
 	static const struct { enum layout_id id; const char *name; } exits[] = {

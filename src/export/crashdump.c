@@ -1,7 +1,7 @@
 /* beamcore export --format crashdump: the model written as an erl_crash.dump
  * in the format the VM writes (break.c erl_crash_dump_v, version 0.5 in OTP
  * 25 to 29): the header, =scheduler, =memory, =index_table:atom_tab,
- * =allocator, =proc, =ets, the distribution sections, then each process's
+ * =allocator, =proc, =port, =ets, the distribution sections, then each process's
  * deep sections (=proc_messages/dictionary/stack/heap), =binary, =atoms and
  * =end. What only the loader can read (heaps, links, the heap pointers) comes
  * from vm->dump_ops; a crash dump as input has none (it is one already).
@@ -209,6 +209,62 @@ static void proc(struct w *w, const struct vm_proc *p)
 	part(w, p, 3);
 }
 
+/* A list of vm->port_items, one after another as the VM prints them. */
+static void port_items(const struct vm *vm, FILE *f, const char *key, uint32_t first, uint32_t n)
+{
+	if (!n)
+		return;
+	fputs(key, f);
+	for (uint32_t i = 0; i < n && first + i < vm->nport_items; i++)
+		fputs(vm->port_items[first + i], f);
+	fputc('\n', f);
+}
+
+/* io.c print_port_info: what the model has of it. Not the State, the Slot,
+ * the monitors (the VM prints (Other,Ref) pairs; the model keeps no refs) nor
+ * Port Data. The Suspended line is what tells who waits on a busy port. */
+static void port(struct w *w, const struct vm_port *p)
+{
+	const struct vm *vm = w->vm;
+	FILE *f = w->f;
+	char buf[64];
+	if (p->unknown & VPTF_ID)
+		return;
+	fprintf(f, "=port:%s\n", vm_port_str(p, buf, sizeof buf));
+	if (!(p->unknown & VPTF_BUSY) && (p->busy || p->busy_queue))
+		fprintf(f, "Task Flags: %s%s%s\n", p->busy ? "BUSY_PORT" : "",
+			p->busy && p->busy_queue ? "|" : "", p->busy_queue ? "BUSY_Q" : "");
+	if (!(p->unknown & VPTF_CONNECTED))
+		fprintf(f, "Connected: %s\n", vm_pid2str(p->connected, buf, sizeof buf));
+	if (!(p->unknown & VPTF_LINKS))
+		port_items(vm, f, "Links: ", p->links_first, p->nlinks);
+	if (!(p->unknown & VPTF_SUSPENDED))
+		port_items(vm, f, "Suspended: ", p->suspended_first, p->nsuspended);
+	if (!(p->unknown & VPTF_REGISTERED_NAME) && p->registered_name) {
+		fputs("Registered as: ", f);
+		atom(f, p->registered_name);
+		fputc('\n', f);
+	}
+	if (!(p->unknown & (VPTF_NAME | VPTF_DRIVER)) && p->name && p->driver) {
+		static const struct { const char *driver, *line; } kinds[] = {
+			{ "spawn", "Port controls external process: " },
+			{ "spawn_forker", "Port controls forker process: " },
+			{ "fd", "Port is UNIX fd not opened by emulator: " },
+			{ "vanilla", "Port is a file: " },
+		};
+		const char *line = "Port controls linked-in driver: ";
+		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+			if (strcmp(p->driver, kinds[k].driver) == 0)
+				line = kinds[k].line;
+		fprintf(f, "%s%s\n", line, p->name);
+	}
+	if (!(p->unknown & VPTF_IO))
+		fprintf(f, "Input: %llu\nOutput: %llu\n", (unsigned long long)p->input,
+			(unsigned long long)p->output);
+	if (!(p->unknown & VPTF_QUEUE))
+		fprintf(f, "Queue: %llu\n", (unsigned long long)p->queue_size);
+}
+
 /* erl_db.c print_table: the fields ets:info/1 gives (the hash statistics and
  * concurrency options are not in the model). */
 static void ets(struct w *w, const struct vm_ets *t)
@@ -288,6 +344,8 @@ bc_err *export_crashdump(const struct vm *vm, const struct an_opts *o, FILE *f,
 	allocators(&w);
 	for (size_t i = 0; i < vm->nprocs; i++)
 		proc(&w, &vm->procs[i]);
+	for (size_t i = 0; i < vm->nports; i++)
+		port(&w, &vm->ports[i]);
 	for (size_t i = 0; i < vm->nets; i++)
 		ets(&w, &vm->ets[i]);
 	size_t node_counts = nodes(&w);

@@ -24,7 +24,7 @@ static const struct format {
 	/* (stacks: the call sites waits looks for) */
 	{ "dot", export_dot, NEED_PROCS | NEED_STACKS },
 	{ "crashdump", export_crashdump, NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY |
-					 NEED_STACKS | NEED_NODES },
+					 NEED_STACKS | NEED_NODES | NEED_PORTS },
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 

@@ -122,7 +122,8 @@ while read -r name script opt; do
   fi
   say "real fixture $d"
   # shellcheck disable=SC2086  # opt: empty or one word
-  testdata/$script "$d" $opt || nocap "$script $opt failed"
+  # stdin from /dev/null: the node (or erl) would read the rest of this list
+  testdata/$script "$d" $opt </dev/null || nocap "$script $opt failed"
 done <<'EOF'
 real-rabbitmq capture-rabbitmq.sh
 real-rabbitmq-dump capture-rabbitmq.sh --dump

@@ -199,7 +199,10 @@ static bc_err *unlz4(struct job *j)
 				break;
 			}
 			pos += src;
-		} while (pos < (size_t)n || dst == OUT_SIZE);
+			/* a full buffer may hold more back, unless the frame just
+			 * ended: called again without input, the decoder would start
+			 * on a next frame's header and the end would read as a cut */
+		} while (pos < (size_t)n || (dst == OUT_SIZE && hint != 0));
 		if (err)
 			break;
 	}

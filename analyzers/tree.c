@@ -68,6 +68,7 @@ struct tree {
 	uint32_t *shown;               /* the text's order: those alone left out */
 	size_t nshown;
 	bool cut;                      /* deeper than MAX_DEPTH somewhere */
+	uint64_t *pidkey;              /* per process: pid number << 32 | serial (link_up's sort) */
 	struct walk {                  /* node_item's place in a children list */
 		int64_t parent;
 		size_t i;
@@ -181,6 +182,11 @@ static bc_err *by_link(struct tree *t, uint32_t i, int64_t *parent, bool *unread
 	return NULL;
 }
 
+static uint64_t head_hash(const void *ctx, uint32_t item)
+{
+	return (uint64_t)(uintptr_t)((const char *const *)ctx)[item];
+}
+
 /* Each process's parent: the head of its '$ancestors' when that process
  * lives ('$ancestors' decides), else the older process it is linked to. */
 static bc_err *place(struct tree *t)
@@ -190,23 +196,70 @@ static bc_err *place(struct tree *t)
 	uint32_t *names = malloc((n ? n : 1) * sizeof *names);
 	if (!names)
 		return bc_error(BC_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		if (vm->procs[i].registered_name)
-			names[nnames++] = (uint32_t)i;
-	if (nnames > 1)
-		qsort_r(names, nnames, sizeof *names, by_name, (void *)vm);
+	/* an '$ancestors' head resolved once per distinct (interned) string:
+	 * heads[k] is one, headq[k] what resolve said; head: each process's
+	 * (NULL: none); linked: it has links */
+	struct hmap seen = { 0 };
+	const char **heads = malloc((n ? n : 1) * sizeof *heads);
+	int64_t *headq = malloc((n ? n : 1) * sizeof *headq);
+	const char **head = malloc((n ? n : 1) * sizeof *head);
+	bool *linked = malloc(n ? n : 1);
+	size_t nheads = 0;
+	t->pidkey = malloc((n ? n : 1) * sizeof *t->pidkey);
+	if (!heads || !headq || !head || !linked || !t->pidkey || hmap_init(&seen, 1024) < 0) {
+		free(names);
+		free(heads);
+		free(headq);
+		free(head);
+		free(linked);
+		hmap_free(&seen);
+		return bc_error(BC_ENOMEM, "out of memory");
+	}
+	/* one pass over the process table: what place, link_up and roll_up read
+	 * of each process (the table is large: each pass over it costs) */
 	for (size_t i = 0; i < n; i++) {
 		const struct vm_proc *p = &vm->procs[i];
 		struct node *x = &t->n[i];
-		if (p->unknown & VPF_IDENTITY) {
+		if (p->registered_name)
+			names[nnames++] = (uint32_t)i;
+		t->pidkey[i] = (uint64_t)p->pid_num << 32 | p->pid_serial;
+		linked[i] = p->nlinks != 0;
+		x->memory = p->memory;
+		x->msgq = p->message_queue_len;
+		x->unknown = (p->unknown & VPF_MEMORY ? U_MEMORY : 0) |
+			     (p->unknown & VPF_MESSAGE_QUEUE_LEN ? U_MSGQ : 0) |
+			     (p->unknown & VPF_BINARY ? U_BINARY : 0);
+		head[i] = NULL;
+		if (p->unknown & VPF_IDENTITY)
 			x->place = P_NODATA;
-			continue;
-		}
-		if (!p->has_ancestors || !p->anc_n) {
+		else if (!p->has_ancestors || !p->anc_n)
 			x->place = P_ROOT;   /* until a link says otherwise */
+		else
+			head[i] = vm->ancestors[p->anc_first];
+	}
+	if (nnames > 1)
+		qsort_r(names, nnames, sizeof *names, by_name, (void *)vm);
+	for (size_t i = 0; i < n; i++) {
+		struct node *x = &t->n[i];
+		const char *a = head[i];
+		if (!a)
 			continue;
+		uint64_t h = (uint64_t)(uintptr_t)a;
+		size_t j;
+		int64_t q = -2;
+		for (j = hmap_first(&seen, h); seen.slot[j]; j = hmap_next(&seen, j))
+			if (heads[seen.slot[j] - 1] == a) {
+				q = headq[seen.slot[j] - 1];
+				break;
+			}
+		if (q == -2) {
+			q = resolve(vm, a, names, nnames);
+			heads[nheads] = a;
+			headq[nheads] = q;
+			/* not stored (out of memory): resolved again next time */
+			if (hmap_set(&seen, j, (uint32_t)nheads, head_hash, heads) == 0 || seen.slot[j])
+				nheads++;
 		}
-		int64_t q = resolve(vm, vm->ancestors[p->anc_first], names, nnames);
 		if (q >= 0 && q != (int64_t)i) {
 			x->parent = (int32_t)q;
 			x->place = P_ANCESTORS;
@@ -216,6 +269,10 @@ static bc_err *place(struct tree *t)
 		}
 	}
 	free(names);
+	free(heads);
+	free(headq);
+	free(head);
+	hmap_free(&seen);
 	/* a cycle of '$ancestors' (a pid or a name reused): its edges are cut,
 	 * its processes unplaced (a link makes none: by_link passes a descendant) */
 	unsigned char *state = calloc(n ? n : 1, 1);  /* 1: on the walk, 2: done */
@@ -244,13 +301,15 @@ static bc_err *place(struct tree *t)
 	free(state);
 	for (size_t i = 0; i < n; i++) {
 		struct node *x = &t->n[i];
-		if (x->place != P_ROOT && x->place != P_GONE)
-			continue;
+		if ((x->place != P_ROOT && x->place != P_GONE) || !linked[i])
+			continue;   /* by_link: no links, no parent */
 		int64_t q;
 		bool unreadable;
 		bc_err *err = by_link(t, (uint32_t)i, &q, &unreadable);
-		if (err)
+		if (err) {
+			free(linked);
 			return err;
+		}
 		if (q >= 0) {
 			x->parent = (int32_t)q;
 			x->place = P_LINK;
@@ -259,16 +318,48 @@ static bc_err *place(struct tree *t)
 			x->place = P_NODATA;
 		}
 	}
+	free(linked);
 	return NULL;
 }
 
-static int by_pid(const void *a, const void *b, void *ctx)
+/* kids[0..n) (0, 1, ...) in pid order, ties in index order (a stable sort):
+ * a least-significant-digit radix sort of t->pidkey, 16 bits
+ * a pass, passes whose digit is the same everywhere skipped. */
+static int pid_sort(const struct tree *t, uint32_t *kids)
 {
-	const struct vm *vm = ctx;
-	const struct vm_proc *x = &vm->procs[*(const uint32_t *)a], *y = &vm->procs[*(const uint32_t *)b];
-	if (x->pid_num != y->pid_num)
-		return x->pid_num < y->pid_num ? -1 : 1;
-	return (x->pid_serial > y->pid_serial) - (x->pid_serial < y->pid_serial);
+	size_t n = t->vm->nprocs;
+	const uint64_t *key = t->pidkey;
+	uint32_t *tmp = malloc(n * sizeof *tmp);
+	size_t *count = malloc(65536 * sizeof *count);
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return -1;
+	}
+	uint64_t all_or = 0, all_and = ~0ull;
+	for (size_t i = 0; i < n; i++) {
+		all_or |= key[i];
+		all_and &= key[i];
+	}
+	for (unsigned shift = 0; shift < 64; shift += 16) {
+		if ((((all_or ^ all_and) >> shift) & 0xffff) == 0)
+			continue;   /* every key has this digit: the pass keeps the order */
+		memset(count, 0, 65536 * sizeof *count);
+		for (size_t i = 0; i < n; i++)
+			count[(key[kids[i]] >> shift) & 0xffff]++;
+		size_t sum = 0;
+		for (size_t d = 0; d < 65536; d++) {
+			size_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(key[kids[i]] >> shift) & 0xffff]++] = kids[i];
+		memcpy(kids, tmp, n * sizeof *kids);
+	}
+	free(tmp);
+	free(count);
+	return 0;
 }
 
 /* Children lists (first/next, in pid order), roots (every process without a
@@ -282,8 +373,10 @@ static int link_up(struct tree *t)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		kids[i] = (uint32_t)i;
-	if (n > 1)
-		qsort_r(kids, n, sizeof *kids, by_pid, (void *)vm);
+	if (n > 1 && pid_sort(t, kids) < 0) {
+		free(kids);
+		return -1;
+	}
 	for (size_t k = n; k-- > 0;) {  /* prepend in reverse: lists in pid order */
 		struct node *c = &t->n[kids[k]];
 		if (c->parent < 0)
@@ -350,16 +443,14 @@ static int32_t lca(const struct tree *t, int32_t a, int32_t b)
 static int roll_up(struct tree *t)
 {
 	const struct vm *vm = t->vm;
-	for (size_t i = 0; i < t->norder; i++) {
-		uint32_t x = t->order[i];
-		const struct vm_proc *p = &vm->procs[x];
+	for (size_t x = 0; x < vm->nprocs; x++) {   /* memory, msgq, unknown: set by place */
 		struct node *nx = &t->n[x];
-		nx->procs = 1;
-		nx->memory = p->memory;
-		nx->msgq = p->message_queue_len;
-		nx->unknown |= (p->unknown & VPF_MEMORY ? U_MEMORY : 0) |
-			       (p->unknown & VPF_MESSAGE_QUEUE_LEN ? U_MSGQ : 0) |
-			       (p->unknown & VPF_BINARY ? U_BINARY : 0);
+		if (nx->in_tree) {
+			nx->procs = 1;
+		} else {
+			nx->memory = nx->msgq = 0;
+			nx->unknown = 0;
+		}
 	}
 	for (size_t i = 0; i < vm->nets; i++) {
 		const struct vm_ets *e = &vm->ets[i];
@@ -579,6 +670,7 @@ static void tree_free(struct tree *t)
 	free(t->groups);
 	free(t->lone);
 	free(t->shown);
+	free(t->pidkey);
 }
 
 static void tree_release(void *t)
@@ -672,8 +764,9 @@ static int count_up(struct tree *t)
 	       group_by_call(t, true, &t->lone, &t->nlone) < 0 ? -1 : 0;
 }
 
-/* The trees, rolled up (freed with tree_free, also after a failure). */
-static bc_err *build(const struct vm *vm, struct tree *t)
+/* The trees, rolled up (freed with tree_free, also after a failure); counts:
+ * also what count_up gives (only the tree command's output uses it). */
+static bc_err *build(const struct vm *vm, struct tree *t, bool counts)
 {
 	t->vm = vm;
 	for (size_t d = 0; d <= MAX_DEPTH; d++)
@@ -688,7 +781,7 @@ static bc_err *build(const struct vm *vm, struct tree *t)
 	bc_err *err = place(t);
 	if (err)
 		return err;
-	if (link_up(t) < 0 || roll_up(t) < 0 || count_up(t) < 0)
+	if (link_up(t) < 0 || roll_up(t) < 0 || (counts && count_up(t) < 0))
 		return bc_error(BC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < t->norder; i++)
 		t->cut |= t->n[t->order[i]].depth >= MAX_DEPTH && t->n[t->order[i]].first >= 0;
@@ -706,7 +799,7 @@ bc_err *tree_parents(const struct vm *vm, int32_t **parent)
 {
 	struct tree t = { 0 };
 	*parent = NULL;
-	bc_err *err = vm->detail ? build(vm, &t) : NULL;
+	bc_err *err = vm->detail ? build(vm, &t, false) : NULL;
 	int32_t *p = err ? NULL : malloc((vm->nprocs ? vm->nprocs : 1) * sizeof *p);
 	if (!err && !p)
 		err = bc_error(BC_ENOMEM, "out of memory");
@@ -724,7 +817,7 @@ bc_err *tree_parents(const struct vm *vm, int32_t **parent)
 bc_err *tree_findings(const struct vm *vm, struct an_out *out)
 {
 	struct tree t = { 0 };
-	bc_err *err = vm->detail ? build(vm, &t) : NULL;
+	bc_err *err = vm->detail ? build(vm, &t, false) : NULL;
 	/* the root holding the most, then down while one child holds most of it:
 	 * the part of the application the memory is in (a root holding the whole
 	 * node says nothing: its largest child then, unless the root itself holds
@@ -799,7 +892,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		return bc_error(BC_ENOMEM, "out of memory");
 	if (!vm->detail)
 		return bc_error(BC_EFORMAT, "tree: this input gives no process's links");
-	bc_err *err = build(vm, t);
+	bc_err *err = build(vm, t, true);
 	if (err)
 		return err;
 	out->doc = (struct rdoc){ &root_rec, t, 0 };

@@ -66,7 +66,8 @@ static const struct vm_mfa *site_in(const struct vm *vm, const struct vm_proc *p
 		if (!cands[c] || !cands[c]->module || !cands[c]->function)
 			continue;
 		for (size_t i = 0; i < n; i++)
-			if (strcmp(cands[c]->module, sites[i].module) == 0 &&
+			if (cands[c]->module[0] == sites[i].module[0] &&   /* most differ there */
+			    strcmp(cands[c]->module, sites[i].module) == 0 &&
 			    strcmp(cands[c]->function, sites[i].function) == 0)
 				return cands[c];
 	}

@@ -153,11 +153,11 @@ def stacks(bc, dump, gt):
     print(f"stacks: {n} idle stacks compared frame by frame ({deeper} deeper than "
           f"backtrace_depth {depth}); {len(callers)} callers in one group: {bool(group)}")
 
-def memory(bc, dump, live):
+def memory(bc, dump, live, periodic=False):
     doc = run(bc, "memory", dump)
     if not doc:
         return
-    report, mismatches = memory_mismatches(doc, live)
+    report, mismatches = memory_mismatches(doc, live, periodic)
     bad.extend(mismatches)
     print(f"memory: {', '.join(report)}")
 
@@ -217,7 +217,7 @@ def main():
     procs(bc, dump, gt)
     ets(bc, dump, gt)
     stacks(bc, dump, gt)
-    memory(bc, dump, live)
+    memory(bc, dump, live, "periodic" in gt)  # a real system's node
     summary(bc, dump, gt, live)
     print(f"{len(bad)} mismatches")
     for b in bad[:50]:

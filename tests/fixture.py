@@ -71,10 +71,14 @@ CLOSE_MEM = ["total", "processes", "processes_used", "system", "binary"]
 def close(a, b, rel=0.01, absolute=262144):
     return abs(a - b) <= max(rel * max(a, b), absolute if absolute else 0)
 
-def memory_mismatches(doc, live):
+def memory_mismatches(doc, live, periodic=False):
     """`beamcore memory --json` (doc) against memory.json (live): a report of the
     deviations, and the mismatches. Allocator instances: blocks and carriers
-    within 1% or 256 KiB (the writer's own heap); mbcs figures include the pool."""
+    within 1% or 256 KiB (the writer's own heap); mbcs figures include the pool.
+    periodic: a real system's node (its ground truth lists "periodic"
+    processes, which run on their own timers): between memory.json and the
+    snapshot a carrier size may move by one carrier more (1 MiB; the Elixir
+    dump fixture's eheap_alloc[2] once gained 512 KiB)."""
     bad, report = [], []
     for k in EXACT_MEM + CLOSE_MEM:
         got, want = doc["memory"][k], live["memory"][k]
@@ -95,7 +99,8 @@ def memory_mismatches(doc, live):
                         ("mbcs_carriers_size", w["mbcs_carriers_size"] + w["pool_carriers_size"]),
                         ("sbcs_blocks_size", w["sbcs_blocks_size"]),
                         ("sbcs_carriers_size", w["sbcs_carriers_size"])]:
-            if not close(g[f], want):
+            slack = 262144 + (1 << 20 if periodic and f.endswith("carriers_size") else 0)
+            if not close(g[f], want, absolute=slack):
                 bad.append(f"{key[0]}[{key[1]}] {f}: live {want}, beamcore {g[f]}")
     report.append(f"{len(want_allocs)} allocator instances")
     return report, bad

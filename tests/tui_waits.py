@@ -19,6 +19,11 @@ def main():
     waiters = collections.Counter(c["callee"] for c in gt["calls"])
     callee, n = waiters.most_common(1)[0]
     want = {c["waiter"] for c in gt["calls"] if c["callee"] == callee}
+
+    def listed(s):
+        """A list of processes drawn whole: its rows are the callee's waiters."""
+        rows = [l.split()[0] for l in lines(s)[4:-1] if l.strip().startswith("<")]
+        return rows and all(p in want for p in rows)
     a, b = gt["cycles"][0]
     bc = os.path.abspath(fx.beamcore)
     failures = []
@@ -46,9 +51,6 @@ def main():
             # the list keeps its view's title (", row 1" before Enter too): wait for
             # its heading, "N processes", and its rows (the heading is drawn
             # first: the old view's rows can still stand under it)
-            def listed(s):
-                rows = [l.split()[0] for l in lines(s)[4:-1] if l.strip().startswith("<")]
-                return rows and all(p in want for p in rows)
             s = t.wait("waiters list", lambda s: ", row 1" in lines(s)[1] and
                        len(lines(s)) > 3 and lines(s)[3].strip().endswith(" processes") and
                        listed(s))
@@ -61,8 +63,11 @@ def main():
         t.keys("g")
         s = t.wait("stack groups", lambda s: lines(s)[1].startswith("Stack groups"))
         t.keys("Enter")
+        # its heading and its rows: the old view's lines can stand under the
+        # heading for a moment (the race of the waiters list above)
         s = t.wait("group list", lambda s: ", row 1" in lines(s)[1] and
-                   len(lines(s)) > 3 and lines(s)[3].strip().endswith(" processes"))
+                   len(lines(s)) > 3 and lines(s)[3].strip().endswith(" processes") and
+                   listed(s))
         pids = [l.split()[0] for l in lines(s)[2:-1] if l.strip().startswith("<")]
         # the largest group: the callers of the largest callee, all of them
         check(f"Enter on the largest stack group lists its {n:,} processes",

@@ -16,17 +16,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 me=capture-elixir.sh
-usage() { echo "usage: $me OUTDIR [--dump | --gc]" >&2; exit 64; }
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
-out=$(realpath -m "$1")
-mode=kernel
-case ${2:-} in '') ;; --dump) mode=dump ;; --gc) mode=gc ;; *) usage ;; esac
-gc=0; [ $mode != gc ] || gc=1
 # shellcheck source=testdata/real-common.sh
 . "$here/real-common.sh"
-t0=$(now)
-real_outdir
-[ $mode != kernel ] || real_core_pattern_ok
+real_args "$@"
 command -v elixirc >/dev/null && [ -x /usr/lib/elixir/bin/elixir ] || die "elixir not installed (run testdata/deps.sh)"
 rm -f "$out"/{ground_truth,memory,supervisors,names,ports,gc}.json "$out"/{go,gc,gc_done,ready,app_ready}
 rm -f "$out"/{core,core.[0-9]*,core.kernel,core.gcore,erl_crash.dump,beam.smp.path,pid,node.log}

@@ -15,17 +15,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 me=capture-rabbitmq.sh
-usage() { echo "usage: $me OUTDIR [--dump | --gc]" >&2; exit 64; }
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
-out=$(realpath -m "$1")
-mode=kernel
-case ${2:-} in '') ;; --dump) mode=dump ;; --gc) mode=gc ;; *) usage ;; esac
-gc=0; [ $mode != gc ] || gc=1
 # shellcheck source=testdata/real-common.sh
 . "$here/real-common.sh"
-t0=$(now)
-real_outdir
-[ $mode != kernel ] || real_core_pattern_ok
+real_args "$@"
 [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || die "rabbitmq-server not installed (run testdata/deps.sh)"
 /usr/bin/python3 -c 'import pika' 2>/dev/null || die "python3-pika not installed (run testdata/deps.sh)"
 rm -rf "${out:?}/mnesia" "${out:?}/log" "${out:?}/home"

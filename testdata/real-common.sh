@@ -1,10 +1,10 @@
-# shellcheck shell=bash disable=SC2154  # me, here, out, pid: set by the caller
+# shellcheck shell=bash disable=SC2154,SC2034  # me, here, pid: set by the caller; out, mode, gc, t0: set for it (real_args)
 # Shared by testdata/capture-rabbitmq.sh and capture-elixir.sh (sourced, not run):
 # a real application's node on our DWARF OTP 25.2.3 beam.smp, its ground truth
 # written inside it by beamcore_real.erl, then a kernel core and an
 # erl_crash.dump of the same state (or, with --gc, a gcore and gc.json).
-# The caller sets: me (its name), here (testdata/), out (OUTDIR, absolute), pid
-# (the node's OS pid once started).
+# The caller sets: me (its name), here (testdata/), pid (the node's OS pid once
+# started); real_args sets out (OUTDIR, absolute), mode, gc and t0.
 
 die() { echo "$me: $*" >&2; exit 1; }
 now() { date +%s.%N; }
@@ -13,6 +13,20 @@ sizes() {
   fallocate --dig-holes "$1"
   echo "$(basename "$1"): $(du -h --apparent-size "$1" | cut -f1) apparent, $(du -h "$1" | cut -f1) on disk"
 }
+
+# OUTDIR [--dump | --gc]: sets out, mode (kernel, dump, gc), gc (1 with --gc)
+# and t0; checks OUTDIR (real_outdir) and, for a kernel core, core_pattern.
+real_args() {
+  [ $# -ge 1 ] && [ $# -le 2 ] || real_usage
+  out=$(realpath -m "$1")
+  mode=kernel
+  case ${2:-} in '') ;; --dump) mode=dump ;; --gc) mode=gc ;; *) real_usage ;; esac
+  gc=0; [ $mode != gc ] || gc=1
+  t0=$(now)
+  real_outdir
+  [ $mode != kernel ] || real_core_pattern_ok
+}
+real_usage() { echo "usage: $me OUTDIR [--dump | --gc]" >&2; exit 64; }
 
 # OUTDIR: outside the repo, with room for a core.
 real_outdir() {

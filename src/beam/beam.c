@@ -141,6 +141,8 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	if (b->core->sigpid > 0 && b->core->sigpid != b->core->pid)
 		b->vm->sigsender = b->core->sigpid;
 	b->vm->sigaddr = b->core->sigaddr;
+	/* a kernel core and a gcore both write NT_PRPSINFO: pr_pid is the process */
+	b->vm->os_pid = b->core->live ? b->vm->live_pid : b->core->pid;
 	/* gcore stops the process with ptrace: SIGSTOP is a snapshot, not a death */
 	if (b->vm->signo == SIGSTOP)
 		b->vm->signo = b->vm->sigsender = 0;

@@ -343,6 +343,7 @@ struct vm {
 	 * dump header's whole seconds; 0: a file mtime's or a read's nanoseconds) */
 	double time_step;
 	int live_pid;                  /* live: the process read (--pid); 0 otherwise */
+	int os_pid;                    /* the OS process: --pid, a core's NT_PRPSINFO; 0: unknown */
 	bool racy;                     /* live: read without stopping it (--no-stop) */
 	double stopped_ms;             /* live: how long it was stopped; < 0: not stopped */
 	struct vm_death death;         /* crash dumps: the slogan and what it names */

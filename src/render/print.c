@@ -66,8 +66,8 @@ static void json_target(struct jw *w, const char *key, const struct vm *vm)
 	jw_u64(w, "schedulers", vm->schedulers);
 	jw_f64(w, "time", vm->time ? vm->time : NAN);
 	jw_str(w, "time_from", vm->time ? vm->time_from : NULL);
-	/* --pid: the process, how long it was stopped, whether it ran meanwhile */
-	jw_u64_or_null(w, "os_pid", vm->live_pid != 0, (uint64_t)vm->live_pid);
+	jw_u64_or_null(w, "os_pid", vm->os_pid > 0, (uint64_t)vm->os_pid);
+	/* --pid: how long it was stopped, whether it ran meanwhile */
 	jw_f64(w, "stopped_ms", vm->live_pid && vm->stopped_ms >= 0 ? vm->stopped_ms : NAN);
 	jw_bool(w, "racy", vm->live_pid && vm->racy);
 	jw_obj_end(w);

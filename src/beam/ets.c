@@ -69,8 +69,8 @@ static void fill_table(struct beam *b, uint64_t tb, uint32_t status, struct vm_e
 {
 	const struct layout *L = &b->L;
 	uint64_t owner, name, btid, mem;
-	int32_t keypos = 0, compress = 0;
-	uint64_t dec = 0;
+	int32_t keypos = 0;
+	uint64_t dec = 0, compress = 0;
 	t->addr = tb;
 	t->named_table = status & DB_NAMED_TABLE;
 	t->type = type_of(status);
@@ -83,7 +83,7 @@ static void fill_table(struct beam *b, uint64_t tb, uint32_t status, struct vm_e
 	    core_peek(b->core, btid + LV(L, MAGIC_BIN_REFN), t->refn, sizeof t->refn) < 0)
 		t->unknown |= VEF_ID;
 	core_peek(b->core, tb + LV(L, DB_KEYPOS), &keypos, 4);
-	core_peek(b->core, tb + LV(L, DB_COMPRESS), &compress, 4);
+	beam_read_field(b, tb, DB_COMPRESS, &compress);  /* an int to OTP 28, a bool from 29 */
 	beam_read_field(b, tb, DB_CTR_DECENTRALIZED, &dec);
 	t->keypos = keypos;
 	t->compressed = compress != 0;

@@ -76,6 +76,38 @@ def main():
                 check(f"{at}: sorted by {name} shows {head}", head in lines(s)[2], s)
             t.keys("M")
             t.wait("sorted by memory", lambda s: "sorted by memory," in s or "sorted by memory" in lines(s)[1])
+            # PgDn moves the text with the cursor (htop's: a screen); the first one
+            # used to move only the cursor, to the last row
+            s0 = t.text()
+            t.keys("NPage")
+            s = t.wait("PgDn", lambda s: rows(s) and rows(s)[0] != rows(s0)[0])
+            esc = lines(t.text(escapes=True))
+            pids0 = {r.split()[0] for r in rows(s0)}
+            check(f"{at}: PgDn shows the next screen of processes, cursor on its first row",
+                  len(rows(s)) == nrows - 4 and not pids0 & {r.split()[0] for r in rows(s)}
+                  and "7m" in esc[3] and not any("7m" in l for l in esc[4:-2]), s0 + s)
+            t.keys("PPage")
+            s = t.wait("PgUp", lambda s: rows(s) and rows(s)[0] == rows(s0)[0])
+            check(f"{at}: PgUp shows the first screen again", rows(s) == rows(s0), s0 + s)
+            # the same keys in a process's pane: the top process has more lines
+            # than a screen holds
+            t.keys("Enter")
+            s0 = t.wait("process pane", lambda s: lines(s)[1].startswith("Process ") and "(line 1 of" in s)
+            total = int(lines(s0)[1].split(" of ")[-1].rstrip(")").replace(",", ""))
+            vis = nrows - 3
+            t.keys("NPage")
+            s = t.wait("pane PgDn", lambda s: "(line 1 of" not in lines(s)[1])
+            esc = lines(t.text(escapes=True))
+            top = min(vis, total - vis)  # the text moves a screen, or to its end
+            check(f"{at}: PgDn in a process pane ({total} lines) shows its next screen",
+                  total > vis and f"(line {vis + 1} of" in lines(s)[1] and "7m" in esc[2 + vis - top]
+                  and lines(s)[2:2 + vis - top] == lines(s0)[2 + top:2 + vis], s0 + s)
+            t.keys("PPage")
+            s = t.wait("pane PgUp", lambda s: "(line 1 of" in lines(s)[1])
+            check(f"{at}: PgUp in a process pane shows its first screen again",
+                  lines(s)[2:2 + vis] == lines(s0)[2:2 + vis], s0 + s)
+            t.keys("q")
+            t.wait("back to processes", lambda s: lines(s)[1].startswith("Processes"))
             # ? on the process list
             t.keys("?")
             s = t.wait("help", lambda s: lines(s)[1].startswith("Keys"))

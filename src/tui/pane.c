@@ -266,20 +266,23 @@ static const char *line_text(const struct pane *p, size_t line, int cols, char *
 	return "";
 }
 
+/* the lines shown under the title */
+static int pane_rows(const struct ui *u)
+{
+	return u->rows - 3;
+}
+
 static void draw(struct view *v, struct ui *u)
 {
 	struct pane *p = (struct pane *)v;
 	char title[256], buf[8192], a[32], b[32];
-	int vis = u->rows - 3;
+	int vis = pane_rows(u);
 	snprintf(title, sizeof title, "%s  (line %s of %s)", p->title, fmt_count(p->cur + 1, a, sizeof a),
 		 fmt_count(p->nlines, b, sizeof b));
 	ui_title(u, title);
 	if (vis < 1)
 		return;
-	if (p->cur < p->top)
-		p->top = p->cur;
-	if (p->cur >= p->top + (size_t)vis)
-		p->top = p->cur - (size_t)vis + 1;
+	ui_list_show(&p->cur, &p->top, vis);
 	for (int i = 0; i < vis && p->top + (size_t)i < p->nlines; i++) {
 		size_t k = p->top + (size_t)i;
 		const struct seg *s = seg_of(p, k);
@@ -407,14 +410,12 @@ static struct view *pids_view(const struct pane *p, struct ui *u)
 static enum ui_act key(struct view *v, struct ui *u, int ch)
 {
 	struct pane *p = (struct pane *)v;
-	size_t n = p->nlines, page = u->rows > 4 ? (size_t)u->rows - 4 : 1;
+	if (ui_list_key(&p->cur, &p->top, p->nlines, pane_rows(u), ch)) {
+		if (ch == KEY_HOME)
+			p->hx = 0;
+		return ACT_NONE;
+	}
 	switch (ch) {
-	case KEY_UP: case 'k': if (p->cur) p->cur--; break;
-	case KEY_DOWN: case 'j': if (p->cur + 1 < n) p->cur++; break;
-	case KEY_PPAGE: p->cur = p->cur > page ? p->cur - page : 0; break;
-	case KEY_NPAGE: p->cur = p->cur + page >= n ? n - 1 : p->cur + page; break;
-	case KEY_HOME: p->cur = 0; p->hx = 0; break;
-	case KEY_END: p->cur = n - 1; break;
 	case KEY_LEFT: case 'h': p->hx = p->hx > 8 ? p->hx - 8 : 0; break;
 	case KEY_RIGHT: case 'l': p->hx += 8; break;
 	case '\n': case '\r': case KEY_ENTER:

@@ -301,11 +301,17 @@ static void line(const struct pv *p, const struct ui *u, int y, size_t r, const 
 	ui_put(y, 0, u->cols, out, 0);
 }
 
+/* the rows shown under the title and the column heads */
+static int list_rows(const struct ui *u)
+{
+	return u->rows - 4;
+}
+
 static void draw(struct view *v, struct ui *u)
 {
 	struct pv *p = (struct pv *)v;
 	char title[400], a[32], b[32];
-	int w[ND], vis = u->rows - 4;
+	int w[ND], vis = list_rows(u);
 	if (vis > 0 && (size_t)vis >= nrows(p))
 		need_full(p, u);
 	size_t n = nrows(p);
@@ -323,10 +329,7 @@ static void draw(struct view *v, struct ui *u)
 	attroff(A_UNDERLINE);
 	if (vis < 1)
 		return;
-	if (p->cur < p->top)
-		p->top = p->cur;
-	if (p->cur >= p->top + (size_t)vis)
-		p->top = p->cur - (size_t)vis + 1;
+	ui_list_show(&p->cur, &p->top, vis);
 	for (int i = 0; i < vis && p->top + (size_t)i < n; i++) {
 		size_t k = p->top + (size_t)i;
 		if (k == p->cur)
@@ -378,21 +381,19 @@ static enum ui_act edit(struct pv *p, int ch)
 static enum ui_act key(struct view *v, struct ui *u, int ch)
 {
 	struct pv *p = (struct pv *)v;
-	size_t n = nrows(p), page = u->rows > 5 ? (size_t)u->rows - 5 : 1;
+	int vis = list_rows(u);
+	size_t n = nrows(p), page = vis > 1 ? (size_t)vis : 1;
 	if (p->editing)
 		return edit(p, ch);
+	/* the first TOP_ROWS rows only: the whole order before moving past them */
 	if (!p->full && (ch == '/' || ch == KEY_END ||
 			 ((ch == KEY_DOWN || ch == 'j' || ch == KEY_NPAGE) && p->cur + page + 1 >= n))) {
 		need_full(p, u);
 		n = nrows(p);
 	}
+	if (ui_list_key(&p->cur, &p->top, n, vis, ch))
+		return ACT_NONE;
 	switch (ch) {
-	case KEY_UP: case 'k': if (p->cur) p->cur--; break;
-	case KEY_DOWN: case 'j': if (p->cur + 1 < n) p->cur++; break;
-	case KEY_PPAGE: p->cur = p->cur > page ? p->cur - page : 0; break;
-	case KEY_NPAGE: p->cur = n && p->cur + page >= n ? n - 1 : n ? p->cur + page : 0; break;
-	case KEY_HOME: p->cur = 0; break;
-	case KEY_END: p->cur = n ? n - 1 : 0; break;
 	case '/':  /* a new filter (Esc drops it, Backspace edits it) */
 		p->editing = 1;
 		if (p->flen) {

@@ -49,6 +49,12 @@ void ui_header(const struct ui *u);
 void ui_title(const struct ui *u, const char *title);
 void ui_footer(const struct ui *u, const char *keys);
 
+/* list.c: the keys that move a list's cursor (Up/Down, j/k, PgUp/PgDn, Home/End)
+ * over n lines, vis of them on screen from *top; 0: ch is not one of them */
+int ui_list_key(size_t *cur, size_t *top, size_t n, int vis, int ch);
+/* *top moved so that the cursor is among the vis lines shown */
+void ui_list_show(const size_t *cur, size_t *top, int vis);
+
 /* procs_view.c: the process list (the top view) */
 struct view *procs_view_new(struct ui *u);
 /* the list over a new u->vm (a live node refreshed): sort, filter and the

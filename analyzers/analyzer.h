@@ -37,6 +37,7 @@ struct an_opts {
 	const char *output; /* export: -o FILE ("-": stdout) */
 	const char *around; /* export dot: --around PID */
 	long depth;         /* export dot: --depth N (-1: not given) */
+	const char *group_by; /* procs: --group-by KIND (NULL: one row per process) */
 };
 
 /* The options several commands share (options.c), included by reference in
@@ -123,12 +124,44 @@ struct stack_groups {
 bc_err *stack_groups(const struct vm *vm, const char *weight, int by_status,
 		     struct stack_groups *sg);
 void stack_groups_free(struct stack_groups *sg);
+/* "top <- caller <- ..." of process proc's stack, "(no stack)" (scratch of sg:
+ * valid until the next call) */
+const char *stack_groups_line(struct stack_groups *sg, uint32_t proc);
+
+/* groups.c: processes by kind (procs --group-by), each kind's members and
+ * sums; the groups in no order (procs sorts them by its keys). */
+enum proc_group_by { PG_INITIAL_CALL, PG_STACK, PG_N };
+struct proc_group {
+	uint32_t first;          /* its first process: its initial call or stack names the group */
+	uint32_t count;
+	uint64_t memory, total_heap_size, message_queue_len, binary;  /* sums */
+	uint32_t unknown;        /* VPF_* bits: some member's figure is unknown */
+	uint32_t *members;       /* process indices, in table order */
+};
+struct proc_groups {
+	const struct vm *vm;
+	enum proc_group_by by;
+	struct proc_group *g;
+	size_t n;
+	uint32_t *members;
+	struct stack_groups sg;  /* by stack: the groups stacks makes */
+};
+/* "initial_call", "stack"; NULL past the last */
+const char *proc_group_by_name(size_t i);
+/* the kind a --group-by value names, else the usage error */
+bc_err *proc_group_by_find(const char *name, enum proc_group_by *by);
+bc_err *proc_groups(const struct vm *vm, enum proc_group_by by, struct proc_groups *pg);
+void proc_groups_free(struct proc_groups *pg);
 
 /* Tables of procs, ets and binaries that summary (and the browser's process
  * list) show too; *priv is freed with free(). */
 bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
 		    struct rtable *t, void **priv);
 const struct vm_proc *procs_row(const struct rtable *t, size_t r);
+/* procs --group-by: the groups of kind group_by sorted by sort, the first top
+ * (0: all); json: the stack as a list, else as one line; owned by out */
+bc_err *procs_group_table(const struct vm *vm, const char *group_by, const char *sort, size_t top,
+			  int json, struct rtable *t, struct an_out *out);
 /* procs_table's columns: the indices of its rtable's cols */
 enum procs_col { PC_PID, PC_NAME, PC_REGNAME, PC_INITIAL, PC_MEMORY, PC_THS, PC_HEAP, PC_STACK,
 		 PC_MSGQ, PC_REDS, PC_STATUS, PC_CURRENT, PC_NLINKS, PC_NMONITORS, PC_NMONITORED,

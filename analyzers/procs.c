@@ -317,8 +317,185 @@ bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const cha
 	return NULL;
 }
 
+/* --group-by: one row per kind, its sums, sorted by the same keys: a number
+ * by its sum over the members (keyval's rule: a group with a member whose
+ * value is unknown sorts after the known ones), pid by the group's first
+ * process, name by the kind (its initial call; its stack, innermost first);
+ * status and current_function are no group's. */
+enum { G_COUNT, G_MEMORY, G_THS, G_MSGQ, G_BINARY, G_KIND, G_PIDS, G_NCOLS };
+static const struct rcol group_cols[G_NCOLS] = {
+	[G_COUNT] = { "count", "PROCESSES", RC_U64, 0 },
+	[G_MEMORY] = { "memory", "MEMORY", RC_BYTES, 0 },
+	[G_THS] = { "total_heap_size", "TOTAL_HEAP", RC_WORDS, 0 },
+	[G_MSGQ] = { "message_queue_len", "MSGQ", RC_U64, 0 },
+	[G_BINARY] = { "binary", "BINARY", RC_BYTES, 0 },
+	[G_PIDS] = { "pids", NULL, RC_LIST, RCOL_JSON_ONLY },
+};
+/* G_KIND of each --group-by */
+static const struct rcol kind_cols[PG_N] = {
+	[PG_INITIAL_CALL] = { "initial_call", "INITIAL CALL", RC_STR, RCOL_WIDE },
+	[PG_STACK] = { "current_stacktrace", "STACK (innermost first)", RC_LIST, 0 },
+};
+
+struct gctx {
+	struct proc_groups pg;
+	const struct sort_key *key;
+	uint64_t *val;        /* by group: the key's sum */
+	unsigned char *unk;   /* by group: keyval's worst unknown */
+	uint32_t *order;      /* the groups in table order */
+	struct rcol cols[G_NCOLS];
+};
+
+static int group_kind_cmp(const struct gctx *c, const struct proc_group *x,
+			  const struct proc_group *y)
+{
+	const struct vm *vm = c->pg.vm;
+	const struct vm_proc *p = &vm->procs[x->first], *q = &vm->procs[y->first];
+	if (c->pg.by == PG_INITIAL_CALL)
+		return mfa_cmp(vm_shown_initial_call(p), vm_shown_initial_call(q));
+	for (uint32_t i = 0; i < p->stack_n && i < q->stack_n; i++) {
+		int d = mfa_cmp(&vm->mfas[vm->frames[p->stack_first + i]],
+				&vm->mfas[vm->frames[q->stack_first + i]]);
+		if (d)
+			return d;
+	}
+	return (p->stack_n > q->stack_n) - (p->stack_n < q->stack_n);
+}
+
+static int group_cmp(const void *a, const void *b, void *vctx)
+{
+	const struct gctx *c = vctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct proc_group *x = &c->pg.g[i], *y = &c->pg.g[j];
+	int d = 0;
+	if (c->key->text == TK_NAME)
+		d = group_kind_cmp(c, x, y);
+	else if (!c->key->text) {
+		if ((c->unk[i] == 2) != (c->unk[j] == 2))
+			return c->unk[i] == 2 ? 1 : -1;
+		if (c->val[i] != c->val[j])
+			return c->val[i] < c->val[j] ? 1 : -1;
+		d = c->unk[i] - c->unk[j];
+	}
+	if (d)
+		return d;
+	const struct vm_proc *p = &c->pg.vm->procs[x->first], *q = &c->pg.vm->procs[y->first];
+	if (p->pid_num != q->pid_num)
+		return p->pid_num < q->pid_num ? -1 : 1;
+	return p->pid_serial < q->pid_serial ? -1 : p->pid_serial > q->pid_serial;
+}
+
+static void group_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf,
+		       size_t len)
+{
+	struct gctx *c = vctx;
+	const struct proc_group *g = &c->pg.g[c->order[row]];
+	const struct vm_proc *p = &c->pg.vm->procs[g->first];
+	switch (col) {
+	case G_KIND:
+		if (c->cols[G_KIND].kind == RC_LIST)
+			out->u = p->stack_n;
+		else if (c->pg.by == PG_STACK)
+			out->s = stack_groups_line(&c->pg.sg, g->first);
+		else
+			out->s = vm_mfa_str(vm_shown_initial_call(p), buf, len);
+		break;
+	case G_COUNT: out->u = g->count; break;
+	case G_MEMORY: out->u = g->memory; out->null = g->unknown & VPF_MEMORY; break;
+	case G_THS:
+		out->u = g->total_heap_size;
+		out->null = g->unknown & VPF_TOTAL_HEAP_SIZE;
+		break;
+	case G_MSGQ:
+		out->u = g->message_queue_len;
+		out->null = g->unknown & VPF_MESSAGE_QUEUE_LEN;
+		break;
+	case G_BINARY: out->u = g->binary; out->null = g->unknown & VPF_BINARY; break;
+	case G_PIDS: out->u = g->count; break;
+	}
+}
+
+static const char *group_item(void *vctx, size_t row, size_t col, size_t i, char *buf, size_t len)
+{
+	struct gctx *c = vctx;
+	const struct vm *vm = c->pg.vm;
+	const struct proc_group *g = &c->pg.g[c->order[row]];
+	if (col == G_PIDS)
+		return vm_pid_str(&vm->procs[g->members[i]], buf, len);
+	const struct vm_proc *p = &vm->procs[g->first];
+	const char *s = vm_mfa_str(&vm->mfas[vm->frames[p->stack_first + i]], buf, len);
+	return s ? s : "?";
+}
+
+static void gctx_release(void *vctx)
+{
+	struct gctx *c = vctx;
+	proc_groups_free(&c->pg);
+	free(c->val);
+	free(c->unk);
+	free(c->order);
+	free(c);
+}
+
+bc_err *procs_group_table(const struct vm *vm, const char *group_by, const char *sort, size_t top,
+			  int json, struct rtable *t, struct an_out *out)
+{
+	enum proc_group_by by;
+	const struct sort_key *key;
+	bc_err *err = proc_group_by_find(group_by, &by);
+	if (!err)
+		err = sort_key(sort, &key);
+	if (!err && (key->text == TK_STATUS || key->text == TK_CURRENT))
+		err = bc_error(BC_EUSAGE, "--sort %s: a group of processes has none; with --group-by "
+			       "one of the numbers, pid or name", sort);
+	if (err)
+		return err;
+	struct gctx *c = an_own(out, calloc(1, sizeof *c), gctx_release);
+	if (!c || (err = proc_groups(vm, by, &c->pg)))
+		return err ? err : bc_error(BC_ENOMEM, "out of memory");
+	size_t n = c->pg.n;
+	c->key = key;
+	c->val = calloc(n ? n : 1, sizeof *c->val);
+	c->unk = calloc(n ? n : 1, 1);
+	c->order = malloc((n ? n : 1) * sizeof *c->order);
+	if (!c->val || !c->unk || !c->order)
+		return bc_error(BC_ENOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		const struct proc_group *g = &c->pg.g[k];
+		c->order[k] = (uint32_t)k;
+		for (uint32_t m = 0; !key->text && m < g->count; m++) {
+			int u;
+			c->val[k] += keyval(&vm->procs[g->members[m]], key, &u);
+			if (u > c->unk[k])
+				c->unk[k] = (unsigned char)u;
+		}
+	}
+	qsort_r(c->order, n, sizeof *c->order, group_cmp, c);
+	memcpy(c->cols, group_cols, sizeof c->cols);
+	c->cols[G_KIND] = kind_cols[by];
+	if (by == PG_STACK && !json)  /* text: the whole stack on its line */
+		c->cols[G_KIND].kind = RC_STR;
+	*t = (struct rtable){
+		.json_key = "groups",
+		.cols = c->cols,
+		.ncols = G_NCOLS,
+		.nrows = top && top < n ? top : n,
+		.ctx = c,
+		.cell = group_cell,
+		.item = group_item,
+	};
+	return NULL;
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
+	if (o->group_by) {
+		bc_err *err = procs_group_table(vm, o->group_by, o->sort, o->top, o->json,
+						&out->tables[0], out);
+		if (!err)
+			out->ntables = 1;
+		return err;
+	}
 	void *rows = NULL;
 	bc_err *err = procs_table(vm, o->sort, o->top, "processes", &out->tables[0], &rows);
 	if (!err && !an_own(out, rows, NULL))
@@ -352,21 +529,42 @@ static int check_sort(const char *sort)
 	return option_error(sort_key(sort, &key));
 }
 
+static int check_group_by(const char *group_by)
+{
+	enum proc_group_by by;
+	return option_error(proc_group_by_find(group_by, &by));
+}
+
 static const struct option_entry options[] = {
 	OPT_INCLUDE(an_json_option),
 	{ .kind = OPT_STRING, .name = "sort", .arg = "FIELD", .help_fn = sort_help,
 	  .offset = offsetof(struct an_opts, sort), .check = check_sort, .value = procs_sort_name },
 	OPT_INCLUDE(an_top_option),
+	{ .kind = OPT_STRING, .name = "group-by", .arg = "KIND",
+	  .help = "one row per kind of process, its sums:\n"
+		  "initial_call or stack (as stacks groups them)",
+	  .offset = offsetof(struct an_opts, group_by), .check = check_group_by,
+	  .value = proc_group_by_name },
 	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
 	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,
 };
+
+/* --group-by sums binaries, by stack reads the stacks */
+static unsigned needs_of(const struct an_opts *o)
+{
+	if (!o->group_by)
+		return NEED_PROCS;
+	bool stack = strcmp(o->group_by, proc_group_by_name(PG_STACK)) == 0;
+	return NEED_PROCS | NEED_BINARIES | (stack ? NEED_STACKS : 0);
+}
 
 const struct analyzer analyzer_procs = {
 	.name = "procs",
 	.options = options,
 	.summary = "every process as process_info/2 saw it, largest first",
 	.needs = NEED_PROCS,
+	.needs_of = needs_of,
 	.run = run,
 };
 

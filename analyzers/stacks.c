@@ -91,6 +91,11 @@ static const char *stack_line(struct stack_groups *c, const struct vm_proc *p, i
 	return c->line;
 }
 
+const char *stack_groups_line(struct stack_groups *sg, uint32_t proc)
+{
+	return stack_line(sg, &sg->vm->procs[proc], 0);
+}
+
 enum { G_COUNT, G_WEIGHT, G_STATUS, G_STACK, G_PIDS };
 static const struct rcol group_cols[] = {
 	[G_COUNT] = { "count", "PROCESSES", RC_U64, 0 },

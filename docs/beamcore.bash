@@ -23,6 +23,8 @@ _beamcore()
 		COMPREPLY=($(compgen -W "memory total_heap_size message_queue_len reductions heap_size stack_size pid name status current_function" -- "$cur")); return;;
 	ports:--sort)
 		COMPREPLY=($(compgen -W "queue_size input output suspended links id name connected" -- "$cur")); return;;
+	*:--group-by)
+		COMPREPLY=($(compgen -W "initial_call stack" -- "$cur")); return;;
 	stacks:--weight|export:--weight)
 		COMPREPLY=($(compgen -W "count memory total_heap_size message_queue_len binary" -- "$cur")); return;;
 	sample:--weight)
@@ -35,7 +37,7 @@ _beamcore()
 	if [[ $cur == -* ]]; then
 		case $cmd in
 		summary|'') opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
-		procs) opts="--json --sort --top --pid --no-stop --debug-file --sysroot --help";;
+		procs) opts="--json --sort --top --group-by --pid --no-stop --debug-file --sysroot --help";;
 		proc) opts="--json --pid --no-stop --debug-file --sysroot --help";;
 		ets) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
 		binaries) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;

@@ -277,6 +277,10 @@ def main():
             d = check("procs --top 3 --sort memory", "procs", ("--top", "3", "--sort", "memory"), want_rc=ok)
             if d and len(d["processes"]) != 3:
                 bad.append(f"procs --top 3: {len(d['processes'])} rows")
+            for by in ("initial_call", "stack"):
+                d = check(f"procs --group-by {by}", "procs", ("--group-by", by), want_rc=ok)
+                if d and sum(g["count"] for g in d["groups"]) != d["target"]["process_count"]:
+                    bad.append(f"procs --group-by {by}: the groups' counts do not sum to process_count")
         elif c == "stacks":
             check("stacks", "stacks", want_rc=ok)
             check("stacks --weight memory", "stacks", ("--weight", "memory"), want_rc=ok)

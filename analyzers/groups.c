@@ -1,0 +1,146 @@
+/* Processes by kind (procs --group-by, the summary's memory headline, the
+ * browser's grouped list): the members of each kind and their sums. A kind
+ * is the initial call observer shows (vm_shown_initial_call) or the stack as
+ * `stacks` groups them (stack_groups: one grouping of stacks, not two). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer.h"
+
+static const char *const by_names[PG_N] = { [PG_INITIAL_CALL] = "initial_call",
+					    [PG_STACK] = "stack" };
+
+const char *proc_group_by_name(size_t i)
+{
+	return i < PG_N ? by_names[i] : NULL;
+}
+
+bc_err *proc_group_by_find(const char *name, enum proc_group_by *by)
+{
+	for (size_t i = 0; name && i < PG_N; i++)
+		if (strcmp(name, by_names[i]) == 0) {
+			*by = (enum proc_group_by)i;
+			return NULL;
+		}
+	return bc_error(BC_EUSAGE, "--group-by %s: one of initial_call, stack", name ? name : "");
+}
+
+static uint64_t mfa_hash(const struct vm_mfa *m)
+{
+	/* interned strings: their addresses are their identity */
+	uint64_t k[3] = { (uint64_t)(uintptr_t)m->module, (uint64_t)(uintptr_t)m->function,
+			  (uint64_t)m->arity };
+	return hmap_hash_bytes(k, sizeof k);
+}
+
+static bool same_mfa(const struct vm_mfa *a, const struct vm_mfa *b)
+{
+	return a->module == b->module && a->function == b->function && a->arity == b->arity;
+}
+
+static uint64_t group_hash(const void *ctx, uint32_t g)
+{
+	const struct proc_groups *pg = ctx;
+	return mfa_hash(vm_shown_initial_call(&pg->vm->procs[pg->g[g].first]));
+}
+
+/* gid[i]: process i's group by its shown initial call */
+static bc_err *by_initial_call(struct proc_groups *pg, uint32_t *gid)
+{
+	const struct vm *vm = pg->vm;
+	struct hmap index = { 0 };
+	if (hmap_init(&index, 64) < 0)
+		return bc_error(BC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < vm->nprocs; i++) {
+		const struct vm_mfa *m = vm_shown_initial_call(&vm->procs[i]);
+		size_t j = hmap_first(&index, mfa_hash(m));
+		for (; index.slot[j]; j = hmap_next(&index, j))
+			if (same_mfa(vm_shown_initial_call(&vm->procs[pg->g[index.slot[j] - 1].first]), m))
+				break;
+		if (index.slot[j]) {
+			gid[i] = index.slot[j] - 1;
+			continue;
+		}
+		/* a new kind (pg->g has room for every process); growing moves
+		 * the slots: j is stale after hmap_set */
+		gid[i] = (uint32_t)pg->n;
+		pg->g[pg->n] = (struct proc_group){ .first = (uint32_t)i };
+		if (hmap_set(&index, j, (uint32_t)pg->n++, group_hash, pg) < 0) {
+			hmap_free(&index);
+			return bc_error(BC_ENOMEM, "out of memory");
+		}
+	}
+	hmap_free(&index);
+	return NULL;
+}
+
+/* gid[i]: process i's group by its stack, the groups stacks makes */
+static bc_err *by_stack(struct proc_groups *pg, uint32_t *gid)
+{
+	bc_err *err = stack_groups(pg->vm, NULL, 0, &pg->sg);
+	for (size_t k = 0; !err && k < pg->sg.ngroups; k++) {
+		const struct stack_group *s = &pg->sg.groups[k];
+		pg->g[pg->n++] = (struct proc_group){ .first = s->first_proc };
+		for (uint32_t m = 0; m < s->nprocs; m++)
+			gid[s->members[m]] = (uint32_t)k;
+	}
+	return err;
+}
+
+bc_err *proc_groups(const struct vm *vm, enum proc_group_by by, struct proc_groups *pg)
+{
+	memset(pg, 0, sizeof *pg);
+	pg->vm = vm;
+	pg->by = by;
+	size_t n = vm->nprocs ? vm->nprocs : 1;
+	uint32_t *gid = malloc(n * sizeof *gid);
+	uint64_t *binary = calloc(n, sizeof *binary);
+	pg->g = malloc(n * sizeof *pg->g);
+	pg->members = malloc(n * sizeof *pg->members);
+	bc_err *err = NULL;
+	if (!gid || !binary || !pg->g || !pg->members)
+		err = bc_error(BC_ENOMEM, "out of memory");
+	else
+		err = by == PG_STACK ? by_stack(pg, gid) : by_initial_call(pg, gid);
+	if (err) {
+		free(gid);
+		free(binary);
+		proc_groups_free(pg);
+		return err;
+	}
+	/* process_info(P, binary)'s sizes, per process */
+	for (size_t i = 0; i < vm->nbinrefs; i++)
+		binary[vm->binrefs[i].proc] += vm->binrefs[i].orig_size;
+	for (size_t i = 0; i < vm->nprocs; i++) {
+		const struct vm_proc *p = &vm->procs[i];
+		struct proc_group *g = &pg->g[gid[i]];
+		g->count++;
+		g->memory += p->memory;
+		g->total_heap_size += p->total_heap_size;
+		g->message_queue_len += p->message_queue_len;
+		g->binary += binary[i];
+		g->unknown |= p->unknown;
+	}
+	/* members, grouped in process order: counting sort by group */
+	uint32_t off = 0;
+	for (size_t k = 0; k < pg->n; k++) {
+		pg->g[k].members = pg->members + off;
+		off += pg->g[k].count;
+		pg->g[k].count = 0;
+	}
+	for (size_t i = 0; i < vm->nprocs; i++) {
+		struct proc_group *g = &pg->g[gid[i]];
+		g->members[g->count++] = (uint32_t)i;
+	}
+	free(gid);
+	free(binary);
+	return NULL;
+}
+
+void proc_groups_free(struct proc_groups *pg)
+{
+	free(pg->g);
+	free(pg->members);
+	stack_groups_free(&pg->sg);
+	memset(pg, 0, sizeof *pg);
+}

@@ -1,6 +1,7 @@
 #include "term.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,18 @@ void vt_arena_free(struct vt_arena *a)
 		free(c);
 	}
 	free(a);
+}
+
+void vt_arena_reset(struct vt_arena *a)
+{
+	if (!a || !a->c)
+		return;
+	for (struct chunk *c = a->c->next, *n; c; c = n) {
+		n = c->next;
+		free(c);
+	}
+	a->c->next = NULL;
+	a->c->used = 0;
 }
 
 void *vt_alloc(struct vt_arena *a, size_t size)
@@ -73,6 +86,7 @@ struct vt **vt_grow(struct vt_arena *a, struct vt **v, size_t n, size_t *cap)
 struct out {
 	char *buf;
 	size_t len, o;
+	bool elixir;               /* as Elixir's inspect prints (vt_print_elixir) */
 };
 
 static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -157,12 +171,40 @@ static int printable_bytes(const uint8_t *b, size_t n)
 
 static void print(struct out *o, const struct vt *t, const struct vt_limits *lim, int depth);
 
+/* An atom as Elixir writes it: an alias (Elixir.A.B as A.B), nil/true/false,
+ * :plain, else :"quoted". */
+static void put_elixir_atom(struct out *o, const char *s)
+{
+	const char *a = strncmp(s, "Elixir.", 7) == 0 ? s + 7 : NULL;
+	bool alias = a && *a >= 'A' && *a <= 'Z';
+	for (const char *q = a; alias && *q; q++)
+		alias = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+			(*q >= '0' && *q <= '9') || *q == '_' || (*q == '.' && q[1] >= 'A' && q[1] <= 'Z');
+	if (alias) {
+		put(o, "%s", a);
+		return;
+	}
+	if (!strcmp(s, "nil") || !strcmp(s, "true") || !strcmp(s, "false")) {
+		put(o, "%s", s);
+		return;
+	}
+	bool plain = (*s >= 'a' && *s <= 'z') || *s == '_';
+	for (const char *q = s; plain && *q; q++)
+		plain = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+			*q == '_' || *q == '@' || ((*q == '?' || *q == '!') && !q[1]);
+	put(o, ":");
+	if (plain)
+		put(o, "%s", s);
+	else
+		put_quoted(o, s, strlen(s), '"');
+}
+
 /* e1,e2,... of a list or tuple, "..." past the item limit. */
 static void print_elems(struct out *o, const struct vt *t, const struct vt_limits *lim, int depth)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		if (i)
-			put(o, ",");
+			put(o, o->elixir ? ", " : ",");
 		if (i >= lim->items) {
 			put(o, "...");
 			return;
@@ -186,13 +228,15 @@ static void print(struct out *o, const struct vt *t, const struct vt_limits *lim
 	case VT_BIG: put(o, "%s", t->text); break;
 	case VT_FLOAT: put(o, "%.17g", t->f); break;
 	case VT_ATOM:
-		if (plain_atom(t->text))
+		if (o->elixir)
+			put_elixir_atom(o, t->text);
+		else if (plain_atom(t->text))
 			put(o, "%s", t->text);
 		else
 			put_quoted(o, t->text, strlen(t->text), '\'');
 		break;
 	case VT_PID:
-		put(o, "<%llu.%lld.%llu>", (unsigned long long)t->chan, (long long)t->i,
+		put(o, o->elixir ? "#PID<%llu.%lld.%llu>" : "<%llu.%lld.%llu>", (unsigned long long)t->chan, (long long)t->i,
 		    (unsigned long long)t->u);
 		break;
 	case VT_PORT: put(o, "#Port<%llu.%lld>", (unsigned long long)t->chan, (long long)t->i); break;
@@ -207,13 +251,15 @@ static void print(struct out *o, const struct vt *t, const struct vt_limits *lim
 			size_t n = t->n < sizeof s ? t->n : sizeof s;
 			for (size_t i = 0; i < n; i++)
 				s[i] = (char)t->elems[i]->i;
+			if (o->elixir)
+				put(o, "~c");
 			put_quoted(o, s, n, '"');
 			break;
 		}
 		put(o, "[");
 		print_elems(o, t, lim, depth);
 		if (t->tail) {
-			put(o, "|");
+			put(o, o->elixir ? " | " : "|");
 			print(o, t->tail, lim, depth + 1);
 		}
 		put(o, "]");
@@ -224,10 +270,10 @@ static void print(struct out *o, const struct vt *t, const struct vt_limits *lim
 		put(o, "}");
 		break;
 	case VT_MAP:
-		put(o, "#{");
+		put(o, o->elixir ? "%%{" : "#{");
 		for (size_t i = 0; i + 1 < t->n; i += 2) {
 			if (i)
-				put(o, ",");
+				put(o, o->elixir ? ", " : ",");
 			if (i / 2 >= lim->items) {
 				put(o, "...");
 				break;
@@ -240,12 +286,16 @@ static void print(struct out *o, const struct vt *t, const struct vt_limits *lim
 		break;
 	case VT_BINARY: {
 		size_t n = t->n < lim->bytes ? t->n : lim->bytes;
+		if (o->elixir && n == t->size && !t->i && printable_bytes(t->bytes, n)) {
+			put_quoted(o, (const char *)t->bytes, n, '"');  /* a String */
+			break;
+		}
 		put(o, "<<");
 		if (n && printable_bytes(t->bytes, n)) {
 			put_quoted(o, (const char *)t->bytes, n, '"');
 		} else {
 			for (size_t i = 0; i < n; i++)
-				put(o, "%s%u", i ? "," : "", t->bytes[i]);
+				put(o, "%s%u", i ? (o->elixir ? ", " : ",") : "", t->bytes[i]);
 		}
 		if (n < t->size)
 			put(o, "%s...(%zu bytes)", n ? "," : "", t->size);
@@ -257,9 +307,19 @@ static void print(struct out *o, const struct vt *t, const struct vt_limits *lim
 	}
 }
 
+const char *vt_print_elixir(const struct vt *t, const struct vt_limits *lim, char *buf,
+			    size_t len)
+{
+	struct out o = { buf, len, 0, true };
+	if (len)
+		buf[0] = '\0';
+	print(&o, t, lim, 0);
+	return buf;
+}
+
 const char *vt_print(const struct vt *t, const struct vt_limits *lim, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0 };
+	struct out o = { buf, len, 0, false };
 	if (len)
 		buf[0] = '\0';
 	print(&o, t, lim, 0);

@@ -36,6 +36,8 @@ struct vt {
 struct vt_arena;
 struct vt_arena *vt_arena_new(void);
 void vt_arena_free(struct vt_arena *a);
+/* Empty the arena for reuse (its first chunk kept): trees in it are gone. */
+void vt_arena_reset(struct vt_arena *a);
 struct vt *vt_new(struct vt_arena *a, enum vt_kind kind);
 void *vt_alloc(struct vt_arena *a, size_t size);
 const char *vt_strdup(struct vt_arena *a, const char *s, size_t len);
@@ -51,5 +53,8 @@ struct vt_limits {
 
 /* Print t into buf (always NUL-terminated); returns buf. */
 const char *vt_print(const struct vt *t, const struct vt_limits *lim, char *buf, size_t len);
+/* As Elixir's inspect prints it (MyApp.Worker, :atom, "string", #PID<0.1.0>). */
+const char *vt_print_elixir(const struct vt *t, const struct vt_limits *lim, char *buf,
+			    size_t len);
 
 #endif

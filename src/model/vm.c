@@ -302,6 +302,28 @@ const struct vm_mfa *vm_shown_initial_call(const struct vm_proc *p)
 	return ic;
 }
 
+const char *vm_proc_label(const struct vm_proc *p, char *buf, size_t len)
+{
+	if (p->registered_name)
+		return p->registered_name;
+	if (p->label)
+		return p->label;
+	const struct vm_mfa *m = p->proc_lib_initial_call.module ? &p->proc_lib_initial_call
+								   : &p->initial_call;
+	return vm_mfa_str(m, buf, len);
+}
+
+const char *vm_proc_label_source(const struct vm_proc *p)
+{
+	if (p->registered_name)
+		return "registered_name";
+	if (p->label)
+		return p->label_source;
+	if (p->proc_lib_initial_call.module)
+		return "proc_lib_initial_call";
+	return p->initial_call.module ? "initial_call" : NULL;
+}
+
 int vm_add_frame(struct vm *vm, uint32_t mfa_id)
 {
 	uint32_t *a = vm_grow(vm->frames, &vm->frames_cap, vm->nframes, sizeof *a, 4096);

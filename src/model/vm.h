@@ -58,6 +58,11 @@ struct vm_proc {
 	struct vm_mfa proc_lib_initial_call;
 	uint32_t anc_first, anc_n;
 	bool has_ancestors;
+	/* its own name as a library keeps it, found by the first label rule
+	 * (labels.h) that names it: term text, interned; NULL: none. label_source
+	 * is the rule's source ("process_name", "registry", ...). What the
+	 * process is shown by is vm_proc_label's. */
+	const char *label, *label_source;
 };
 
 struct vm_pid {
@@ -424,6 +429,14 @@ int vm_set_ancestors(struct vm *vm, struct vm_proc *p, const char *const *names,
 /* p's proc_lib initial call when it has one, else its initial call (what
  * observer shows: proc_lib:init_p/5 says nothing). */
 const struct vm_mfa *vm_shown_initial_call(const struct vm_proc *p);
+/* The label p is shown by (issue 21): its registered name; else its own name
+ * as a library keeps it (p->label: '$process_label', RabbitMQ's process_name,
+ * an Elixir Registry key, ...); else its proc_lib initial call, else its
+ * initial call ("m:f/a" written into buf); NULL when none is known. */
+const char *vm_proc_label(const struct vm_proc *p, char *buf, size_t len);
+/* Where that label comes from: "registered_name", p->label_source,
+ * "proc_lib_initial_call", "initial_call"; NULL when there is none. */
+const char *vm_proc_label_source(const struct vm_proc *p);
 /* Append a frame to vm->frames; -1 on OOM. */
 int vm_add_frame(struct vm *vm, uint32_t mfa_id);
 /* How many processes the node has, as every command says it: those read when

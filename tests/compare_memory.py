@@ -6,7 +6,10 @@ node settled, just before the core was taken.
 atom, atom_used, code and ets must match exactly. total, processes,
 processes_used, system and binary may differ by up to 1%: the process writing
 memory.json allocates its result and file buffers after taking the figures.
-Allocator instances: blocks and carriers sizes within 1% or 256 KiB (the writer's own heap).
+Allocator instances: blocks and carriers sizes within 1% or 256 KiB (the writer's own heap);
+on a real system's node (ground truth lists "periodic" processes, which run on
+their own timers) a carrier size may move by one carrier more (1 MiB) between
+memory.json and the core, as fixture.memory_mismatches says.
 target.process_count and process_limit as `procs` says them (memory reads no
 process: issue 21 part 7, it said 0), and as the live node counted them (a
 core or dump: a running node read with --pid counts at the read).
@@ -20,9 +23,9 @@ def main():
         print(f"SKIP: {fx.dir} has no memory.json (regenerate the fixture)")
         return 1 if os.environ.get("CI") == "true" else 77  # CI: no skips
     doc = fx.json("memory")
-    report, bad = memory_mismatches(doc, fx.json_file("memory.json"))
-    tgt, procs = doc["target"], fx.json("procs", "--top", "1", ok=(0, 1))["target"]
     gt = fx.truth
+    report, bad = memory_mismatches(doc, fx.json_file("memory.json"), "periodic" in gt)
+    tgt, procs = doc["target"], fx.json("procs", "--top", "1", ok=(0, 1))["target"]
     for k in ("process_count", "process_limit"):
         if tgt[k] != procs[k]:
             bad.append(f"target.{k}: memory says {tgt[k]}, procs {procs[k]}")

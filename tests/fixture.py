@@ -68,6 +68,11 @@ def idle_processes(gt):
 EXACT_MEM = ["atom", "atom_used", "code", "ets"]
 CLOSE_MEM = ["total", "processes", "processes_used", "system", "binary"]
 
+# A real system's periodic processes touch ETS between memory.json and the
+# snapshot: erlang:memory(ets) moved by 24 bytes in 1 of 6 RabbitMQ captures
+# (its tables, compared one by one by compare_ets.py, did not).
+PERIODIC_ETS_SLACK = 1024
+
 def close(a, b, rel=0.01, absolute=262144):
     return abs(a - b) <= max(rel * max(a, b), absolute if absolute else 0)
 
@@ -78,11 +83,16 @@ def memory_mismatches(doc, live, periodic=False):
     periodic: a real system's node (its ground truth lists "periodic"
     processes, which run on their own timers): between memory.json and the
     snapshot a carrier size may move by one carrier more (1 MiB; the Elixir
-    dump fixture's eheap_alloc[2] once gained 512 KiB)."""
+    dump fixture's eheap_alloc[2] once gained 512 KiB), and erlang:memory(ets)
+    by up to PERIODIC_ETS_SLACK bytes."""
     bad, report = [], []
     for k in EXACT_MEM + CLOSE_MEM:
         got, want = doc["memory"][k], live["memory"][k]
-        ok = got == want if k in EXACT_MEM else (got is not None and close(got, want, absolute=0))
+        if k in EXACT_MEM:
+            ok = got == want or (periodic and k == "ets" and got is not None
+                                 and abs(got - want) <= PERIODIC_ETS_SLACK)
+        else:
+            ok = got is not None and close(got, want, absolute=0)
         report.append(f"{k} {100 * (got - want) / want:+.3f}%" if got is not None else f"{k} null")
         if not ok:
             bad.append(f"memory {k}: live {want}, beamcore {got}")

@@ -9,12 +9,28 @@
 #include "analyzer.h"
 #include "needs.h"
 
+/* A hibernating process has no stack to tell it by: it is grouped by who it
+ * is (its shown initial call: proc_lib's '$initial_call', else the spawn's)
+ * and where it wakes (p->wake_up; a dump does not record it). */
+static int hibernating(const struct vm_proc *p)
+{
+	return p->stack_n == 0 && vm_proc_hibernating(p);
+}
+
 /* Same stack (and status with --by-status)? */
 static int same(const struct vm_proc *a, const struct vm_proc *b, const uint32_t *frames,
 		int by_status)
 {
 	if (a->stack_n != b->stack_n || (by_status && a->status != b->status))
 		return 0;
+	int ha = hibernating(a);
+	if (ha != hibernating(b))
+		return 0;
+	if (ha) {  /* interned: equal names are equal pointers */
+		const struct vm_mfa *x = vm_shown_initial_call(a), *y = vm_shown_initial_call(b);
+		return a->wake_up == b->wake_up && x->module == y->module &&
+		       x->function == y->function && x->arity == y->arity;
+	}
 	/* no frames: frames may be NULL, and memcmp(NULL, NULL, 0) is undefined */
 	return a->stack_n == 0 ||
 	       memcmp(frames + a->stack_first, frames + b->stack_first, a->stack_n * 4) == 0;
@@ -25,6 +41,13 @@ static uint64_t stack_hash(const struct vm_proc *p, const uint32_t *frames, int 
 	uint64_t h = 1469598103934665603ull;
 	for (uint32_t i = 0; i < p->stack_n; i++)
 		h = (h ^ frames[p->stack_first + i]) * 1099511628211ull;
+	if (hibernating(p)) {
+		const struct vm_mfa *ic = vm_shown_initial_call(p);
+		uint64_t k[4] = { p->wake_up, (uintptr_t)ic->module, (uintptr_t)ic->function,
+				  (uint64_t)ic->arity };
+		for (int i = 0; i < 4; i++)
+			h = (h ^ k[i]) * 1099511628211ull;
+	}
 	if (by_status)
 		h ^= (uint64_t)p->status << 32;
 	return h;
@@ -71,6 +94,29 @@ static const char *frame_str(const struct vm *vm, uint32_t id, char *buf, size_t
 	return s ? s : "?";
 }
 
+/* p's wake_up as "m:f/a" in buf; NULL: none */
+static const char *wake_up_str(const struct vm *vm, const struct vm_proc *p, char *buf, size_t len)
+{
+	return p->wake_up ? vm_mfa_str(&vm->mfas[p->wake_up - 1], buf, len) : NULL;
+}
+
+/* A hibernating group: "hibernating: who (wakes in m:f/a)", or folded
+ * "who;erlang:hibernate/3" (as if its initial call had called it). */
+static const char *hibernating_line(struct stack_groups *c, const struct vm_proc *p, int folded,
+				    size_t o)
+{
+	char ic[300], wake[300];
+	const char *who = vm_mfa_str(vm_shown_initial_call(p), ic, sizeof ic);
+	const char *at = wake_up_str(c->vm, p, wake, sizeof wake);
+	if (folded)
+		snprintf(c->line + o, c->line_cap - o, "%s%s;erlang:hibernate/3", o ? ";" : "",
+			 who ? who : "?");
+	else
+		snprintf(c->line + o, c->line_cap - o, "hibernating: %s%s%s%s", who ? who : "?",
+			 at ? " (wakes in " : "", at ? at : "", at ? ")" : "");
+	return c->line;
+}
+
 /* Group stack: "top <- caller <- ...", or folded: "status;bottom;...;top". */
 static const char *stack_line(struct stack_groups *c, const struct vm_proc *p, int folded)
 {
@@ -80,6 +126,8 @@ static const char *stack_line(struct stack_groups *c, const struct vm_proc *p, i
 	if (folded && c->by_status)
 		o += snprintf(c->line + o, c->line_cap - o, "%s",
 			      p->status ? vm_status_name(p->status) : "unknown");
+	if (hibernating(p))
+		return hibernating_line(c, p, folded, o);
 	for (uint32_t i = 0; i < p->stack_n && o < c->line_cap; i++) {
 		uint32_t k = folded ? p->stack_n - 1 - i : i;
 		o += snprintf(c->line + o, c->line_cap - o, "%s%s",
@@ -96,13 +144,17 @@ const char *stack_groups_line(struct stack_groups *sg, uint32_t proc)
 	return stack_line(sg, &sg->vm->procs[proc], 0);
 }
 
-enum { G_COUNT, G_WEIGHT, G_STATUS, G_STACK, G_PIDS };
+enum { G_COUNT, G_WEIGHT, G_STATUS, G_STACK, G_PIDS, G_HIBERNATING, G_INITIAL_CALL, G_WAKE_UP };
 static const struct rcol group_cols[] = {
 	[G_COUNT] = { "count", "PROCESSES", RC_U64, 0 },
 	[G_WEIGHT] = { "weight", "WEIGHT", RC_U64, 0 },
 	[G_STATUS] = { "status", "STATUS", RC_STR, 0 },
 	[G_STACK] = { "current_stacktrace", "STACK (innermost first)", RC_LIST, 0 },
 	[G_PIDS] = { "pids", NULL, RC_LIST, RCOL_JSON_ONLY },
+	/* hibernating groups: who they are and where they wake; null for others */
+	[G_HIBERNATING] = { "hibernating", NULL, RC_BOOL, RCOL_JSON_ONLY },
+	[G_INITIAL_CALL] = { "initial_call", NULL, RC_STR, RCOL_JSON_ONLY },
+	[G_WAKE_UP] = { "wake_up", NULL, RC_STR, RCOL_JSON_ONLY },
 };
 
 static void group_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
@@ -110,14 +162,18 @@ static void group_cell(void *vctx, size_t row, size_t col, struct rcell *out, ch
 	struct stack_groups *c = vctx;
 	const struct stack_group *g = &c->groups[row];
 	const struct vm_proc *p = &c->vm->procs[g->first_proc];
-	(void)buf;
-	(void)len;
+	int hib = hibernating(p);
 	switch (col) {
 	case G_COUNT: out->u = g->nprocs; break;
 	case G_WEIGHT: out->u = g->weight; out->null = g->unknown != 0; break;
 	case G_STATUS: out->s = vm_status_name(g->status); break;
 	case G_STACK: out->u = p->stack_n; break;
 	case G_PIDS: out->u = g->nprocs; break;
+	case G_HIBERNATING: out->u = (uint64_t)hib; break;
+	case G_INITIAL_CALL:
+		out->s = hib ? vm_mfa_str(vm_shown_initial_call(p), buf, len) : NULL;
+		break;
+	case G_WAKE_UP: out->s = hib ? wake_up_str(c->vm, p, buf, len) : NULL; break;
 	}
 }
 
@@ -184,13 +240,15 @@ static void folded_cell(void *vctx, size_t row, size_t col, struct rcell *out, c
 
 /* who each process is: a group of proc_lib:init_p/5 processes (gen_servers
  * in gen_server:loop/7) splits by its proc_lib initial call */
-enum { P_PID, P_STATUS, P_STACK, P_REGNAME, P_PROC_LIB_INITIAL };
+enum { P_PID, P_STATUS, P_STACK, P_REGNAME, P_PROC_LIB_INITIAL, P_HIBERNATING, P_WAKE_UP };
 static const struct rcol proc_cols[] = {
 	[P_PID] = { "pid", "PID", RC_STR, 0 },
 	[P_STATUS] = { "status", "STATUS", RC_STR, 0 },
 	[P_STACK] = { "current_stacktrace", "STACK", RC_LIST, 0 },
 	[P_REGNAME] = { "registered_name", NULL, RC_STR, RCOL_JSON_ONLY },
 	[P_PROC_LIB_INITIAL] = { "proc_lib_initial_call", NULL, RC_STR, RCOL_JSON_ONLY },
+	[P_HIBERNATING] = { "hibernating", NULL, RC_BOOL, RCOL_JSON_ONLY },
+	[P_WAKE_UP] = { "wake_up", NULL, RC_STR, RCOL_JSON_ONLY },
 };
 
 static void proc_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
@@ -212,6 +270,8 @@ static void proc_cell(void *vctx, size_t row, size_t col, struct rcell *out, cha
 		out->s = vm_mfa_str(&p->proc_lib_initial_call, buf, len);
 		out->null = p->unknown & VPF_IDENTITY;
 		break;
+	case P_HIBERNATING: out->u = (uint64_t)hibernating(p); break;
+	case P_WAKE_UP: out->s = wake_up_str(c->vm, p, buf, len); break;
 	}
 }
 

@@ -201,3 +201,43 @@ void beam_proc_identity(struct beam *b, uint64_t dict, struct vm_proc *vp)
 		vp->unknown |= VPF_IDENTITY;
 	}
 }
+
+/* The length of the proper list v (-1: not one, or longer than MAX_REG, 1024),
+ * its first nhead elements into head. */
+static int arg_list(struct beam *b, uint64_t mask, uint64_t v, uint64_t *head, int nhead)
+{
+	int n = 0;
+	for (; v != NIL; n++) {
+		uint64_t cell[2];
+		if (!is_list(v) || n >= 1024 || core_peek(b->core, v & mask, cell, 16) < 0)
+			return -1;
+		if (n < nhead)
+			head[n] = cell[0];
+		v = cell[1];
+	}
+	return n;
+}
+
+/* erts_hibernate leaves Module, Function, Args in arg_reg[0..2]; proc_lib's
+ * hibernate/3 calls erlang:hibernate(proc_lib, wake_up, [M, F, A]), so its
+ * callers (gen_server, gen_statem, RabbitMQ's gen_server2) are one level in. */
+void beam_proc_wake_up(struct beam *b, uint64_t regs, struct vm_proc *vp)
+{
+	uint64_t mask = b->ident ? b->ident->mask : ~(uint64_t)3, r[3], a[3];
+	if (!regs || core_peek(b->core, regs, r, sizeof r) < 0 || !is_atom(r[0]) || !is_atom(r[1]))
+		return;
+	int n = arg_list(b, mask, r[2], a, 3);
+	struct vm_mfa m = { beam_atom(b, r[0]), beam_atom(b, r[1]), n };
+	if (n < 0 || !m.module || !m.function)
+		return;
+	if (n == 3 && strcmp(m.module, "proc_lib") == 0 && strcmp(m.function, "wake_up") == 0 &&
+	    is_atom(a[0]) && is_atom(a[1])) {
+		int k = arg_list(b, mask, a[2], NULL, 0);
+		struct vm_mfa inner = { beam_atom(b, a[0]), beam_atom(b, a[1]), k };
+		if (k >= 0 && inner.module && inner.function)
+			m = inner;
+	}
+	int64_t id = vm_mfa_id(b->vm, &m);
+	if (id >= 0 && id < UINT32_MAX)
+		vp->wake_up = (uint32_t)id + 1;
+}

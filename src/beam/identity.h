@@ -9,5 +9,8 @@
 int beam_ident_init(struct beam *b);
 void beam_proc_identity(struct beam *b, uint64_t dict, struct vm_proc *vp);
 void beam_ident_free(struct beam *b);
+/* A hibernating process: where it resumes (vp->wake_up), from its argument
+ * registers at regs (Process.arg_reg); left 0 when they do not hold it. */
+void beam_proc_wake_up(struct beam *b, uint64_t regs, struct vm_proc *vp);
 
 #endif

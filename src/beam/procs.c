@@ -204,6 +204,10 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 	if (cur ? beam_read_mfa(b, cur, &vp->current_function) < 0
 		: beam_lookup_code(b, f64(w, P_I), &vp->current_function) < 0)
 		vp->unknown |= VPF_CURRENT_FUNCTION;
+	/* hibernating: its three argument registers say where it resumes (a
+	 * running process's registers are the scheduler's) */
+	if (alive && vp->status != VS_RUNNING && fsized(w, P_ARITY) == 3 && vm_proc_hibernating(vp))
+		beam_proc_wake_up(b, f64(w, P_ARG_REG), vp);
 
 	uint64_t heap_sz = f64(w, P_HEAP_SZ), hend = f64(w, P_HEND), stop = f64(w, P_STOP);
 	uint64_t heap = f64(w, P_HEAP);

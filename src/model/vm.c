@@ -324,6 +324,14 @@ const char *vm_proc_label_source(const struct vm_proc *p)
 	return p->initial_call.module ? "initial_call" : NULL;
 }
 
+bool vm_proc_hibernating(const struct vm_proc *p)
+{
+	const struct vm_mfa *c = &p->current_function;
+	return !(p->unknown & VPF_CURRENT_FUNCTION) && c->arity == 3 && c->module && c->function &&
+	       c->function[0] == 'h' && strcmp(c->function, "hibernate") == 0 &&
+	       strcmp(c->module, "erlang") == 0;
+}
+
 int vm_add_frame(struct vm *vm, uint32_t mfa_id)
 {
 	uint32_t *a = vm_grow(vm->frames, &vm->frames_cap, vm->nframes, sizeof *a, 4096);

@@ -63,6 +63,11 @@ struct vm_proc {
 	 * is the rule's source ("process_name", "registry", ...). What the
 	 * process is shown by is vm_proc_label's. */
 	const char *label, *label_source;
+	/* hibernating (vm_proc_hibernating): 1 + the vm->mfas index of the function
+	 * it resumes in when a message comes, as erts_hibernate saved it (M:F/length
+	 * of Args; through proc_lib:hibernate/3, proc_lib:wake_up/3's own M:F/A);
+	 * 0: not hibernating, or not recorded (a crash dump) */
+	uint32_t wake_up;
 };
 
 struct vm_pid {
@@ -437,6 +442,9 @@ const char *vm_proc_label(const struct vm_proc *p, char *buf, size_t len);
 /* Where that label comes from: "registered_name", p->label_source,
  * "proc_lib_initial_call", "initial_call"; NULL when there is none. */
 const char *vm_proc_label_source(const struct vm_proc *p);
+/* p hibernates: its current function is erlang:hibernate/3 (its stack empty
+ * but for the final return address; p->wake_up says where it resumes). */
+bool vm_proc_hibernating(const struct vm_proc *p);
 /* Append a frame to vm->frames; -1 on OOM. */
 int vm_add_frame(struct vm *vm, uint32_t mfa_id);
 /* How many processes the node has, as every command says it: those read when

@@ -35,7 +35,7 @@ static const char *thread_role(const struct vm_thread *t, char *buf, size_t len)
 }
 
 /* JSON: one object per thread, frames as strings. */
-enum { J_TID, J_CRASH, J_ROLE, J_RUNNING, J_SIGNAL, J_FRAMES, J_CUT, J_STOP };
+enum { J_TID, J_CRASH, J_ROLE, J_RUNNING, J_SIGNAL, J_FRAMES, J_CUT, J_STOP, J_PCS };
 static const struct rcol json_cols[] = {
 	[J_TID] = { "tid", NULL, RC_U64, 0 },
 	[J_CRASH] = { "crash_site", NULL, RC_BOOL, 0 },
@@ -45,6 +45,7 @@ static const struct rcol json_cols[] = {
 	[J_FRAMES] = { "frames", NULL, RC_LIST, 0 },
 	[J_CUT] = { "frames_cut", NULL, RC_BOOL, 0 },
 	[J_STOP] = { "unwind_stopped", NULL, RC_STR, 0 },
+	[J_PCS] = { "pcs", NULL, RC_LIST, 0 },  /* each frame's address, "0x..." */
 };
 
 static void json_cell(void *ctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
@@ -63,14 +64,19 @@ static void json_cell(void *ctx, size_t row, size_t col, struct rcell *out, char
 	case J_FRAMES: out->u = t->nframes; break;
 	case J_CUT: out->u = t->frames_cut; break;
 	case J_STOP: out->s = t->unwind_stop; break;
+	case J_PCS: out->u = t->nframes; break;
 	}
 }
 
 static const char *json_item(void *ctx, size_t row, size_t col, size_t i, char *buf, size_t len)
 {
 	const struct vm *vm = ctx;
-	(void)col;
-	return frame_text(&vm->nframes_native[vm->threads[row].frame_first + i], buf, len);
+	const struct vm_nframe *f = &vm->nframes_native[vm->threads[row].frame_first + i];
+	if (col == J_PCS) {
+		snprintf(buf, len, "0x%llx", (unsigned long long)f->pc);
+		return buf;
+	}
+	return frame_text(f, buf, len);
 }
 
 /* Text: one row per frame, the thread named on its first row. */

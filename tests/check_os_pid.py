@@ -5,7 +5,7 @@ word: the fixture's `pid` file, else os_pid in ground_truth.json, truth1.json
 (capture-grow.sh) or crash.json (capture-crash.sh's kill). A crash dump records no
 OS pid: null. Usage: check_os_pid.py BEAMCORE (every fixture under $BEAMCORE_FIXTURES)."""
 import glob, json, os, subprocess, sys
-from fixture import SKIP, report
+from fixture import every_core, report
 
 def truth_pid(d):
     if os.path.exists(os.path.join(d, "pid")):
@@ -25,11 +25,7 @@ def os_pid(bc, path):
 
 def main():
     bc = sys.argv[1]
-    root = os.environ.get("BEAMCORE_FIXTURES", "/nonexistent")
-    cores = sorted(glob.glob(os.path.join(root, "*", "core*")))
-    if not cores:
-        print(f"SKIP: no core fixtures under {root}")
-        return SKIP
+    root, cores = every_core()
     bad, checked, untold = [], 0, []
     for core in cores:
         want = truth_pid(os.path.dirname(core))

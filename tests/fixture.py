@@ -1,6 +1,6 @@
 """Shared by the end-to-end tests: find a fixture (a core and the ground truth
 the live node wrote, under $BEAMCORE_FIXTURES) and run beamcore on it."""
-import json, os, subprocess, sys
+import glob, json, os, subprocess, sys
 
 # Under CI=true a fixture that could not be made is a failure, not a skip: the
 # test command must never pass with its end-to-end tests skipped.
@@ -48,6 +48,16 @@ class Fixture:
             print(f"FAIL: beamcore {cmd} exited {rc}: {err.strip()}")
             sys.exit(1)
         return json.loads(out)
+
+def every_core():
+    """($BEAMCORE_FIXTURES, every core file under it, sorted); exits 77 (skip)
+    when there is none (1 under CI=true)."""
+    root = os.environ.get("BEAMCORE_FIXTURES", "/nonexistent")
+    cores = sorted(glob.glob(os.path.join(root, "*", "core*")))
+    if not cores:
+        print(f"{'FAIL (CI=true)' if CI else 'SKIP'}: no core fixtures under {root}")
+        sys.exit(SKIP)
+    return root, cores
 
 def report(bad, limit=30):
     """Print the first mismatches and PASS/FAIL; the exit code."""

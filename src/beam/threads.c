@@ -69,7 +69,8 @@ static const char *plain_name(const char *sym, size_t *len)
 	return sym;
 }
 
-/* Is addr in the JIT's code mapping (memfd "vmem" or an anonymous executable one)? */
+/* Is addr in the JIT's code mapping (memfd "vmem" or an anonymous executable
+ * one, the vDSO aside)? */
 static int in_jit(struct beam *b, uint64_t addr)
 {
 	for (size_t i = 0; i < b->core->nfiles; i++) {
@@ -80,7 +81,8 @@ static int in_jit(struct beam *b, uint64_t addr)
 	for (size_t i = 0; i < b->core->nsegs; i++) {
 		const struct core_seg *s = &b->core->segs[i];
 		if (addr >= s->vaddr && addr - s->vaddr < s->memsz)
-			return (s->flags & 1) != 0;  /* PF_X, no file: JIT without dual mapping */
+			/* PF_X, no file: JIT without dual mapping */
+			return (s->flags & 1) != 0 && s->vaddr != b->core->at_vdso;
 	}
 	return 0;
 }
@@ -101,6 +103,19 @@ void beam_describe_pc(struct beam *b, uint64_t pc, int activation, struct vm_nfr
 	uint64_t at = activation ? pc : pc - 1;  /* a return address: look inside the call */
 	memset(f, 0, sizeof *f);
 	f->pc = pc;
+	/* JIT code before libraries: a library's module spans its file's first to
+	 * last mapping, and what lies between (the JIT's area) is not its code */
+	struct vm_mfa mfa;
+	char buf[512];
+	if (beam_lookup_code(b, at, &mfa) == 0 && vm_mfa_str(&mfa, buf, sizeof buf)) {
+		f->function = vm_intern(vm, buf, strlen(buf));
+		f->erlang = true;
+		return;
+	}
+	if (in_jit(b, at)) {
+		f->function = "(JIT runtime code)";
+		return;
+	}
 	Dwfl_Module *m = dwfl_addrmodule(b->session->dwfl, at);
 	if (m) {
 		const char *base = session_module_name(m);  /* as the core recorded it */
@@ -115,15 +130,6 @@ void beam_describe_pc(struct beam *b, uint64_t pc, int activation, struct vm_nfr
 			f->function = vm_intern(vm, name, nlen);
 			f->offset = pc - (at - off);
 		}
-		return;
-	}
-	struct vm_mfa mfa;
-	char buf[512];
-	if (beam_lookup_code(b, at, &mfa) == 0 && vm_mfa_str(&mfa, buf, sizeof buf)) {
-		f->function = vm_intern(vm, buf, strlen(buf));
-		f->erlang = true;
-	} else if (in_jit(b, at)) {
-		f->function = "(JIT runtime code)";
 	}
 }
 

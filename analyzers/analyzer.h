@@ -38,6 +38,7 @@ struct an_opts {
 	const char *around; /* export dot: --around PID */
 	long depth;         /* export dot: --depth N (-1: not given) */
 	const char *group_by; /* procs: --group-by KIND (NULL: one row per process) */
+	int garbage;        /* procs: --garbage (live_words, garbage_bytes) */
 };
 
 /* The options several commands share (options.c), included by reference in
@@ -161,11 +162,16 @@ const struct vm_proc *procs_row(const struct rtable *t, size_t r);
 /* procs --group-by: the groups of kind group_by sorted by sort, the first top
  * (0: all); json: the stack as a list, else as one line; owned by out */
 bc_err *procs_group_table(const struct vm *vm, const char *group_by, const char *sort, size_t top,
-			  int json, struct rtable *t, struct an_out *out);
+			  int json, int garbage, struct rtable *t, struct an_out *out);
+
+/* garbage.c: what a garbage collection of each process would keep and free
+ * into out[0..vm->nprocs) (vm->liveness; unknown for every process when the
+ * loader cannot tell) */
+void proc_liveness(const struct vm *vm, struct vm_liveness *out);
 /* procs_table's columns: the indices of its rtable's cols */
 enum procs_col { PC_PID, PC_NAME, PC_REGNAME, PC_INITIAL, PC_MEMORY, PC_THS, PC_HEAP, PC_STACK,
 		 PC_MSGQ, PC_REDS, PC_STATUS, PC_CURRENT, PC_NLINKS, PC_NMONITORS, PC_NMONITORED,
-		 PC_PROC_LIB_INITIAL, PC_ANCESTORS };
+		 PC_PROC_LIB_INITIAL, PC_ANCESTORS, PC_LIVE_WORDS, PC_GARBAGE_BYTES };
 /* The --sort keys (the default is total_heap_size): the column a key sorts
  * (-1: no such key); key i (NULL past the last), in the browser's order; all
  * of them, "memory, total_heap_size, ...". */

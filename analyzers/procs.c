@@ -11,7 +11,8 @@ enum { C_PID = PC_PID, C_NAME = PC_NAME, C_REGNAME = PC_REGNAME, C_INITIAL = PC_
        C_MEMORY = PC_MEMORY, C_THS = PC_THS, C_HEAP = PC_HEAP, C_STACK = PC_STACK, C_MSGQ = PC_MSGQ,
        C_REDS = PC_REDS, C_STATUS = PC_STATUS, C_CURRENT = PC_CURRENT, C_NLINKS = PC_NLINKS,
        C_NMONITORS = PC_NMONITORS, C_NMONITORED = PC_NMONITORED,
-       C_PROC_LIB_INITIAL = PC_PROC_LIB_INITIAL, C_ANCESTORS = PC_ANCESTORS };
+       C_PROC_LIB_INITIAL = PC_PROC_LIB_INITIAL, C_ANCESTORS = PC_ANCESTORS,
+       C_LIVE = PC_LIVE_WORDS, C_GARBAGE = PC_GARBAGE_BYTES, C_NCOLS };
 
 static const struct rcol cols[] = {
 	[C_PID] = { "pid", "PID", RC_STR, 0 },
@@ -31,6 +32,9 @@ static const struct rcol cols[] = {
 	[C_NMONITORED] = { "monitored_by_count", NULL, RC_U64, RCOL_JSON_ONLY },
 	[C_PROC_LIB_INITIAL] = { "proc_lib_initial_call", NULL, RC_STR, RCOL_JSON_ONLY },
 	[C_ANCESTORS] = { "ancestors", NULL, RC_LIST, RCOL_JSON_ONLY },
+	/* with --garbage (or sorted by garbage_bytes): a walk of every heap */
+	[C_LIVE] = { "live_words", "LIVE", RC_WORDS, 0 },
+	[C_GARBAGE] = { "garbage_bytes", "GARBAGE", RC_BYTES, 0 },
 };
 
 /* The sort keys, and the one place their rule is written: numbers sort
@@ -50,22 +54,24 @@ struct sort_key {
 	int text;
 	int col;              /* the column it sorts (enum procs_col) */
 	bool by_memory;       /* unknown: ranked by memory, in words */
+	bool garbage;         /* not a field: what a collection frees (vm->liveness) */
 };
 
 static const struct sort_key keys[] = {
 	/* the order the browser's `s` cycles them in */
-	{ "memory", offsetof(struct vm_proc, memory), VPF_MEMORY, TK_NONE, C_MEMORY, false },
+	{ "memory", offsetof(struct vm_proc, memory), VPF_MEMORY, TK_NONE, C_MEMORY, false, false },
 	{ "total_heap_size", offsetof(struct vm_proc, total_heap_size), VPF_TOTAL_HEAP_SIZE, TK_NONE,
-	  C_THS, true },
+	  C_THS, true, false },
 	{ "message_queue_len", offsetof(struct vm_proc, message_queue_len), VPF_MESSAGE_QUEUE_LEN,
-	  TK_NONE, C_MSGQ, false },
-	{ "reductions", offsetof(struct vm_proc, reductions), VPF_REDUCTIONS, TK_NONE, C_REDS, false },
-	{ "heap_size", offsetof(struct vm_proc, heap_size), VPF_HEAP_SIZE, TK_NONE, C_HEAP, true },
-	{ "stack_size", offsetof(struct vm_proc, stack_size), VPF_STACK_SIZE, TK_NONE, C_STACK, true },
-	{ "pid", 0, 0, TK_PID, C_PID, false },
-	{ "name", 0, VPF_REGISTERED_NAME, TK_NAME, C_NAME, false },
-	{ "status", 0, 0, TK_STATUS, C_STATUS, false },
-	{ "current_function", 0, VPF_CURRENT_FUNCTION, TK_CURRENT, C_CURRENT, false },
+	  TK_NONE, C_MSGQ, false, false },
+	{ "reductions", offsetof(struct vm_proc, reductions), VPF_REDUCTIONS, TK_NONE, C_REDS, false, false },
+	{ "heap_size", offsetof(struct vm_proc, heap_size), VPF_HEAP_SIZE, TK_NONE, C_HEAP, true, false },
+	{ "stack_size", offsetof(struct vm_proc, stack_size), VPF_STACK_SIZE, TK_NONE, C_STACK, true, false },
+	{ "pid", 0, 0, TK_PID, C_PID, false, false },
+	{ "name", 0, VPF_REGISTERED_NAME, TK_NAME, C_NAME, false, false },
+	{ "status", 0, 0, TK_STATUS, C_STATUS, false, false },
+	{ "current_function", 0, VPF_CURRENT_FUNCTION, TK_CURRENT, C_CURRENT, false, false },
+	{ "garbage_bytes", 0, 0, TK_NONE, C_GARBAGE, false, true },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 #define DEFAULT_KEY (&keys[1])  /* total_heap_size */
@@ -131,14 +137,20 @@ static int text_cmp(const struct vm_proc *x, const struct vm_proc *y, int k)
 struct ctx {
 	const struct vm *vm;
 	const struct sort_key *key;
+	struct vm_liveness *live;  /* by process (in the same block, after order); NULL: not asked */
 	uint32_t order[];
 };
 
 /* The value p sorts by; *unknown: 1 ranked by its memory instead (by_memory),
- * 2 unknown (last) */
-static uint64_t keyval(const struct vm_proc *p, const struct sort_key *k, int *unknown)
+ * 2 unknown (last). live: each process's (garbage_bytes) */
+static uint64_t keyval(const struct vm_proc *p, const struct sort_key *k,
+		       const struct vm_liveness *live, int *unknown)
 {
 	uint64_t v;
+	if (k->garbage) {
+		*unknown = live->known ? 0 : 2;
+		return live->garbage_bytes;
+	}
 	memcpy(&v, (const char *)p + k->off, 8);
 	*unknown = (p->unknown & k->unknown_bit) != 0;
 	if (*unknown && k->by_memory && !(p->unknown & VPF_MEMORY))
@@ -163,7 +175,9 @@ static int cmp(const void *a, const void *b, void *vctx)
 		if (d)
 			return d;
 	} else {
-		uint64_t vx = keyval(x, sort_by, &ux), vy = keyval(y, sort_by, &uy);
+		const struct vm_liveness *lx = c->live ? &c->live[x - c->vm->procs] : NULL;
+		const struct vm_liveness *ly = c->live ? &c->live[y - c->vm->procs] : NULL;
+		uint64_t vx = keyval(x, sort_by, lx, &ux), vy = keyval(y, sort_by, ly, &uy);
 		if ((ux == 2) != (uy == 2))
 			return ux == 2 ? 1 : -1;  /* unknown last */
 		if (vx != vy && ux != 2)
@@ -264,6 +278,14 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 		out->u = p->anc_n;
 		out->null = !p->has_ancestors || (p->unknown & VPF_IDENTITY);
 		break;
+	case C_LIVE:
+		out->u = c->live[c->order[row]].live_words;
+		out->null = !c->live[c->order[row]].known;
+		break;
+	case C_GARBAGE:
+		out->u = c->live[c->order[row]].garbage_bytes;
+		out->null = !c->live[c->order[row]].known;
+		break;
 	}
 }
 
@@ -290,24 +312,34 @@ static bc_err *sort_key(const char *sort, const struct sort_key **key)
 	return sort ? bc_error(BC_EUSAGE, "--sort %s: one of %s", sort, procs_sort_names()) : NULL;
 }
 
-bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
-		    struct rtable *t, void **priv)
+/* procs_table, and with garbage (or sorted by garbage_bytes) each process's
+ * live_words and garbage_bytes */
+static bc_err *table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
+		     int garbage, struct rtable *t, void **priv)
 {
 	const struct sort_key *key;
 	bc_err *err = sort_key(sort, &key);
 	if (err)
 		return err;
-	struct ctx *c = malloc(sizeof *c + vm->nprocs * sizeof c->order[0]);
+	garbage |= key->garbage;
+	/* one block (*priv is freed with free()): the ctx, order, the liveness */
+	size_t order = (vm->nprocs * sizeof(uint32_t) + 15) & ~(size_t)15;
+	struct ctx *c = malloc(sizeof *c + order + (garbage ? vm->nprocs * sizeof *c->live : 0));
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
 	c->vm = vm;
 	c->key = key;
+	c->live = NULL;
+	if (garbage) {
+		c->live = (struct vm_liveness *)((char *)c->order + order);
+		proc_liveness(vm, c->live);
+	}
 	size_t n = top_n(c, vm->nprocs, top);
 	qsort_r(c->order, n, sizeof c->order[0], cmp, c);
 	*t = (struct rtable){
 		.json_key = json_key,
 		.cols = cols,
-		.ncols = sizeof cols / sizeof cols[0],
+		.ncols = garbage ? C_NCOLS : C_LIVE,
 		.nrows = n,
 		.ctx = c,
 		.cell = cell,
@@ -317,12 +349,18 @@ bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const cha
 	return NULL;
 }
 
+bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
+		    struct rtable *t, void **priv)
+{
+	return table(vm, sort, top, json_key, 0, t, priv);
+}
+
 /* --group-by: one row per kind, its sums, sorted by the same keys: a number
  * by its sum over the members (keyval's rule: a group with a member whose
  * value is unknown sorts after the known ones), pid by the group's first
  * process, name by the kind (its initial call; its stack, innermost first);
  * status and current_function are no group's. */
-enum { G_COUNT, G_MEMORY, G_THS, G_MSGQ, G_BINARY, G_KIND, G_PIDS, G_NCOLS };
+enum { G_COUNT, G_MEMORY, G_THS, G_MSGQ, G_BINARY, G_KIND, G_PIDS, G_LIVE, G_GARBAGE, G_NCOLS };
 static const struct rcol group_cols[G_NCOLS] = {
 	[G_COUNT] = { "count", "PROCESSES", RC_U64, 0 },
 	[G_MEMORY] = { "memory", "MEMORY", RC_BYTES, 0 },
@@ -330,6 +368,9 @@ static const struct rcol group_cols[G_NCOLS] = {
 	[G_MSGQ] = { "message_queue_len", "MSGQ", RC_U64, 0 },
 	[G_BINARY] = { "binary", "BINARY", RC_BYTES, 0 },
 	[G_PIDS] = { "pids", NULL, RC_LIST, RCOL_JSON_ONLY },
+	/* with --garbage (or sorted by garbage_bytes) */
+	[G_LIVE] = { "live_words", "LIVE", RC_WORDS, 0 },
+	[G_GARBAGE] = { "garbage_bytes", "GARBAGE", RC_BYTES, 0 },
 };
 /* G_KIND of each --group-by */
 static const struct rcol kind_cols[PG_N] = {
@@ -344,6 +385,9 @@ struct gctx {
 	unsigned char *unk;   /* by group: keyval's worst unknown */
 	uint32_t *order;      /* the groups in table order */
 	struct rcol cols[G_NCOLS];
+	struct vm_liveness *live;  /* by process; NULL: not asked */
+	uint64_t *gsum;       /* by group: live_words, garbage_bytes (two each) */
+	uint32_t *gunknown;   /* by group: members whose liveness is unknown */
 };
 
 static int group_kind_cmp(const struct gctx *c, const struct proc_group *x,
@@ -412,6 +456,10 @@ static void group_cell(void *vctx, size_t row, size_t col, struct rcell *out, ch
 		break;
 	case G_BINARY: out->u = g->binary; out->null = g->unknown & VPF_BINARY; break;
 	case G_PIDS: out->u = g->count; break;
+	case G_LIVE: case G_GARBAGE:
+		out->u = c->gsum[2 * c->order[row] + (col == G_GARBAGE)];
+		out->null = c->gunknown[c->order[row]] != 0;
+		break;
 	}
 }
 
@@ -434,11 +482,14 @@ static void gctx_release(void *vctx)
 	free(c->val);
 	free(c->unk);
 	free(c->order);
+	free(c->live);
+	free(c->gsum);
+	free(c->gunknown);
 	free(c);
 }
 
 bc_err *procs_group_table(const struct vm *vm, const char *group_by, const char *sort, size_t top,
-			  int json, struct rtable *t, struct an_out *out)
+			  int json, int garbage, struct rtable *t, struct an_out *out)
 {
 	enum proc_group_by by;
 	const struct sort_key *key;
@@ -458,14 +509,31 @@ bc_err *procs_group_table(const struct vm *vm, const char *group_by, const char 
 	c->val = calloc(n ? n : 1, sizeof *c->val);
 	c->unk = calloc(n ? n : 1, 1);
 	c->order = malloc((n ? n : 1) * sizeof *c->order);
-	if (!c->val || !c->unk || !c->order)
+	garbage |= key->garbage;
+	if (garbage) {
+		c->live = malloc((vm->nprocs ? vm->nprocs : 1) * sizeof *c->live);
+		c->gsum = calloc(2 * (n ? n : 1), sizeof *c->gsum);
+		c->gunknown = calloc(n ? n : 1, sizeof *c->gunknown);
+	}
+	if (!c->val || !c->unk || !c->order || (garbage && (!c->live || !c->gsum || !c->gunknown)))
 		return bc_error(BC_ENOMEM, "out of memory");
+	if (garbage)
+		proc_liveness(vm, c->live);
 	for (size_t k = 0; k < n; k++) {
 		const struct proc_group *g = &c->pg.g[k];
 		c->order[k] = (uint32_t)k;
-		for (uint32_t m = 0; !key->text && m < g->count; m++) {
+		for (uint32_t m = 0; m < g->count; m++) {
+			uint32_t i = g->members[m];
+			const struct vm_liveness *l = c->live ? &c->live[i] : NULL;
+			if (l) {
+				c->gsum[2 * k] += l->live_words;
+				c->gsum[2 * k + 1] += l->garbage_bytes;
+				c->gunknown[k] += !l->known;
+			}
+			if (key->text)
+				continue;
 			int u;
-			c->val[k] += keyval(&vm->procs[g->members[m]], key, &u);
+			c->val[k] += keyval(&vm->procs[i], key, l, &u);
 			if (u > c->unk[k])
 				c->unk[k] = (unsigned char)u;
 		}
@@ -478,7 +546,7 @@ bc_err *procs_group_table(const struct vm *vm, const char *group_by, const char 
 	*t = (struct rtable){
 		.json_key = "groups",
 		.cols = c->cols,
-		.ncols = G_NCOLS,
+		.ncols = garbage ? G_NCOLS : G_LIVE,
 		.nrows = top && top < n ? top : n,
 		.ctx = c,
 		.cell = group_cell,
@@ -491,13 +559,13 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 {
 	if (o->group_by) {
 		bc_err *err = procs_group_table(vm, o->group_by, o->sort, o->top, o->json,
-						&out->tables[0], out);
+						o->garbage, &out->tables[0], out);
 		if (!err)
 			out->ntables = 1;
 		return err;
 	}
 	void *rows = NULL;
-	bc_err *err = procs_table(vm, o->sort, o->top, "processes", &out->tables[0], &rows);
+	bc_err *err = table(vm, o->sort, o->top, "processes", o->garbage, &out->tables[0], &rows);
 	if (!err && !an_own(out, rows, NULL))
 		err = bc_error(BC_ENOMEM, "out of memory");
 	if (!err)
@@ -545,6 +613,9 @@ static const struct option_entry options[] = {
 		  "initial_call or stack (as stacks groups them)",
 	  .offset = offsetof(struct an_opts, group_by), .check = check_group_by,
 	  .value = proc_group_by_name },
+	OPT_FLAG("garbage", "each process's live_words and garbage_bytes (what\n"
+		 "erlang:garbage_collect/1 would free, estimated): a walk\n"
+		 "of every heap", OPT_AN, struct an_opts, garbage),
 	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
 	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,

@@ -20,7 +20,7 @@ _beamcore()
 	*:--sysroot)
 		COMPREPLY=($(compgen -d -- "$cur")); return;;
 	procs:--sort)
-		COMPREPLY=($(compgen -W "memory total_heap_size message_queue_len reductions heap_size stack_size pid name status current_function" -- "$cur")); return;;
+		COMPREPLY=($(compgen -W "memory total_heap_size message_queue_len reductions heap_size stack_size pid name status current_function garbage_bytes" -- "$cur")); return;;
 	ports:--sort)
 		COMPREPLY=($(compgen -W "queue_size input output suspended links id name connected" -- "$cur")); return;;
 	*:--group-by)
@@ -37,7 +37,7 @@ _beamcore()
 	if [[ $cur == -* ]]; then
 		case $cmd in
 		summary|'') opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
-		procs) opts="--json --sort --top --group-by --pid --no-stop --debug-file --sysroot --help";;
+		procs) opts="--json --sort --top --group-by --garbage --pid --no-stop --debug-file --sysroot --help";;
 		proc) opts="--json --pid --no-stop --debug-file --sysroot --help";;
 		ets) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
 		binaries) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;

@@ -16,11 +16,13 @@ Checked (exit 1 when wrong), what beamcore already gets right:
     sys:get_state) are largest_terms[0] of their process, within 1%;
   - on a core, `ports` agrees with erlang:ports() and port_info/2 (name,
     connected, queue_size, input, output, os_pid, links) for every port.
+  - on a core, `procs --garbage`'s garbage_bytes of the idle processes against
+    what erlang:garbage_collect/1 freed in each (gc.json): the sum within 10%,
+    and every process that freed more than 64 KiB within 10%.
 Printed as "GAP ..." lines with numbers, never failed on (later work turns each
 into an assertion): labels (the application's own names: RabbitMQ's process_name,
 Elixir Registry via-names, '$process_label'), `proc LABEL`, ports on a dump, binary
-memory attribution, garbage (gc.json), the summary's first lines, long lists
-in `proc`.
+memory attribution, the summary's first lines, long lists in `proc`.
 Usage: check_real.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES).
 Exit 0 pass, 1 fail, 77 skip."""
 import json, os, sys
@@ -209,14 +211,32 @@ else:
         f"(+{sum(per_bc[p] - per_live[p] for p in more)}); the most repeated holder in one "
         f"binary's holders: {repeats} repeats")
 
-# --- garbage: what erlang:garbage_collect/1 freed on the live node
+# --- garbage: what erlang:garbage_collect/1 freed on the live node against
+# procs --garbage's estimate (a core: the live words walked, the heap sized as
+# the collector sizes it): the sum within 10%, and each process that freed
+# more than 64 KiB within 10%
 if os.path.exists(os.path.join(fx.dir, "gc.json")):
     gc = fx.json_file("gc.json")["processes"]
     freed = sum(p["freed"] for p in gc)
-    est = [got[p["pid"]].get("garbage_bytes") for p in gc if p["pid"] in got]
-    gap(f"garbage: garbage_collect/1 freed {freed / 2**20:.1f} MiB in {len(gc)} idle processes "
-        f"({sum(1 for p in gc if p['freed'] > 65536)} freed > 64 KiB); beamcore garbage_bytes for "
-        f"{sum(1 for e in est if isinstance(e, int))} of them")
+    est = {p["pid"]: p for p in fx.json("procs", "--garbage", ok=(0, 1))["processes"]}
+    known = [p for p in gc if isinstance((est.get(p["pid"]) or {}).get("garbage_bytes"), int)]
+    total = sum(est[p["pid"]]["garbage_bytes"] for p in known)
+    exact = sum(1 for p in known if est[p["pid"]]["garbage_bytes"] == max(p["freed"], 0))
+    big = [p for p in gc if p["freed"] > 65536]
+    off = [(p["pid"], p["freed"], (est.get(p["pid"]) or {}).get("garbage_bytes")) for p in big
+           if p not in known or abs(est[p["pid"]]["garbage_bytes"] - p["freed"]) > 0.1 * p["freed"]]
+    print(f"garbage: garbage_collect/1 freed {freed:,} bytes ({freed / 2**20:.1f} MiB) in {len(gc)} "
+          f"idle processes; procs --garbage estimates {total:,} ({pct(total, freed)} of it) for "
+          f"{len(known)} of them, {exact} exact; {len(big)} freed > 64 KiB, {len(off)} of them off by > 10%")
+    if dump:
+        gap(f"garbage: a dump's estimate {total:,} of {freed:,} freed")
+    else:
+        if len(known) < len(gc) or abs(total - freed) > 0.1 * freed:
+            bad.append(f"garbage: estimated {total:,} bytes for {len(known)} of {len(gc)} idle "
+                       f"processes, garbage_collect/1 freed {freed:,}")
+        if off:
+            bad.append(f"garbage: {len(off)} processes off by more than 10% (pid, freed, "
+                       f"garbage_bytes): {off[:5]}")
 
 # --- the largest states: largest_terms[0]
 big = sorted([s for s in states if isinstance(s.get("flat_size"), int)],

@@ -277,6 +277,9 @@ def main():
             d = check("procs --top 3 --sort memory", "procs", ("--top", "3", "--sort", "memory"), want_rc=ok)
             if d and len(d["processes"]) != 3:
                 bad.append(f"procs --top 3: {len(d['processes'])} rows")
+            check("procs --garbage --top 5", "procs", ("--garbage", "--top", "5"), want_rc=ok)
+            check("procs --group-by initial_call --sort garbage_bytes", "procs",
+                  ("--group-by", "initial_call", "--sort", "garbage_bytes"), want_rc=ok)
             for by in ("initial_call", "stack"):
                 d = check(f"procs --group-by {by}", "procs", ("--group-by", by), want_rc=ok)
                 if d and sum(g["count"] for g in d["groups"]) != d["target"]["process_count"]:

@@ -148,6 +148,7 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 		b->vm->signo = b->vm->sigsender = 0;
 	read_vm_facts(b);
 	beam_enable_detail(b);
+	beam_enable_liveness(b);
 	beam_enable_dump(b);
 	if (!LHAS(&b->L, G_ERTS_PROC)) {
 		err = bc_error(BC_ENODEBUG, "%s has no 'erts_proc' in its DWARF: not a beam.smp?",

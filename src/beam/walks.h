@@ -29,6 +29,8 @@ void beam_pid_layout(struct beam *b);
 
 /* Lets analyzers ask for one process in full (vm->detail; detail.c). */
 void beam_enable_detail(struct beam *b);
+/* Lets analyzers ask what a garbage collection would free (vm->liveness; liveness.c). */
+void beam_enable_liveness(struct beam *b);
 /* beamcore export --format crashdump: vm->dump_ops (dumpout.c). */
 void beam_enable_dump(struct beam *b);
 

@@ -289,6 +289,22 @@ struct vm_detail_limits {
 	size_t largest;                /* largest_terms to keep; 0: neither they nor shapes */
 };
 
+/* What a major garbage collection of a process (erlang:garbage_collect/1)
+ * would keep and free, estimated from its heap as the snapshot holds it
+ * (vm->liveness). */
+struct vm_liveness {
+	bool known;                    /* false: the loader could not tell (the rest 0) */
+	bool cut;                      /* part of the heap could not be read: live_words is
+					* a lower bound */
+	uint64_t live_words;           /* heap words reachable from its roots: what the
+					* collection keeps (each term once, however shared) */
+	uint64_t heap_after;           /* total_heap_size after it, words, as the VM sizes the
+					* new heap for live_words (a core), or live_words and
+					* the stack (a dump) */
+	uint64_t garbage_bytes;        /* what it frees: (total_heap_size - heap_after) * 8,
+					* 0 when the heap would grow */
+};
+
 /* Something the loader could not read or does not know: shown to the user and
  * turned into exit code 1. */
 struct vm_gap {
@@ -398,6 +414,11 @@ struct vm {
 	/* the loader's answer for one process in full (NULL: not supported) */
 	int (*detail)(void *loader, const struct vm_proc *p, const struct vm_detail_limits *lim,
 		      struct vm_proc_detail *out);
+	/* what a garbage collection of each of procs[0..n) would keep and free
+	 * into out[0..n) (NULL: not supported); a walk of every heap, so not for
+	 * the default path of a command on a million processes */
+	void (*liveness)(void *loader, const struct vm_proc *procs, size_t n,
+			 struct vm_liveness *out);
 	void *loader;
 	const struct vm_dump_ops *dump_ops;  /* NULL: this loader cannot export */
 	/* why this kind of input never records a part (one NEED_* bit of

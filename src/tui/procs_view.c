@@ -36,8 +36,8 @@ static int nsorts(void)
 #define LAZY_FROM 10000     /* lists at least this long are sorted lazily */
 
 /* The columns shown, each one of procs_table's (enum procs_col); D_THS shows
- * heap_size or stack_size instead when the list is sorted by one of them (a
- * list is never sorted on a column it does not show). */
+ * heap_size, stack_size or garbage_bytes instead when the list is sorted by
+ * one of them (a list is never sorted on a column it does not show). */
 enum { D_PID, D_NAME, D_MEM, D_THS, D_MSGQ, D_REDS, D_RPS, D_STATUS, D_CUR, ND };
 #define COL_RPS (-2)  /* D_RPS: reductions per second, from ui.rates (a live node) */
 static const struct {
@@ -83,7 +83,8 @@ static size_t nrows(const struct pv *p)
 /* the procs_table column display column d shows */
 static size_t col(const struct pv *p, int d)
 {
-	if (d == D_THS && (p->sortcol == PC_HEAP || p->sortcol == PC_STACK))
+	if (d == D_THS && (p->sortcol == PC_HEAP || p->sortcol == PC_STACK ||
+			   p->sortcol == PC_GARBAGE_BYTES))
 		return (size_t)p->sortcol;
 	return (size_t)dcols[d].col;
 }
@@ -96,6 +97,8 @@ static const char *head(const struct pv *p, int d)
 		return "HEAP";
 	if (d == D_THS && p->sortcol == PC_STACK)
 		return "STACK";
+	if (d == D_THS && p->sortcol == PC_GARBAGE_BYTES)
+		return "GARBAGE";
 	return dcols[d].head;
 }
 

@@ -1,0 +1,390 @@
+/* What a major garbage collection (erlang:garbage_collect/1) of a process in a
+ * core would keep and free (vm->liveness). The words it keeps: every object of
+ * the process's heaps (the young heap to htop, the old heap to old_htop, the
+ * heap fragments) reachable from the roots the collector scans (erl_gc.c
+ * setup_rootset: the stack, the x registers (arity of them),
+ * the dictionary, fvalue, ftrace, the seq_trace token, the messages whose data
+ * is on the heap), each counted once however often it is referenced, as the
+ * collector copies it; literals and other heaps are not followed. A bitmap
+ * over the heaps marks what was reached: no allocation per object, and a walk
+ * ends within the heaps' words whatever a corrupt core holds. The heap it
+ * leaves: the collector's own sizing (major_collection, adjust_after_fullsweep)
+ * applied to those words, from the release's table of heap sizes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "eterm.h"
+#include "walks.h"
+
+#define F_HEAP_GROW (1u << 3)        /* erl_process.h */
+#define H_MIN_SIZE 233               /* erl_vm.h */
+#define MAX_AREAS (1u << 16)         /* heap fragments followed; more is a cut */
+#define MAX_HEAP_SIZES 256           /* erl_gc.c has 154 */
+
+struct area {
+	uint64_t lo, hi;             /* [lo, hi), bytes */
+	size_t bit0;                 /* its first word's bit */
+};
+
+struct span {
+	uint64_t at, n;              /* n term words from address at */
+	const uint64_t *direct;      /* the same words mapped, or NULL */
+};
+
+struct lw {
+	struct beam *b;
+	struct eterm_ctx c;
+	struct area *a;
+	size_t na, acap;
+	uint64_t *bits;
+	size_t bits_cap;             /* words of bits */
+	struct span *st;
+	size_t n, cap;
+	uint64_t live;
+	bool cut;
+	int64_t sizes[MAX_HEAP_SIZES];
+	int nsizes;
+};
+
+static int add_area(struct lw *w, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return 0;
+	if (w->na == w->acap) {
+		size_t nc = w->acap ? 2 * w->acap : 8;
+		struct area *m = nc <= MAX_AREAS ? realloc(w->a, nc * sizeof *m) : NULL;
+		if (!m)
+			return -1;
+		w->a = m;
+		w->acap = nc;
+	}
+	w->a[w->na++] = (struct area){ lo, hi, 0 };
+	return 0;
+}
+
+static int by_lo(const void *x, const void *y)
+{
+	const struct area *a = x, *b = y;
+	return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+/* The area holding addr, or NULL: a literal, another heap. */
+static const struct area *area_of(const struct lw *w, uint64_t addr)
+{
+	size_t lo = 0, hi = w->na;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (addr < w->a[m].lo)
+			hi = m;
+		else if (addr >= w->a[m].hi)
+			lo = m + 1;
+		else
+			return &w->a[m];
+	}
+	return NULL;
+}
+
+static int push(struct lw *w, uint64_t at, uint64_t n)
+{
+	if (!n)
+		return 0;
+	if (w->n == w->cap) {
+		size_t nc = w->cap ? 2 * w->cap : 256;
+		struct span *m = realloc(w->st, nc * sizeof *m);
+		if (!m)
+			return -1;
+		w->st = m;
+		w->cap = nc;
+	}
+	w->st[w->n++] = (struct span){ at, n, core_ptr(w->b->core, at, n * 8) };
+	return 0;
+}
+
+/* Term t reached: its object counted and its term words queued, once. */
+static void reach(struct lw *w, uint64_t t)
+{
+	if (!is_pointer(t))
+		return;
+	uint64_t addr = eterm_addr(&w->c, t);
+	const struct area *ar = area_of(w, addr);
+	if (!ar)
+		return;
+	size_t bit = ar->bit0 + (addr - ar->lo) / 8;
+	if (w->bits[bit / 64] & (1ull << (bit % 64)))
+		return;
+	w->bits[bit / 64] |= 1ull << (bit % 64);
+	uint64_t words = 2, at = addr, n = 2;  /* a cell: head and tail */
+	if (is_boxed(t)) {
+		struct eterm o;
+		eterm_look(&w->c, t, &o);
+		if (!o.header_ok || o.cut) {
+			w->cut = true;
+			return;
+		}
+		words = o.words;
+		at = o.at;
+		n = o.n;
+		switch (o.kind) {
+		case EK_TUPLE: case EK_RECORD:
+			words = o.arity + 1;  /* the empty tuple too, when on a heap */
+			break;
+		case EK_SUBBIN:  /* the object itself, and the binary it refers to */
+			words = o.arity + 1;
+			at = addr + LV(&w->b->L, SUBBIN_ORIG);
+			n = 1;
+			break;
+		case EK_SUBBITS:  /* its last word is the BinRef or heap bits */
+			words = o.arity + 1;
+			at = addr + 8 * o.arity;
+			n = 1;
+			break;
+		case EK_MATCHSTATE:
+			words = o.arity + 1;
+			n = 0;
+			break;
+		default:
+			break;
+		}
+	}
+	if (words > (ar->hi - addr) / 8) {  /* past its heap: not an object */
+		w->cut = true;
+		return;
+	}
+	w->live += words;
+	if (push(w, at, n) < 0)
+		w->cut = true;
+}
+
+/* Every queued term word, depth first; a span is popped before its last word
+ * is reached, so a list's tail takes its cell's place (a long list keeps the
+ * stack flat). */
+static void drain(struct lw *w)
+{
+	while (w->n) {
+		struct span *s = &w->st[w->n - 1];
+		uint64_t t;
+		int ok = 1;
+		if (s->direct)
+			t = *s->direct++;
+		else
+			ok = eterm_word(&w->c, s->at, &t) == 0;
+		s->at += 8;
+		if (--s->n == 0)
+			w->n--;
+		if (ok)
+			reach(w, t);
+		else
+			w->cut = true;
+	}
+}
+
+/* n root words from address at (a stack, the registers, the dictionary) */
+static void roots(struct lw *w, uint64_t at, uint64_t n)
+{
+	if (push(w, at, n) < 0)
+		w->cut = true;
+	drain(w);
+}
+
+static void field_root(struct lw *w, uint64_t p, enum layout_id id)
+{
+	if (LHAS(&w->b->L, id))
+		roots(w, p + LV(&w->b->L, id), 1);
+}
+
+/* The messages of the private queues whose data is on the heap (the
+ * others' data is in fragments the collection moves whole) */
+static void message_roots(struct lw *w, uint64_t p)
+{
+	const struct layout *L = &w->b->L;
+	static const enum layout_id queues[] = { P_SIGQ_FIRST, P_SIGQ_CONT };
+	for (size_t q = 0; q < 2; q++) {
+		uint64_t mp, next, attached, m0;
+		struct cycle cy = CYCLE_INIT;
+		if (beam_read_u64(w->b, p + LV(L, queues[q]), &mp) < 0)
+			w->cut = true;
+		for (; mp && !cycle_seen(&cy, mp); mp = next) {
+			if (beam_read_u64(w->b, mp + LV(L, MSG_NEXT), &next) < 0 ||
+			    beam_read_u64(w->b, mp + LV(L, MSG_ATTACHED), &attached) < 0 ||
+			    beam_read_u64(w->b, mp + LV(L, MSG_M), &m0) < 0) {
+				w->cut = true;
+				break;
+			}
+			if (!attached && !is_signal_tag(m0))
+				roots(w, mp + LV(L, MSG_M), 2);  /* the message and its token */
+		}
+	}
+}
+
+/* erts_next_heap_size: the smallest size of the table at least `size` (the
+ * one after it with offset 1); past the table, size itself */
+static uint64_t next_size(const struct lw *w, uint64_t size, int offset, uint64_t min)
+{
+	uint64_t r = size;
+	if (w->nsizes && size < (uint64_t)w->sizes[0])
+		r = (uint64_t)w->sizes[0];
+	else
+		for (int i = 0; i < w->nsizes; i++)
+			if ((uint64_t)w->sizes[i] >= size) {
+				int k = i + offset < w->nsizes ? i + offset : w->nsizes - 1;
+				r = (uint64_t)w->sizes[k];
+				break;
+			}
+	return r < min ? min : r;
+}
+
+struct heaps {
+	uint64_t heap, htop, hend, stop, heap_sz, old_heap, old_htop, old_hend, mbuf, mbuf_sz;
+	uint64_t flags, min_heap_size;
+};
+
+static int read_heaps(struct beam *b, uint64_t p, struct heaps *h)
+{
+	static const enum layout_id ids[] = { P_HEAP, P_HTOP, P_HEND, P_STOP, P_HEAP_SZ, P_OLD_HEAP,
+					      P_OLD_HTOP, P_OLD_HEND, P_MBUF, P_MBUF_SZ, P_FLAGS,
+					      P_MIN_HEAP_SIZE };
+	uint64_t v[sizeof ids / sizeof ids[0]];
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+		if (!LHAS(&b->L, ids[i]) || beam_read_field(b, p, ids[i], &v[i]) < 0)
+			return -1;
+	*h = (struct heaps){ v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10],
+			     v[11] };
+	if (h->heap > h->htop || h->htop > h->stop || h->stop > h->hend ||
+	    (h->old_heap && (h->old_heap > h->old_htop || h->old_htop > h->old_hend)))
+		return -1;
+	return 0;
+}
+
+/* The heaps' areas, sorted, each its bits; -1 when they cannot be read */
+static int areas(struct lw *w, const struct heaps *h)
+{
+	const struct layout *L = &w->b->L;
+	w->na = 0;
+	if (add_area(w, h->heap, h->htop) < 0 || add_area(w, h->old_heap, h->old_htop) < 0)
+		return -1;
+	struct cycle cy = CYCLE_INIT;
+	for (uint64_t f = h->mbuf; f && !cycle_seen(&cy, f);) {
+		uint64_t used;
+		if (!LHAS(L, HF_MEM) || beam_read_u64(w->b, f + LV(L, HF_USED), &used) < 0 ||
+		    used > (1ull << 40) || add_area(w, f + LV(L, HF_MEM), f + LV(L, HF_MEM) + 8 * used) < 0 ||
+		    beam_read_u64(w->b, f + LV(L, HF_NEXT), &f) < 0) {
+			w->cut = true;
+			break;
+		}
+	}
+	qsort(w->a, w->na, sizeof *w->a, by_lo);
+	size_t bits = 0;
+	for (size_t i = 0; i < w->na; i++) {
+		if (i && w->a[i].lo < w->a[i - 1].hi)
+			return -1;  /* overlapping heaps: not a process's */
+		w->a[i].bit0 = bits;
+		bits += (w->a[i].hi - w->a[i].lo) / 8;
+	}
+	size_t need = bits / 64 + 1;
+	if (need > w->bits_cap) {
+		uint64_t *m = realloc(w->bits, need * sizeof *m);
+		if (!m)
+			return -1;
+		w->bits = m;
+		w->bits_cap = need;
+	}
+	memset(w->bits, 0, need * sizeof *w->bits);
+	return 0;
+}
+
+/* The heap a major collection leaves for w->live words (erl_gc.c
+ * major_collection and adjust_after_fullsweep, need 0) */
+static uint64_t heap_after(const struct lw *w, const struct heaps *h, uint64_t before,
+			   uint64_t live)
+{
+	uint64_t cp = 1, reserved = 1;
+	if (w->b->vm->jit) {  /* S_RESERVED: CP_SIZE + S_REDZONE (3 CP_SIZE) */
+		uint32_t layout = 0;
+		if (LHAS(&w->b->L, G_FRAME_LAYOUT))
+			beam_read_u32(w->b, beam_global(w->b, G_FRAME_LAYOUT), &layout);
+		cp = layout == 1 ? 2 : 1;
+		reserved = 4 * cp;
+	}
+	uint64_t stack = (h->hend - h->stop) / 8, min = h->min_heap_size;
+	uint64_t sz = next_size(w, stack + before + reserved, 0, min);
+	if (sz == h->heap_sz && (h->flags & F_HEAP_GROW))
+		sz = next_size(w, h->heap_sz, 1, min);
+	uint64_t need = live + stack + reserved;
+	if (sz < need) {
+		sz = next_size(w, need, 0, min);
+	} else if (3 * sz >= 4 * need && 4 * need < sz && sz > H_MIN_SIZE) {
+		uint64_t wanted = 2 * need;
+		uint64_t shrunk = wanted < min ? min : next_size(w, wanted, 0, min);
+		if (shrunk < sz)
+			sz = shrunk;
+	}
+	return sz;
+}
+
+static void one(struct lw *w, const struct vm_proc *vp, struct vm_liveness *out)
+{
+	const struct layout *L = &w->b->L;
+	struct heaps h;
+	memset(out, 0, sizeof *out);
+	/* a running process's heap top and stack are the scheduler's registers, a
+	 * collecting one's heaps are half moved: unknown */
+	if (!w->nsizes || (vp->unknown & VPF_TOTAL_HEAP_SIZE) || vp->status == VS_EXITING ||
+	    vp->status == VS_FREE || vp->status == VS_RUNNING ||
+	    vp->status == VS_GARBAGE_COLLECTING || vp->status == VS_UNKNOWN ||
+	    read_heaps(w->b, vp->addr, &h) < 0)
+		return;
+	w->cut = false;
+	w->live = 0;
+	w->n = 0;
+	if (areas(w, &h) < 0)
+		return;
+	uint64_t p = vp->addr, dict = 0, arity = 0, regs;
+	roots(w, h.stop, (h.hend - h.stop) / 8);
+	if (beam_read_field(w->b, p, P_ARITY, &arity) == 0 &&
+	    arity <= 256 && beam_read_u64(w->b, p + LV(L, P_ARG_REG), &regs) == 0)
+		roots(w, regs, arity);
+	uint32_t used;
+	if (beam_read_u64(w->b, p + LV(L, P_DICTIONARY), &dict) == 0 && dict &&
+	    beam_read_u32(w->b, dict + LV(L, PD_USED_SLOTS), &used) == 0 && used <= (1u << 26))
+		roots(w, dict + LV(L, PD_DATA), used);
+	field_root(w, p, P_FVALUE);
+	field_root(w, p, P_FTRACE);
+	field_root(w, p, P_SEQ_TRACE_TOKEN);
+	message_roots(w, p);
+	/* message data in fragments (on_heap message queues): total_heap_size
+	 * counts it (procs.c); the collection moves it whole onto the new heap */
+	uint64_t old_sz = h.old_heap ? (h.old_hend - h.old_heap) / 8 : 0;
+	uint64_t frags = h.heap_sz + old_sz + h.mbuf_sz;
+	uint64_t attached = vp->total_heap_size > frags ? vp->total_heap_size - frags : 0;
+	uint64_t before = (h.htop - h.heap) / 8 + h.mbuf_sz + attached +
+			  (h.old_heap ? (h.old_htop - h.old_heap) / 8 : 0);
+	out->known = true;
+	out->cut = w->cut;
+	out->live_words = w->live + attached;
+	out->heap_after = heap_after(w, &h, before, out->live_words);
+	out->garbage_bytes = vp->total_heap_size > out->heap_after
+			     ? (vp->total_heap_size - out->heap_after) * 8 : 0;
+}
+
+static void liveness(void *loader, const struct vm_proc *procs, size_t n, struct vm_liveness *out)
+{
+	struct lw w = { .b = loader };
+	eterm_init(&w.c, w.b);
+	uint32_t num = 0;
+	if (LHAS(&w.b->L, G_HEAP_SIZES) && LHAS(&w.b->L, G_NUM_HEAP_SIZES) &&
+	    beam_read_u32(w.b, beam_global(w.b, G_NUM_HEAP_SIZES), &num) == 0 &&
+	    num <= MAX_HEAP_SIZES &&
+	    core_peek(w.b->core, beam_global(w.b, G_HEAP_SIZES), w.sizes, num * 8) == 0)
+		w.nsizes = (int)num;
+	for (size_t i = 0; i < n; i++)
+		one(&w, &procs[i], &out[i]);
+	free(w.a);
+	free(w.bits);
+	free(w.st);
+}
+
+void beam_enable_liveness(struct beam *b)
+{
+	b->vm->liveness = liveness;
+	b->vm->loader = b;
+}

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "eterm.h"
+#include "grow.h"
 #include "walks.h"
 
 #define F_HEAP_GROW (1u << 3)        /* erl_process.h */
@@ -50,14 +51,10 @@ static int add_area(struct lw *w, uint64_t lo, uint64_t hi)
 {
 	if (hi <= lo)
 		return 0;
-	if (w->na == w->acap) {
-		size_t nc = w->acap ? 2 * w->acap : 8;
-		struct area *m = nc <= MAX_AREAS ? realloc(w->a, nc * sizeof *m) : NULL;
-		if (!m)
-			return -1;
-		w->a = m;
-		w->acap = nc;
-	}
+	struct area *m = w->na < MAX_AREAS ? vm_grow(w->a, &w->acap, w->na, sizeof *m, 8) : NULL;
+	if (!m)
+		return -1;
+	w->a = m;
 	w->a[w->na++] = (struct area){ lo, hi, 0 };
 	return 0;
 }
@@ -88,14 +85,10 @@ static int push(struct lw *w, uint64_t at, uint64_t n)
 {
 	if (!n)
 		return 0;
-	if (w->n == w->cap) {
-		size_t nc = w->cap ? 2 * w->cap : 256;
-		struct span *m = realloc(w->st, nc * sizeof *m);
-		if (!m)
-			return -1;
-		w->st = m;
-		w->cap = nc;
-	}
+	struct span *m = vm_grow(w->st, &w->cap, w->n, sizeof *m, 256);
+	if (!m)
+		return -1;
+	w->st = m;
 	w->st[w->n++] = (struct span){ at, n, core_ptr(w->b->core, at, n * 8) };
 	return 0;
 }

@@ -814,17 +814,26 @@ bc_err *tree_parents(const struct vm *vm, int32_t **parent)
  * the refc binaries only they hold) a subtree must hold to be named */
 #define SHARE_MIN 20
 
+/* What a finding calls p: its registered name, else its shown initial call. */
+static const char *proc_name(const struct vm_proc *p, char *buf, size_t len)
+{
+	return p->registered_name ? p->registered_name
+	       : vm_mfa_str(vm_shown_initial_call(p), buf, len) ? buf : "";
+}
+
 bc_err *tree_findings(const struct vm *vm, struct an_out *out)
 {
 	struct tree t = { 0 };
 	bc_err *err = vm->detail ? build(vm, &t, false) : NULL;
-	/* the root holding the most, then down while one child holds most of it:
-	 * the part of the application the memory is in (a root holding the whole
-	 * node says nothing: its largest child then, unless the root itself holds
-	 * more) */
-	int64_t at = -1;
+	/* the tree holding the most, then down while one child holds at least
+	 * half of it: the part of the application the memory is in (a root
+	 * holding the whole node says nothing: its largest child then, unless the
+	 * root itself holds more). Only supervisors (processes with children):
+	 * a lone process or a worker is no subtree, and where a worker holds half
+	 * of its supervisor's the finding stops there and names it. */
+	int64_t at = -1, worker = -1;
 	for (size_t i = 0; !err && i < t.nroots; i++)
-		if (at < 0 || held(&t.n[t.roots[i]]) > held(&t.n[at]))
+		if (t.n[t.roots[i]].first >= 0 && (at < 0 || held(&t.n[t.roots[i]]) > held(&t.n[at])))
 			at = t.roots[i];
 	for (bool root = true; at >= 0; root = false) {
 		int64_t best = -1;
@@ -837,6 +846,12 @@ bc_err *tree_findings(const struct vm *vm, struct an_out *out)
 		if (best < 0 || (root ? held(&t.n[at]) > kids && held(&t.n[at]) - kids >= held(&t.n[best])
 				      : held(&t.n[best]) * 2 < held(&t.n[at])))
 			break;
+		if (t.n[best].first < 0 && held(&t.n[best]) * 2 >= held(&t.n[at])) {
+			worker = best;
+			break;
+		}
+		if (t.n[best].first < 0)
+			break;
 		at = best;
 	}
 	uint64_t all = 0;   /* what all processes hold: every tree's */
@@ -846,16 +861,21 @@ bc_err *tree_findings(const struct vm *vm, struct an_out *out)
 		const struct node *x = &t.n[at];
 		const struct vm_proc *p = &vm->procs[at];
 		char pid[32], b1[32], b2[32], b3[32], b4[32] = "unknown", c[32], mfa[256];
-		const char *name = p->registered_name ? p->registered_name
-			: vm_mfa_str(vm_shown_initial_call(p), mfa, sizeof mfa) ? mfa : "";
+		char wpid[32], wmfa[256], wb[32], also[600] = "";
+		if (worker >= 0)
+			snprintf(also, sizeof also, "; its worker %s %s holds %s of it",
+				 vm_pid_str(&vm->procs[worker], wpid, sizeof wpid),
+				 proc_name(&vm->procs[worker], wmfa, sizeof wmfa),
+				 fmt_bytes(held(&t.n[worker]), wb, sizeof wb));
 		struct an_finding *f = an_find(out, "subtree", "info",
-			"the supervision subtree under %s %s holds the most: %s, %u%% of what all "
-			"processes hold (%s process%s: %s; ETS %s; refc binaries only it holds %s)",
-			vm_pid_str(p, pid, sizeof pid), name, fmt_bytes(held(x), b1, sizeof b1),
+			"the supervision subtree under %s %s holds %s, %u%% of what all processes "
+			"hold (%s process%s: %s; ETS %s; refc binaries only it holds %s)%s",
+			vm_pid_str(p, pid, sizeof pid), proc_name(p, mfa, sizeof mfa),
+			fmt_bytes(held(x), b1, sizeof b1),
 			(unsigned)(held(x) * 100 / all), fmt_count(x->procs, c, sizeof c),
 			x->procs == 1 ? "" : "es", fmt_bytes(x->memory, b2, sizeof b2),
 			fmt_bytes(x->ets, b3, sizeof b3),
-			x->unknown & U_BINARY ? b4 : fmt_bytes(x->binary, b4, sizeof b4));
+			x->unknown & U_BINARY ? b4 : fmt_bytes(x->binary, b4, sizeof b4), also);
 		an_find_proc(f, p);
 		if (f) {
 			f->has_value = true;

@@ -15,10 +15,12 @@ def subtree_holding_most(gt, dump):
     """(pid, bytes) of the subtree summary should name, from the live node's
     own records (tree.c's rule, docs/json.md): each process's parent is the
     live head of its '$ancestors', else the older process it is linked to (a
-    supervisor first, else the youngest); from the root holding the most (its
-    largest child when it has children, unless the root itself holds more),
-    down while one child holds at least half of its parent; None when that
-    holds under 20% of what all the trees hold."""
+    supervisor first, else the youngest); from the tree holding the most whose
+    root has children (its largest child, unless the root itself holds more),
+    down while one child holds at least half of its parent and has children
+    itself (a worker is no subtree: where one holds half, it is named with its
+    supervisor); None when that holds under 20% of what all the trees hold.
+    (pid, bytes, worker pid or None, whether the ground truth's writer is in it)"""
     procs = {p["pid"]: p for p in gt["processes"]}
     regs = {p["registered_name"]: p["pid"] for p in gt["processes"] if p["registered_name"]}
     ets = {}
@@ -26,6 +28,8 @@ def subtree_holding_most(gt, dump):
         ets[t["owner"]] = ets.get(t["owner"], 0) + t["memory"] * 8
     holders = {}
     for p in gt["processes"]:
+        if p["pid"] == gt.get("collector"):
+            continue  # (the writer's binaries are those of the writing, as its memory)
         for addr, size, _ in p["binary"] or []:
             holders.setdefault(addr, (size, set()))[1].add(p["pid"])
     order = sorted(procs, key=pid_key)
@@ -80,10 +84,11 @@ def subtree_holding_most(gt, dump):
                 sum(ets.get(p, 0) for p in s) + b
         return memo[n]
     roots = sorted((p for p in procs if p not in parent), key=lambda x: (pid_key(x)[1], pid_key(x)[0]))
-    if not roots:
+    trees = [r for r in roots if kids.get(r)]
+    if not trees:
         return None
-    at = max(roots, key=held)   # (ties: the first in pid order, as beamcore)
-    first = True
+    at = max(trees, key=held)   # (ties: the first in pid order, as beamcore)
+    first, worker = True, None
     while kids.get(at):
         best = max(kids[at], key=held)
         if first:
@@ -92,9 +97,13 @@ def subtree_holding_most(gt, dump):
                 break
         elif held(best) * 2 < held(at):
             break
+        if not kids.get(best):
+            worker = best
+            break
         at, first = best, False
     total = sum(held(r) for r in roots)
-    return (at, held(at)) if held(at) * 100 >= total * 20 else None
+    writer = gt.get("collector") in sub(at)
+    return (at, held(at), worker, writer) if held(at) * 100 >= total * 20 else None
 
 def main():
     fx = Fixture(sys.argv)
@@ -161,8 +170,18 @@ def main():
     # only it holds): from the live records, the same rule; none under 20%
     want_sub = subtree_holding_most(gt, fx.name.endswith(".dump"))
     sub = kinds.get("subtree", [])
-    if (len(sub) != (1 if want_sub else 0)) or (want_sub and (sub[0]["pid"], sub[0]["value"]) != want_sub):
+    if want_sub and want_sub[3]:
+        # the writer is in it: its live figures are of the writing; the core's
+        # memory and refc binaries of the writer come on top of the live sum
+        w = fx.json("proc", arg=gt["collector"])["process"]
+        want_sub = (want_sub[0], want_sub[1] + w["memory"] +
+                    sum(int(b.strip("{}").split(",")[1]) for b in w["binary"] or []), *want_sub[2:])
+    if (len(sub) != (1 if want_sub else 0)) or (want_sub and (sub[0]["pid"], sub[0]["value"]) != want_sub[:2]):
         bad.append(f"subtree finding {sub}, live {want_sub}")
+    # never a worker called a subtree, nor "the most" said of a part of its parent's
+    if sub and ("holds the most" in sub[0]["text"] or " 1 process:" in sub[0]["text"] or
+                (want_sub[2] and f"its worker {want_sub[2]} " not in sub[0]["text"])):
+        bad.append(f"subtree finding's text: {sub[0]['text']!r} (worker {want_sub[2]})")
     for f in doc["findings"]:
         if set(f) != {"kind", "severity", "pid", "name", "value", "text"} or \
                 f["severity"] not in ("critical", "warning", "info"):

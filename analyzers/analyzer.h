@@ -39,6 +39,8 @@ struct an_opts {
 	long depth;         /* export dot: --depth N (-1: not given) */
 	const char *group_by; /* procs: --group-by KIND (NULL: one row per process) */
 	int garbage;        /* procs: --garbage (live_words, garbage_bytes) */
+	int all;            /* proc: every item of its lists in text too */
+	const char *term;   /* proc: --term PATH */
 };
 
 /* The options several commands share (options.c), included by reference in

@@ -10,10 +10,12 @@
 #include "term.h"
 #include "termrank.h"
 
-#define SHOW_MESSAGES 10
-#define SHOW_DICT 50
-#define SHOW_FRAMES 200
+#define SHOW_MESSAGES 50
+#define SHOW_DICT (1u << 20)      /* all of it: JSON is whole, text cut at SHOW_TEXT */
+#define SHOW_FRAMES (1u << 16)
 #define SHOW_LARGEST 10
+#define SHOW_TEXT 50              /* a list's items in text (--all: all) */
+#define SHOW_ELEMS 50             /* --term: the elements shown (--all: all) */
 
 static const struct vt_limits print_limits = { 12, 200, 256 };
 
@@ -147,6 +149,12 @@ static void field_list(struct an_out *out, const char *key, const char *title, c
 								 .n = n, .title = title };
 }
 
+static void field_bool(struct an_out *out, const char *key, bool v)
+{
+	if (out->nfields < AN_MAX_FIELDS)
+		out->fields[out->nfields++] = (struct an_field){ .key = key, .kind = AF_BOOL, .u = v };
+}
+
 static void field_unknown(struct an_out *out, const char *key)
 {
 	if (out->nfields < AN_MAX_FIELDS)
@@ -201,7 +209,7 @@ static const char **terms(struct strings *s, struct vt **t, size_t n)
 /* largest_terms and message_shapes: rows copied out of the detail (freed
  * before rendering) */
 struct big_row {
-	const char *where, *shape;
+	const char *where, *shape, *text;
 	uint64_t size;
 	bool cut;
 };
@@ -209,12 +217,13 @@ struct shape_row {
 	const char *shape;
 	uint64_t count;
 };
-enum { L_SIZE, L_COMPLETE, L_WHERE, L_SHAPE };
+enum { L_SIZE, L_COMPLETE, L_WHERE, L_SHAPE, L_TERM };
 static const struct rcol big_cols[] = {
 	[L_SIZE] = { "flat_size", "FLAT SIZE (words)", RC_U64, 0 },
 	[L_COMPLETE] = { "complete", "COMPLETE", RC_BOOL, RCOL_JSON_ONLY },
 	[L_WHERE] = { "where", "WHERE", RC_STR, RCOL_LEFT | RCOL_WIDE },
 	[L_SHAPE] = { "shape", "SHAPE", RC_STR, RCOL_LEFT | RCOL_WIDE },
+	[L_TERM] = { "term", "TERM (whole when small)", RC_STR, RCOL_LEFT },
 };
 static const struct rcol shape_cols[] = {
 	{ "count", "COUNT", RC_U64, 0 },
@@ -231,6 +240,7 @@ static void big_cell(void *ctx, size_t row, size_t col, struct rcell *c, char *b
 	case L_COMPLETE: c->u = !r->cut; break;
 	case L_WHERE: c->s = r->where; break;
 	case L_SHAPE: c->s = r->shape; break;
+	case L_TERM: c->s = r->text; break;
 	}
 }
 
@@ -259,6 +269,7 @@ static void term_tables(struct strings *s, const struct vm_proc *p, const struct
 		bool cut = false;
 		for (size_t i = 0; rows && i < d->nlargest; i++) {
 			rows[i] = (struct big_row){ keep(s, d->largest[i].where), keep(s, d->largest[i].shape),
+						    d->largest[i].text ? keep(s, d->largest[i].text) : NULL,
 						    d->largest[i].flat_size, d->largest[i].size_cut };
 			cut |= rows[i].cut;
 		}
@@ -294,6 +305,83 @@ static void term_tables(struct strings *s, const struct vm_proc *p, const struct
 	}
 }
 
+enum { E_LABEL, E_SIZE, E_COMPLETE, E_SHAPE, E_TERM };
+static const struct rcol elem_cols[] = {
+	[E_LABEL] = { "key", "INDEX/KEY", RC_STR, RCOL_LEFT },
+	[E_SIZE] = { "flat_size", "FLAT SIZE (words)", RC_U64, 0 },
+	[E_COMPLETE] = { "complete", "COMPLETE", RC_BOOL, RCOL_JSON_ONLY },
+	[E_SHAPE] = { "shape", "SHAPE", RC_STR, RCOL_LEFT | RCOL_WIDE },
+	[E_TERM] = { "term", "TERM (whole when small)", RC_STR, RCOL_LEFT },
+};
+
+static void elem_cell(void *ctx, size_t row, size_t col, struct rcell *c, char *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	const struct vm_term_elem *e = (const struct vm_term_elem *)ctx + row;
+	switch (col) {
+	case E_LABEL: c->s = e->label; break;
+	case E_SIZE: c->u = e->flat_size; break;
+	case E_COMPLETE: c->u = !e->size_cut; break;
+	case E_SHAPE: c->s = e->shape; break;
+	case E_TERM: c->s = e->text; break;
+	}
+}
+
+static void view_free(void *v)
+{
+	vm_term_free(v);
+	free(v);
+}
+
+/* proc PID --term PATH: the term PATH names, and its elements. */
+static bc_err *proc_term(const struct vm *vm, const struct an_opts *o, const struct vm_proc *p,
+			 struct an_out *out)
+{
+	char buf[512], n1[32], n2[32], n3[32];
+	if (!vm->term)
+		return bc_error(BC_EFORMAT, "proc --term: this %s's terms cannot be read", vm->kind);
+	struct vm_term_view *v = an_own(out, calloc(1, sizeof *v), view_free);
+	if (!v || vm->term(vm->loader, p, o->term, o->all ? 0 : SHOW_ELEMS, v) < 0)
+		return bc_error(BC_ENOMEM, "out of memory");
+	if (v->error)
+		return bc_error(v->error_usage ? BC_EUSAGE : BC_EFORMAT, "proc %s: %s", o->arg, v->error);
+	out->fields_key = "term";
+	field_str(out, "pid", an_keep(out, vm_pid_str(p, buf, sizeof buf)));
+	field_str(out, "path", v->path);
+	field_str(out, "shape", v->shape);
+	field_u64(out, "flat_size", v->flat_size, 0);
+	field_bool(out, "complete", !v->size_cut);
+	field_str(out, "term", v->text);
+	field_bool(out, "whole", v->text_whole);
+	if (!v->container)
+		return NULL;
+	field_u64(out, "element_count", v->count, 0);
+	field_bool(out, "elements_complete", !v->count_cut);
+	if (v->nelems < v->count)
+		snprintf(buf, sizeof buf, "Elements 1..%s of %s (flat size of each; ... and %s more: "
+			 "--all prints all)", fmt_count(v->nelems, n1, sizeof n1),
+			 fmt_count(v->count, n2, sizeof n2), fmt_count(v->count - v->nelems, n3, sizeof n3));
+	else
+		snprintf(buf, sizeof buf, "Elements of the %s (%s; flat size of each)", v->container,
+			 fmt_count(v->count, n1, sizeof n1));
+	out->titles[out->ntables] = an_keep(out, buf);
+	out->tables[out->ntables++] = (struct rtable){
+		.json_key = "elements", .cols = elem_cols, .ncols = sizeof elem_cols / sizeof *elem_cols,
+		.nrows = v->nelems, .ctx = v->elems, .cell = elem_cell };
+	return NULL;
+}
+
+/* In text, a list's first SHOW_TEXT items then "... and N more" (--all: all). */
+static void cut_lists(struct an_out *out, const struct an_opts *o)
+{
+	for (size_t i = 0; i < out->nfields; i++)
+		out->fields[i].text_max = o->all ? 0 : SHOW_TEXT;
+}
+
+static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const struct vm_proc *p,
+			 struct an_out *out);
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	const struct vm_proc *p;
@@ -302,6 +390,14 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	bc_err *err = proc_by_arg(vm, "proc", o->arg, &p);
 	if (err)
 		return err;
+	err = o->term ? proc_term(vm, o, p, out) : run_whole(vm, o, p, out);
+	cut_lists(out, o);
+	return err;
+}
+
+static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const struct vm_proc *p,
+			 struct an_out *out)
+{
 	struct strings *s = an_own(out, calloc(1, sizeof *s), NULL);
 	if (!s)
 		return bc_error(BC_ENOMEM, "out of memory");
@@ -363,7 +459,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		field_binaries(out, vm, p, bins, ib);
 		return s->oom ? bc_error(BC_ENOMEM, "out of memory") : NULL;
 	}
-	struct vm_detail_limits lim = { SHOW_MESSAGES, SHOW_DICT, SHOW_FRAMES, 200, 256, SHOW_LARGEST };
+	struct vm_detail_limits lim = { o->all ? (1u << 26) : SHOW_MESSAGES, SHOW_DICT, SHOW_FRAMES, 200,
+					256, SHOW_LARGEST };
 	if (vm->detail(vm->loader, p, &lim, &s->d) < 0)
 		return bc_error(BC_ENOMEM, "out of memory");
 	struct vm_proc_detail *d = &s->d;
@@ -385,11 +482,11 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		snprintf(kv, sizeof kv, "{%s,%s}", k, v);
 		dict[i] = keep(s, kv);
 	}
-	snprintf(buf, sizeof buf, "Dictionary (first %d)", SHOW_DICT);
-	field_list(out, "dictionary", keep(s, buf), dict, d->ndict);
+	field_list(out, "dictionary", "Dictionary", dict, d->ndict);
 	const char **messages = an_own(out, terms(s, d->messages, d->nmessages), NULL);
-	snprintf(buf, sizeof buf, "Messages (first %zu of %llu)", d->nmessages,
-		 (unsigned long long)p->message_queue_len);
+	char n1[32], n2[32];
+	snprintf(buf, sizeof buf, "Messages (first %s of %s)", fmt_count(d->nmessages, n1, sizeof n1),
+		 p->unknown & VPF_MESSAGE_QUEUE_LEN ? "?" : fmt_count(p->message_queue_len, n2, sizeof n2));
 	field_list(out, "messages", keep(s, buf), messages, d->nmessages);
 	field_binaries(out, vm, p, bins, ib);
 	const char **bt = an_own(out, calloc(d->nframes ? d->nframes : 1, sizeof *bt), NULL);
@@ -413,9 +510,23 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	return s->oom ? bc_error(BC_ENOMEM, "out of memory") : NULL;
 }
 
+static const struct option_entry options[] = {
+	OPT_INCLUDE(an_json_option),
+	OPT_FLAG("all", "every item of its lists in text (links, monitors, dictionary,\n"
+		 "binaries, frames; the first 50 otherwise), every message, every\n"
+		 "element of --term's term", OPT_OWN, struct an_opts, all),
+	OPT_STRING("term", "PATH", "one term, opened by PATH: a root as largest_terms names it\n"
+		   "('stack y(4)', 'register x(2)', 'dictionary KEY', 'message 17'),\n"
+		   "then element indexes (1-based) or map keys; each element's flat size",
+		   OPT_OWN, struct an_opts, term),
+	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
+	OPT_SLOT(OPT_SLOT_TARGET_FILE),
+	OPT_TABLE_END,
+};
+
 const struct analyzer analyzer_proc = {
 	.name = "proc",
-	.options = an_record_options,
+	.options = options,
 	.arg_help = "a local pid (<0.84.0>) or a registered name (code_server)",
 	.summary = "one process in full: fields, links, dictionary, messages, backtrace",
 	.needs = NEED_STACKS | NEED_BINARIES,

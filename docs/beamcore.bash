@@ -11,7 +11,7 @@ _beamcore()
 		case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break;; esac
 	done
 	case $cmd:$prev in
-	*:--top|*:--around|*:--depth|*:--interval|*:--seconds|*:--hz)
+	*:--top|*:--term|*:--around|*:--depth|*:--interval|*:--seconds|*:--hz)
 		return;;
 	*:--pid)
 		COMPREPLY=($(compgen -W "$(pgrep -d ' ' '^beam\.' 2>/dev/null)" -- "$cur")); return;;
@@ -38,7 +38,7 @@ _beamcore()
 		case $cmd in
 		summary|'') opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
 		procs) opts="--json --sort --top --group-by --garbage --pid --no-stop --debug-file --sysroot --help";;
-		proc) opts="--json --pid --no-stop --debug-file --sysroot --help";;
+		proc) opts="--json --all --term --pid --no-stop --debug-file --sysroot --help";;
 		ets) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
 		binaries) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
 		memory) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;

@@ -61,7 +61,7 @@ def main():
             if live != got:
                 bad.append(f"{p['pid']} ({name}) {what}: live {live}, beamcore {got}")
     # text: the scalars, then the lists, each under its heading (as on a core)
-    heads = ("Current stacktrace", "Links", "Monitors (the other end)", "Dictionary (first",
+    heads = ("Current stacktrace", "Links", "Monitors (the other end)", "Dictionary",
              "Messages (first", "Refc binaries {address,size,refc}", "Backtrace")
     for p in picks[:10]:
         rc, out, err = fx.run("proc", arg=p["pid"])

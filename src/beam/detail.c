@@ -302,5 +302,6 @@ static int detail(void *loader, const struct vm_proc *vp, const struct vm_detail
 void beam_enable_detail(struct beam *b)
 {
 	b->vm->detail = detail;
+	b->vm->term = beam_term_view;
 	b->vm->loader = b;
 }

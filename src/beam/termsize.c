@@ -18,20 +18,6 @@
 
 #define MAX_SPANS (1u << 22)   /* nesting the walk follows; deeper is a cut */
 
-struct span {
-	uint64_t at, n;             /* n term words from address at */
-	const uint64_t *direct;     /* the same words mapped, or NULL: peek each */
-};
-
-struct tw {
-	struct beam *b;
-	struct eterm_ctx c;
-	uint64_t budget;            /* words this walk may still count */
-	bool cut;                   /* some of it was not counted */
-	struct span *st;
-	size_t n, cap;
-};
-
 static int push(struct tw *w, uint64_t at, uint64_t n)
 {
 	if (w->n == w->cap) {
@@ -52,7 +38,7 @@ static int word(struct tw *w, uint64_t a, uint64_t *v)
 }
 
 /* The flat size of term; w->cut when some of it could not be counted. */
-static uint64_t flat_size(struct tw *w, uint64_t term)
+uint64_t beam_flat_size(struct tw *w, uint64_t term)
 {
 	uint64_t sum = 0, obj = term;
 	w->n = 0;
@@ -156,7 +142,7 @@ static void elem_text(struct tw *w, uint64_t t, char *buf, size_t len)
 
 /* "map, 2 keys", "list of 500,000 {integer,tuple,integer}", "tuple of 3",
  * "binary 1,024 bytes" */
-static void shape_text(struct tw *w, uint64_t t, char *buf, size_t len)
+void beam_shape_text(struct tw *w, uint64_t t, char *buf, size_t len)
 {
 	const struct layout *L = &w->b->L;
 	struct eterm o;
@@ -232,48 +218,53 @@ static void weigh(struct roots *r, int kind, uint64_t idx, uint64_t term, uint64
 	w->cut = false;
 	uint64_t before = w->budget;
 	struct rank_item it = { .kind = kind, .idx = idx, .term = term, .aux = aux };
-	it.size = flat_size(w, term);
+	it.size = beam_flat_size(w, term);
 	it.cut = w->cut;
 	r->total -= before - w->budget;
 	rank_add(&r->rank, &it);
 }
 
-/* Every message (not other signals) of the three queue parts, in order. */
-static void messages(struct beam *b, struct roots *r, struct vm_proc_detail *d, uint64_t p)
+/* Every message (not other signals) of the three queue parts, in order,
+ * numbered from 1; *cut when the queue could not be read to its end. */
+static void messages(struct beam *b, uint64_t p, beam_root_fn fn, void *arg, bool *cut)
 {
 	const struct layout *L = &b->L;
 	static const enum layout_id queues[] = { P_SIGQ_FIRST, P_SIGQ_CONT, P_SIGINQ_FIRST };
 	uint64_t idx = 0;
-	char buf[4096];
 	/* the inner queue, the middle one (signals being handled), the outer one */
 	for (size_t q = 0; q < 3; q++) {
 		uint64_t mp;
 		if (beam_read_u64(b, p + LV(L, queues[q]), &mp) < 0) {
-			d->shapes_cut = true;
+			*cut = true;
 			continue;
 		}
 		for (uint64_t n = 0; mp && n < (1u << 28); n++) {
 			uint64_t m0, next;
 			if (beam_read_u64(b, mp + LV(L, MSG_M), &m0) < 0 ||
 			    beam_read_u64(b, mp + LV(L, MSG_NEXT), &next) < 0) {
-				d->shapes_cut = true;
+				*cut = true;
 				break;
 			}
 			mp = next;
 			if (is_signal_tag(m0))
 				continue;  /* a signal, not a message */
-			idx++;
-			struct eterm o;
-			enum vt_kind k = kind_of(&r->w, m0, &o);
-			uint64_t arity = k == VT_TUPLE ? o.n : 0, first = 0;
-			const char *atom = k == VT_ATOM ? atom_of(&r->w, m0) : NULL;
-			if (arity && word(&r->w, o.at, &first) == 0)
-				atom = atom_of(&r->w, first);
-			shapes_add(&r->shapes, msg_shape(k == VT_BIG ? VT_INT : k, arity, atom, buf,
-							 sizeof buf));
-			weigh(r, ROOT_MSG, idx, m0, 0);
+			if (fn(arg, ROOT_MSG, ++idx, m0, 0))
+				return;
 		}
 	}
+}
+
+/* A message's shape counted, and its size weighed. */
+static void message_shape(struct roots *r, uint64_t m0)
+{
+	char buf[4096];
+	struct eterm o;
+	enum vt_kind k = kind_of(&r->w, m0, &o);
+	uint64_t arity = k == VT_TUPLE ? o.n : 0, first = 0;
+	const char *atom = k == VT_ATOM ? atom_of(&r->w, m0) : NULL;
+	if (arity && word(&r->w, o.at, &first) == 0)
+		atom = atom_of(&r->w, first);
+	shapes_add(&r->shapes, msg_shape(k == VT_BIG ? VT_INT : k, arity, atom, buf, sizeof buf));
 }
 
 /* Every slot of the stack as y(N) of the function whose frame holds it. A
@@ -282,14 +273,14 @@ static void messages(struct beam *b, struct roots *r, struct vm_proc_detail *d, 
  * the slots from the top belong to the current function, those after a
  * return address to the function it returns into, numbered from 0 again as
  * erl_crash.dump's =proc_stack numbers them. */
-static void stack(struct beam *b, struct roots *r, uint64_t p)
+static int stack(struct beam *b, uint64_t p, beam_root_fn fn, void *arg)
 {
 	const struct layout *L = &b->L;
 	uint64_t stop, hend;
 	if (beam_read_u64(b, p + LV(L, P_STOP), &stop) < 0 ||
 	    beam_read_u64(b, p + LV(L, P_HEND), &hend) < 0 || hend < stop ||
 	    hend - stop > (1ull << 34))
-		return;
+		return 0;
 	uint32_t layout = 0;
 	if (LHAS(L, G_FRAME_LAYOUT))
 		beam_read_u32(b, beam_global(b, G_FRAME_LAYOUT), &layout);
@@ -297,37 +288,43 @@ static void stack(struct beam *b, struct roots *r, uint64_t p)
 	for (uint64_t a = stop; a < hend; a += 8) {
 		uint64_t v;
 		if (beam_read_u64(b, a, &v) < 0)
-			return;
+			return 0;
 		if (is_CP(v)) {  /* a return address (after the saved FP with +JPperf) */
 			uint64_t ra = v;
 			if (layout == 1) {
 				if (a + 8 >= hend || beam_read_u64(b, a + 8, &ra) < 0)
-					return;
+					return 0;
 				a += 8;
 			}
 			owner = ra;
 			y = 0;
 			continue;
 		}
-		weigh(r, ROOT_STACK, y++, v, owner);
+		if (fn(arg, ROOT_STACK, y++, v, owner))
+			return 1;
 	}
+	return 0;
 }
 
-static void dictionary(struct beam *b, struct roots *r, uint64_t dict)
+static int dictionary(struct beam *b, uint64_t dict, beam_root_fn fn, void *arg)
 {
 	const struct layout *L = &b->L;
+	uint64_t mask = 0;
 	uint32_t used;
+	struct eterm_ctx c;
+	eterm_init(&c, b);
+	mask = c.mask;
 	if (!dict || beam_read_u32(b, dict + LV(L, PD_USED_SLOTS), &used) < 0 || used > (1u << 26))
-		return;
+		return 0;
 	for (uint32_t i = 0; i < used; i++) {
 		uint64_t slot;
 		if (beam_read_u64(b, dict + LV(L, PD_DATA) + 8 * i, &slot) < 0)
-			return;
+			return 0;
 		/* a {K,V} tuple, or a list of them */
 		for (unsigned n = 0; slot != NIL && n < (1u << 20); n++) {
 			uint64_t pair = slot, cell[2], kv[2];
 			if (is_list(slot)) {
-				if (core_peek(b->core, eterm_addr(&r->w.c, slot), cell, 16) < 0)
+				if (core_peek(b->core, slot & mask, cell, 16) < 0)
 					break;
 				pair = cell[0];
 				slot = cell[1];
@@ -335,26 +332,60 @@ static void dictionary(struct beam *b, struct roots *r, uint64_t dict)
 				slot = NIL;
 			}
 			/* the tuple's two elements, after its header */
-			if (!is_boxed(pair) || core_peek(b->core, eterm_addr(&r->w.c, pair) + 8, kv, 16) < 0)
+			if (!is_boxed(pair) || core_peek(b->core, (pair & mask) + 8, kv, 16) < 0)
 				continue;
-			weigh(r, ROOT_DICT, i, kv[1], kv[0]);
+			if (fn(arg, ROOT_DICT, i, kv[1], kv[0]))
+				return 1;
 		}
 	}
+	return 0;
 }
 
-static const char *function_at(struct beam *b, uint64_t ra, char *buf, size_t len)
+const char *beam_frame_function(struct beam *b, const struct vm_proc *vp, uint64_t ra, char *buf,
+				size_t len)
 {
 	struct vm_mfa mfa;
+	if (!ra)
+		return vm_mfa_str(&vp->current_function, buf, len) ? buf : strcpy(buf, "?");
 	if (beam_lookup_code(b, b->vm->jit ? ra - 1 : ra - 8, &mfa) < 0 ||
 	    !vm_mfa_str(&mfa, buf, len))
 		snprintf(buf, len, "?");
 	return buf;
 }
 
+void beam_each_root(struct beam *b, const struct vm_proc *vp, uint64_t dict, beam_root_fn fn,
+		    void *arg, bool *queue_cut)
+{
+	const struct layout *L = &b->L;
+	if (stack(b, vp->addr, fn, arg))
+		return;
+	if (vp->status != VS_RUNNING) {  /* a running process's registers are the scheduler's */
+		uint64_t arity = 0, regs;
+		if (beam_read_field(b, vp->addr, P_ARITY, &arity) == 0 && arity <= 256 &&
+		    beam_read_u64(b, vp->addr + LV(L, P_ARG_REG), &regs) == 0)
+			for (uint64_t i = 0; i < arity; i++) {
+				uint64_t x;
+				if (beam_read_u64(b, regs + 8 * i, &x) == 0 && fn(arg, ROOT_XREG, i, x, 0))
+					return;
+			}
+	}
+	if (dictionary(b, dict, fn, arg))
+		return;
+	messages(b, vp->addr, fn, arg, queue_cut);
+}
+
+static int weigh_root(void *arg, int kind, uint64_t idx, uint64_t term, uint64_t aux)
+{
+	struct roots *r = arg;
+	if (kind == ROOT_MSG)
+		message_shape(r, term);
+	weigh(r, kind, idx, term, aux);
+	return 0;
+}
+
 void beam_term_roots(struct beam *b, const struct vm_proc *vp, uint64_t dict, size_t top,
 		     struct vm_proc_detail *d)
 {
-	const struct layout *L = &b->L;
 	struct roots r;
 	memset(&r, 0, sizeof r);
 	r.w.b = b;
@@ -371,19 +402,7 @@ void beam_term_roots(struct beam *b, const struct vm_proc *vp, uint64_t dict, si
 	}
 	shapes_init(&r.shapes, d->arena);
 
-	stack(b, &r, vp->addr);
-	if (vp->status != VS_RUNNING) {  /* a running process's registers are the scheduler's */
-		uint64_t arity = 0, regs;
-		if (beam_read_field(b, vp->addr, P_ARITY, &arity) == 0 && arity <= 256 &&
-		    beam_read_u64(b, vp->addr + LV(L, P_ARG_REG), &regs) == 0)
-			for (uint64_t i = 0; i < arity; i++) {
-				uint64_t x;
-				if (beam_read_u64(b, regs + 8 * i, &x) == 0)
-					weigh(&r, ROOT_XREG, i, x, 0);
-			}
-	}
-	dictionary(b, &r, dict);
-	messages(b, &r, d, vp->addr);
+	beam_each_root(b, vp, dict, weigh_root, &r, &d->shapes_cut);
 	shapes_finish(&r.shapes, d);
 
 	d->nroots = r.rank.seen;
@@ -392,18 +411,23 @@ void beam_term_roots(struct beam *b, const struct vm_proc *vp, uint64_t dict, si
 		const struct rank_item *it = &r.rank.v[i];
 		char where[600], fn[512], shape[400];
 		r.w.budget = r.per_root;
-		shape_text(&r.w, it->term, shape, sizeof shape);
+		beam_shape_text(&r.w, it->term, shape, sizeof shape);
 		const char *text = NULL;
 		if (it->kind == ROOT_STACK) {
-			text = it->aux ? function_at(b, it->aux, fn, sizeof fn)
-			       : vm_mfa_str(&vp->current_function, fn, sizeof fn) ? fn : "?";
+			text = beam_frame_function(b, vp, it->aux, fn, sizeof fn);
 		} else if (it->kind == ROOT_DICT) {
 			static const struct vt_limits lim = { 4, 8, 32 };
 			struct vt *key = beam_decode_term(b, d->arena, it->aux, 8, 32);
 			text = vt_print(key, &lim, fn, 200);
 		}
 		root_where(it->kind, it->idx, text, where, sizeof where);
-		term_root_add(d, where, shape, it->size, it->cut);
+		char whole[8192];
+		const char *small = NULL;
+		if (it->size <= TERM_WHOLE_WORDS && !it->cut)
+			small = vt_print(beam_decode_term(b, d->arena, it->term, term_whole_limits.items,
+							  term_whole_limits.bytes),
+					 &term_whole_limits, whole, sizeof whole);
+		term_root_add(d, where, shape, it->size, it->cut, small);
 	}
 	rank_free(&r.rank);
 	free(r.w.st);

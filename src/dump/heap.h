@@ -46,6 +46,10 @@ int heap_b64(int c);
 /* The element at *pp (H<addr>, N, I<int>, A<len>:<name>, P<pid>, p<port>) as a
  * tree within the heap's limits; *pp moves past it. */
 struct vt *heap_element(struct heap *h, const char **pp, const char *end, int depth);
+/* The element at p printed within lim, decoded in h's arena within its own
+ * budget of nodes (h's limits stay as they were). */
+const char *heap_print(struct heap *h, const char *p, const char *end, const struct vt_limits *lim,
+		       size_t budget, char *buf, size_t len);
 /* A pid "<C.N.S>" or port "#Port<C.N>" at *p as a tree; advances *p. */
 struct vt *heap_link_target(struct heap *h, const char **p, const char *end);
 /* largest_terms and message_shapes of the process (termsize.c). */

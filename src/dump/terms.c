@@ -444,3 +444,17 @@ struct vt *heap_element(struct heap *h, const char **pp, const char *end, int de
 	return other(h, "#Term<>");
 }
 
+
+const char *heap_print(struct heap *h, const char *p, const char *end, const struct vt_limits *lim,
+		       size_t budget, char *buf, size_t len)
+{
+	size_t was_budget = h->budget, items = h->items, bytes = h->bytes;
+	h->budget = budget;
+	h->items = lim->items;
+	h->bytes = lim->bytes;
+	struct vt *t = heap_element(h, &p, end, 0);
+	h->budget = was_budget;
+	h->items = items;
+	h->bytes = bytes;
+	return vt_print(t, lim, buf, len);
+}

@@ -523,7 +523,7 @@ void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, 
 		const char *p = (const char *)(uintptr_t)it->term;
 		const char *le = memchr(p, '\n', (size_t)(h->d->map + h->d->end - p));
 		le = le ? le : h->d->map + h->d->end;
-		char where[700], fn[512], shape[400];
+		char where[700], fn[512], shape[400], whole[8192];
 		r.w.budget = r.per_root;
 		shape_text(&r.w, p, le, shape, sizeof shape);
 		const char *text = NULL;
@@ -543,21 +543,14 @@ void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, 
 		}
 		case ROOT_DICT: {
 			static const struct vt_limits lim = { 4, 8, 32 };
-			const char *k = (const char *)(uintptr_t)it->aux;
-			size_t budget = h->budget, items = h->items, bytes = h->bytes;
-			h->budget = 200;
-			h->items = 8;
-			h->bytes = 32;
-			struct vt *key = heap_element(h, &k, le, 0);
-			h->budget = budget;
-			h->items = items;
-			h->bytes = bytes;
-			text = vt_print(key, &lim, fn, 200);
+			text = heap_print(h, (const char *)(uintptr_t)it->aux, le, &lim, 200, fn, 200);
 			break;
 		}
 		}
 		root_where(it->kind, it->idx, text, where, sizeof where);
-		term_root_add(out, where, shape, it->size, it->cut);
+		term_root_add(out, where, shape, it->size, it->cut,
+			      it->size <= TERM_WHOLE_WORDS && !it->cut
+			      ? heap_print(h, p, le, &term_whole_limits, 4000, whole, sizeof whole) : NULL);
 	}
 	rank_free(&r.rank);
 	free(r.w.st);

@@ -209,10 +209,13 @@ void root_where(enum root_kind kind, uint64_t idx, const char *text, char *buf, 
 	}
 }
 
+const struct vt_limits term_whole_limits = { 64, 1000, 256 };
+
 void term_root_add(struct vm_proc_detail *d, const char *where, const char *shape,
-		   uint64_t flat_size, bool cut)
+		   uint64_t flat_size, bool cut, const char *text)
 {
 	struct vm_term_root *t = &d->largest[d->nlargest++];
+	t->text = text ? vt_strdup(d->arena, text, strlen(text)) : NULL;
 	t->where = vt_strdup(d->arena, where, strlen(where));
 	t->shape = vt_strdup(d->arena, shape, strlen(shape));
 	t->flat_size = flat_size;

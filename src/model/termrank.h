@@ -65,9 +65,13 @@ void shape_bits(uint64_t bits, char *buf, size_t len);
  * printed), "message 4". */
 enum root_kind { ROOT_STACK, ROOT_XREG, ROOT_DICT, ROOT_MSG };
 void root_where(enum root_kind kind, uint64_t idx, const char *text, char *buf, size_t len);
-/* Record one of the largest terms (where/shape copied into d's arena). */
+/* Record one of the largest terms (where/shape/text copied into d's arena;
+ * text: the term printed whole, or NULL when it is not small). */
 void term_root_add(struct vm_proc_detail *d, const char *where, const char *shape,
-		   uint64_t flat_size, bool cut);
+		   uint64_t flat_size, bool cut, const char *text);
+/* How a small term (TERM_WHOLE_WORDS) is printed whole: limits that never
+ * cut its structure (a binary's bytes aside). */
+extern const struct vt_limits term_whole_limits;
 /* An atom as ~p prints it (quoted where needed) */
 const char *atom_text(const char *name, char *buf, size_t len);
 

@@ -348,6 +348,12 @@ void vm_detail_free(struct vm_proc_detail *d)
 	memset(d, 0, sizeof *d);
 }
 
+void vm_term_free(struct vm_term_view *v)
+{
+	vt_arena_free(v->arena);
+	memset(v, 0, sizeof *v);
+}
+
 const char *vm_not_recorded(const struct vm *vm, unsigned part)
 {
 	return vm->not_recorded ? vm->not_recorded(part) : NULL;

@@ -247,7 +247,12 @@ struct vm_term_root {
 	const char *shape;             /* "map, 2 keys", "list of 500,000 {integer,tuple,integer}" */
 	uint64_t flat_size;            /* words, as erts_debug:flat_size/1 counts them */
 	bool size_cut;                 /* the walk stopped at its bound: a lower bound */
+	const char *text;              /* the term printed whole when it is small
+					* (TERM_WHOLE_WORDS), else NULL */
 };
+/* A term of at most this many words is printed whole (proc's largest_terms,
+ * its --term elements). */
+#define TERM_WHOLE_WORDS 64
 /* Messages of one shape ({event,_,_}, '$gen_call' ones, pid, ...). */
 struct vm_shape_count {
 	const char *shape;
@@ -284,6 +289,34 @@ struct vm_proc_detail {
 	bool no_shapes;                /* the loader cannot tell */
 	bool shapes_cut;               /* the queue could not be read to its end */
 };
+/* beamcore proc --term PATH: one term of a process (a root as largest_terms'
+ * `where` names it, then element indexes or map keys: src/model/termpath.h),
+ * its elements [0, nelems) of count, each with its own flat size. */
+struct vm_term_elem {
+	const char *label;             /* "3" (1-based, as element/2), or a map key printed */
+	const char *text;              /* printed: whole when small, else bounded */
+	const char *shape;
+	uint64_t flat_size;
+	bool size_cut;
+};
+struct vm_term_view {
+	struct vt_arena *arena;
+	const char *path;              /* the path as resolved ("stack y(4) of m:f/2 3") */
+	const char *shape, *text;      /* the term: its shape, printed within bounds */
+	bool text_whole;               /* text is the whole term */
+	uint64_t flat_size;
+	bool size_cut;
+	const char *container;         /* "tuple", "list", "map"; NULL: no elements */
+	uint64_t count;                /* its elements (a list: those counted) */
+	bool count_cut;                /* a list whose spine could not be read to its end */
+	struct vm_term_elem *elems;
+	size_t nelems;
+	/* the path does not resolve: one line that says why and what exists
+	 * there; usage: the path is malformed (exit 64), else no such term (2) */
+	const char *error;
+	bool error_usage;
+};
+
 struct vm_detail_limits {
 	size_t messages, dict, frames, items, bytes;
 	size_t largest;                /* largest_terms to keep; 0: neither they nor shapes */
@@ -420,6 +453,10 @@ struct vm {
 	void (*liveness)(void *loader, const struct vm_proc *procs, size_t n,
 			 struct vm_liveness *out);
 	void *loader;
+	/* one term of p by path, at most max elements (0: all); -1 on OOM (NULL:
+	 * not supported). Free out with vm_term_free. */
+	int (*term)(void *loader, const struct vm_proc *p, const char *path, size_t max,
+		    struct vm_term_view *out);
 	const struct vm_dump_ops *dump_ops;  /* NULL: this loader cannot export */
 	/* why this kind of input never records a part (one NEED_* bit of
 	 * needs.h), or NULL; such a part stays empty. NULL: none such. */
@@ -427,6 +464,7 @@ struct vm {
 };
 
 void vm_detail_free(struct vm_proc_detail *d);
+void vm_term_free(struct vm_term_view *v);
 /* vm->not_recorded's answer for part (NULL: the input may hold it): a command
  * whose whole subject the part is fails with this reason, in its own words. */
 const char *vm_not_recorded(const struct vm *vm, unsigned part);

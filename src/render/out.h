@@ -28,7 +28,8 @@ struct an_kv {
  * scalars first, then the lists under their headings; a list the loader
  * cannot give (AF_UNKNOWN with a title) is a heading over its list's lines,
  * which say why ("? (a crash dump does not record them)"), and JSON null. */
-enum an_field_kind { AF_STR, AF_U64, AF_LIST, AF_NULL /* none: "-" */, AF_UNKNOWN /* "?" */ };
+enum an_field_kind { AF_STR, AF_U64, AF_LIST, AF_NULL /* none: "-" */, AF_UNKNOWN /* "?" */,
+		     AF_BOOL /* u: true (1) or false (0) */ };
 struct an_field {
 	const char *key;
 	enum an_field_kind kind;
@@ -37,6 +38,8 @@ struct an_field {
 	const char **list;
 	size_t n;
 	const char *title;        /* text: a heading instead of "key" (lists) */
+	size_t text_max;          /* text: a list's first items, then "... and N more"
+				   * (0: all; JSON has all) */
 };
 #define AN_MAX_FIELDS 48
 

@@ -97,6 +97,8 @@ static void json_body(struct jw *w, const struct an_out *out)
 				jw_str(w, f->key, f->s);
 			else if (f->kind == AF_U64)
 				jw_u64(w, f->key, f->u);
+			else if (f->kind == AF_BOOL)
+				jw_bool(w, f->key, f->u != 0);
 			else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
 				jw_null(w, f->key);
 			else {
@@ -206,12 +208,18 @@ void print_text(int header, const struct vm *vm, const struct an_out *out)
 				printf("  %-18s %s\n", f->key, utf8_visible(f->s ? f->s : "", vis, sizeof vis));
 			else if (f->kind == AF_U64)
 				printf("  %-18s %s\n", f->key, fmt_count(f->u, b, sizeof b));
+			else if (f->kind == AF_BOOL)
+				printf("  %-18s %s\n", f->key, f->u ? "true" : "false");
 			else if (!lists)
 				printf("  %-18s %s\n", f->key, f->kind == AF_NULL ? "-" : "?");
 			else {
 				printf("\n%s\n", f->title ? f->title : f->key);
-				for (size_t k = 0; k < f->n; k++)
+				size_t shown = f->text_max && f->text_max < f->n ? f->text_max : f->n;
+				for (size_t k = 0; k < shown; k++)
 					printf("  %s\n", f->list[k]);
+				if (shown < f->n)
+					printf("  ... and %s more (--all prints all; --json has all)\n",
+					       fmt_count(f->n - shown, b, sizeof b));
 			}
 		}
 	if (out->nfields)

@@ -251,6 +251,7 @@ static const char *line_text(const struct pane *p, size_t line, int cols, char *
 		snprintf(out, len, "  %-18s %s", f->key,
 			 f->kind == AF_STR ? (f->s ? f->s : "")
 			 : f->kind == AF_U64 ? fmt_count(f->u, b, sizeof b)
+			 : f->kind == AF_BOOL ? (f->u ? "true" : "false")
 			 : f->kind == AF_NULL ? "-" : "?");
 		return out;
 	}

@@ -130,10 +130,14 @@ void stack_groups_free(struct stack_groups *sg);
 /* "top <- caller <- ..." of process proc's stack, "(no stack)" (scratch of sg:
  * valid until the next call) */
 const char *stack_groups_line(struct stack_groups *sg, uint32_t proc);
+/* p hibernates with no stack: its group is who it is (its shown initial
+ * call) and where it wakes, "m:f/a" into buf (NULL: not recorded) */
+bool stack_hibernating(const struct vm_proc *p);
+const char *stack_wake_up(const struct vm *vm, const struct vm_proc *p, char *buf, size_t len);
 
 /* groups.c: processes by kind (procs --group-by), each kind's members and
  * sums; the groups in no order (procs sorts them by its keys). */
-enum proc_group_by { PG_INITIAL_CALL, PG_STACK, PG_N };
+enum proc_group_by { PG_LABEL, PG_INITIAL_CALL, PG_STACK, PG_N };
 struct proc_group {
 	uint32_t first;          /* its first process: its initial call or stack names the group */
 	uint32_t count;
@@ -149,7 +153,7 @@ struct proc_groups {
 	uint32_t *members;
 	struct stack_groups sg;  /* by stack: the groups stacks makes */
 };
-/* "initial_call", "stack"; NULL past the last */
+/* "label", "initial_call", "stack"; NULL past the last */
 const char *proc_group_by_name(size_t i);
 /* the kind a --group-by value names, else the usage error */
 bc_err *proc_group_by_find(const char *name, enum proc_group_by *by);

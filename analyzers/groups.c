@@ -1,13 +1,15 @@
 /* Processes by kind (procs --group-by, the summary's memory headline, the
  * browser's grouped list): the members of each kind and their sums. A kind
- * is the initial call observer shows (vm_shown_initial_call) or the stack as
- * `stacks` groups them (stack_groups: one grouping of stacks, not two). */
+ * is the label a process is shown by (vm_proc_label), the initial call
+ * observer shows (vm_shown_initial_call) or the stack as `stacks` groups them
+ * (stack_groups: one grouping of stacks, not two). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyzer.h"
 
-static const char *const by_names[PG_N] = { [PG_INITIAL_CALL] = "initial_call",
+static const char *const by_names[PG_N] = { [PG_LABEL] = "label",
+					    [PG_INITIAL_CALL] = "initial_call",
 					    [PG_STACK] = "stack" };
 
 const char *proc_group_by_name(size_t i)
@@ -22,40 +24,78 @@ bc_err *proc_group_by_find(const char *name, enum proc_group_by *by)
 			*by = (enum proc_group_by)i;
 			return NULL;
 		}
-	return bc_error(BC_EUSAGE, "--group-by %s: one of initial_call, stack", name ? name : "");
+	return bc_error(BC_EUSAGE, "--group-by %s: one of label, initial_call, stack", name ? name : "");
 }
 
-static uint64_t mfa_hash(const struct vm_mfa *m)
+/* A kind a process has, by which processes are grouped: its hash, and
+ * whether two processes have the same */
+struct kind {
+	uint64_t (*hash)(const struct vm_proc *p);
+	bool (*same)(const struct vm_proc *a, const struct vm_proc *b);
+};
+
+static uint64_t call_hash(const struct vm_proc *p)
 {
 	/* interned strings: their addresses are their identity */
+	const struct vm_mfa *m = vm_shown_initial_call(p);
 	uint64_t k[3] = { (uint64_t)(uintptr_t)m->module, (uint64_t)(uintptr_t)m->function,
 			  (uint64_t)m->arity };
 	return hmap_hash_bytes(k, sizeof k);
 }
 
-static bool same_mfa(const struct vm_mfa *a, const struct vm_mfa *b)
+static bool same_call(const struct vm_proc *x, const struct vm_proc *y)
 {
+	const struct vm_mfa *a = vm_shown_initial_call(x), *b = vm_shown_initial_call(y);
 	return a->module == b->module && a->function == b->function && a->arity == b->arity;
 }
 
-static uint64_t group_hash(const void *ctx, uint32_t g)
+/* the text of p's label (vm_proc_label's rule), "" when none */
+static const char *label_of(const struct vm_proc *p, char *buf, size_t len)
 {
-	const struct proc_groups *pg = ctx;
-	return mfa_hash(vm_shown_initial_call(&pg->vm->procs[pg->g[g].first]));
+	const char *s = vm_proc_label(p, buf, len);
+	return s ? s : "";
 }
 
-/* gid[i]: process i's group by its shown initial call */
-static bc_err *by_initial_call(struct proc_groups *pg, uint32_t *gid)
+static uint64_t label_hash(const struct vm_proc *p)
+{
+	char buf[512];
+	const char *s = label_of(p, buf, sizeof buf);
+	return hmap_hash_bytes(s, strlen(s));
+}
+
+static bool same_label(const struct vm_proc *x, const struct vm_proc *y)
+{
+	char a[512], b[512];
+	return strcmp(label_of(x, a, sizeof a), label_of(y, b, sizeof b)) == 0;
+}
+
+static const struct kind kinds[] = { [PG_LABEL] = { label_hash, same_label },
+				     [PG_INITIAL_CALL] = { call_hash, same_call } };
+
+struct index_ctx {
+	const struct proc_groups *pg;
+	const struct kind *k;
+};
+
+static uint64_t group_hash(const void *vctx, uint32_t g)
+{
+	const struct index_ctx *c = vctx;
+	return c->k->hash(&c->pg->vm->procs[c->pg->g[g].first]);
+}
+
+/* gid[i]: process i's group by kind k */
+static bc_err *by_kind(struct proc_groups *pg, const struct kind *k, uint32_t *gid)
 {
 	const struct vm *vm = pg->vm;
+	struct index_ctx ctx = { pg, k };
 	struct hmap index = { 0 };
 	if (hmap_init(&index, 64) < 0)
 		return bc_error(BC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < vm->nprocs; i++) {
-		const struct vm_mfa *m = vm_shown_initial_call(&vm->procs[i]);
-		size_t j = hmap_first(&index, mfa_hash(m));
+		const struct vm_proc *p = &vm->procs[i];
+		size_t j = hmap_first(&index, k->hash(p));
 		for (; index.slot[j]; j = hmap_next(&index, j))
-			if (same_mfa(vm_shown_initial_call(&vm->procs[pg->g[index.slot[j] - 1].first]), m))
+			if (k->same(&vm->procs[pg->g[index.slot[j] - 1].first], p))
 				break;
 		if (index.slot[j]) {
 			gid[i] = index.slot[j] - 1;
@@ -65,7 +105,7 @@ static bc_err *by_initial_call(struct proc_groups *pg, uint32_t *gid)
 		 * the slots: j is stale after hmap_set */
 		gid[i] = (uint32_t)pg->n;
 		pg->g[pg->n] = (struct proc_group){ .first = (uint32_t)i };
-		if (hmap_set(&index, j, (uint32_t)pg->n++, group_hash, pg) < 0) {
+		if (hmap_set(&index, j, (uint32_t)pg->n++, group_hash, &ctx) < 0) {
 			hmap_free(&index);
 			return bc_error(BC_ENOMEM, "out of memory");
 		}
@@ -101,7 +141,7 @@ bc_err *proc_groups(const struct vm *vm, enum proc_group_by by, struct proc_grou
 	if (!gid || !binary || !pg->g || !pg->members)
 		err = bc_error(BC_ENOMEM, "out of memory");
 	else
-		err = by == PG_STACK ? by_stack(pg, gid) : by_initial_call(pg, gid);
+		err = by == PG_STACK ? by_stack(pg, gid) : by_kind(pg, &kinds[by], gid);
 	if (err) {
 		free(gid);
 		free(binary);

@@ -360,7 +360,8 @@ bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const cha
  * value is unknown sorts after the known ones), pid by the group's first
  * process, name by the kind (its initial call; its stack, innermost first);
  * status and current_function are no group's. */
-enum { G_COUNT, G_MEMORY, G_THS, G_MSGQ, G_BINARY, G_KIND, G_PIDS, G_LIVE, G_GARBAGE, G_NCOLS };
+enum { G_COUNT, G_MEMORY, G_THS, G_MSGQ, G_BINARY, G_LIVE, G_GARBAGE, G_KIND, G_HIBERNATING,
+       G_HIB_CALL, G_WAKE_UP, G_PIDS, G_NCOLS };
 static const struct rcol group_cols[G_NCOLS] = {
 	[G_COUNT] = { "count", "PROCESSES", RC_U64, 0 },
 	[G_MEMORY] = { "memory", "MEMORY", RC_BYTES, 0 },
@@ -368,12 +369,17 @@ static const struct rcol group_cols[G_NCOLS] = {
 	[G_MSGQ] = { "message_queue_len", "MSGQ", RC_U64, 0 },
 	[G_BINARY] = { "binary", "BINARY", RC_BYTES, 0 },
 	[G_PIDS] = { "pids", NULL, RC_LIST, RCOL_JSON_ONLY },
+	/* by stack: a hibernating group's (stacks' own), null for others */
+	[G_HIBERNATING] = { "hibernating", NULL, RC_BOOL, RCOL_JSON_ONLY },
+	[G_HIB_CALL] = { "initial_call", NULL, RC_STR, RCOL_JSON_ONLY },
+	[G_WAKE_UP] = { "wake_up", NULL, RC_STR, RCOL_JSON_ONLY },
 	/* with --garbage (or sorted by garbage_bytes) */
 	[G_LIVE] = { "live_words", "LIVE", RC_WORDS, 0 },
 	[G_GARBAGE] = { "garbage_bytes", "GARBAGE", RC_BYTES, 0 },
 };
 /* G_KIND of each --group-by */
 static const struct rcol kind_cols[PG_N] = {
+	[PG_LABEL] = { "label", "LABEL", RC_STR, RCOL_WIDE },
 	[PG_INITIAL_CALL] = { "initial_call", "INITIAL CALL", RC_STR, RCOL_WIDE },
 	[PG_STACK] = { "current_stacktrace", "STACK (innermost first)", RC_LIST, 0 },
 };
@@ -384,7 +390,8 @@ struct gctx {
 	uint64_t *val;        /* by group: the key's sum */
 	unsigned char *unk;   /* by group: keyval's worst unknown */
 	uint32_t *order;      /* the groups in table order */
-	struct rcol cols[G_NCOLS];
+	struct rcol cols[G_NCOLS];  /* the columns shown, */
+	int colid[G_NCOLS];         /* each a G_* */
 	struct vm_liveness *live;  /* by process; NULL: not asked */
 	uint64_t *gsum;       /* by group: live_words, garbage_bytes (two each) */
 	uint32_t *gunknown;   /* by group: members whose liveness is unknown */
@@ -397,6 +404,10 @@ static int group_kind_cmp(const struct gctx *c, const struct proc_group *x,
 	const struct vm_proc *p = &vm->procs[x->first], *q = &vm->procs[y->first];
 	if (c->pg.by == PG_INITIAL_CALL)
 		return mfa_cmp(vm_shown_initial_call(p), vm_shown_initial_call(q));
+	if (c->pg.by == PG_LABEL) {
+		char a[512], b[512];
+		return strcmp0(vm_proc_label(p, a, sizeof a), vm_proc_label(q, b, sizeof b));
+	}
 	for (uint32_t i = 0; i < p->stack_n && i < q->stack_n; i++) {
 		int d = mfa_cmp(&vm->mfas[vm->frames[p->stack_first + i]],
 				&vm->mfas[vm->frames[q->stack_first + i]]);
@@ -435,12 +446,14 @@ static void group_cell(void *vctx, size_t row, size_t col, struct rcell *out, ch
 	struct gctx *c = vctx;
 	const struct proc_group *g = &c->pg.g[c->order[row]];
 	const struct vm_proc *p = &c->pg.vm->procs[g->first];
-	switch (col) {
+	switch (c->colid[col]) {
 	case G_KIND:
-		if (c->cols[G_KIND].kind == RC_LIST)
+		if (c->cols[col].kind == RC_LIST)
 			out->u = p->stack_n;
 		else if (c->pg.by == PG_STACK)
 			out->s = stack_groups_line(&c->pg.sg, g->first);
+		else if (c->pg.by == PG_LABEL)
+			out->s = vm_proc_label(p, buf, len);
 		else
 			out->s = vm_mfa_str(vm_shown_initial_call(p), buf, len);
 		break;
@@ -456,6 +469,13 @@ static void group_cell(void *vctx, size_t row, size_t col, struct rcell *out, ch
 		break;
 	case G_BINARY: out->u = g->binary; out->null = g->unknown & VPF_BINARY; break;
 	case G_PIDS: out->u = g->count; break;
+	case G_HIBERNATING: out->u = stack_hibernating(p); break;
+	case G_HIB_CALL:
+		out->s = stack_hibernating(p) ? vm_mfa_str(vm_shown_initial_call(p), buf, len) : NULL;
+		break;
+	case G_WAKE_UP:
+		out->s = stack_hibernating(p) ? stack_wake_up(c->pg.vm, p, buf, len) : NULL;
+		break;
 	case G_LIVE: case G_GARBAGE:
 		out->u = c->gsum[2 * c->order[row] + (col == G_GARBAGE)];
 		out->null = c->gunknown[c->order[row]] != 0;
@@ -468,7 +488,7 @@ static const char *group_item(void *vctx, size_t row, size_t col, size_t i, char
 	struct gctx *c = vctx;
 	const struct vm *vm = c->pg.vm;
 	const struct proc_group *g = &c->pg.g[c->order[row]];
-	if (col == G_PIDS)
+	if (c->colid[col] == G_PIDS)
 		return vm_pid_str(&vm->procs[g->members[i]], buf, len);
 	const struct vm_proc *p = &vm->procs[g->first];
 	const char *s = vm_mfa_str(&vm->mfas[vm->frames[p->stack_first + i]], buf, len);
@@ -539,14 +559,21 @@ bc_err *procs_group_table(const struct vm *vm, const char *group_by, const char 
 		}
 	}
 	qsort_r(c->order, n, sizeof *c->order, group_cmp, c);
-	memcpy(c->cols, group_cols, sizeof c->cols);
-	c->cols[G_KIND] = kind_cols[by];
-	if (by == PG_STACK && !json)  /* text: the whole stack on its line */
-		c->cols[G_KIND].kind = RC_STR;
+	size_t nc = 0;
+	for (int k = 0; k < G_NCOLS; k++) {
+		if ((!garbage && (k == G_LIVE || k == G_GARBAGE)) ||
+		    (by != PG_STACK && (k == G_HIBERNATING || k == G_HIB_CALL || k == G_WAKE_UP)))
+			continue;
+		c->colid[nc] = k;
+		c->cols[nc] = k == G_KIND ? kind_cols[by] : group_cols[k];
+		if (k == G_KIND && by == PG_STACK && !json)  /* text: the whole stack on its line */
+			c->cols[nc].kind = RC_STR;
+		nc++;
+	}
 	*t = (struct rtable){
 		.json_key = "groups",
 		.cols = c->cols,
-		.ncols = garbage ? G_NCOLS : G_LIVE,
+		.ncols = nc,
 		.nrows = top && top < n ? top : n,
 		.ctx = c,
 		.cell = group_cell,
@@ -609,7 +636,7 @@ static const struct option_entry options[] = {
 	  .offset = offsetof(struct an_opts, sort), .check = check_sort, .value = procs_sort_name },
 	OPT_INCLUDE(an_top_option),
 	{ .kind = OPT_STRING, .name = "group-by", .arg = "KIND",
-	  .help = "one row per kind of process, its sums:\n"
+	  .help = "one row per kind of process, its sums: label,\n"
 		  "initial_call or stack (as stacks groups them)",
 	  .offset = offsetof(struct an_opts, group_by), .check = check_group_by,
 	  .value = proc_group_by_name },

@@ -100,6 +100,16 @@ static const char *wake_up_str(const struct vm *vm, const struct vm_proc *p, cha
 	return p->wake_up ? vm_mfa_str(&vm->mfas[p->wake_up - 1], buf, len) : NULL;
 }
 
+bool stack_hibernating(const struct vm_proc *p)
+{
+	return hibernating(p);
+}
+
+const char *stack_wake_up(const struct vm *vm, const struct vm_proc *p, char *buf, size_t len)
+{
+	return wake_up_str(vm, p, buf, len);
+}
+
 /* A hibernating group: "hibernating: who (wakes in m:f/a)", or folded
  * "who;erlang:hibernate/3" (as if its initial call had called it). */
 static const char *hibernating_line(struct stack_groups *c, const struct vm_proc *p, int folded,

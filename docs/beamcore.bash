@@ -24,7 +24,7 @@ _beamcore()
 	ports:--sort)
 		COMPREPLY=($(compgen -W "queue_size input output suspended links id name connected" -- "$cur")); return;;
 	*:--group-by)
-		COMPREPLY=($(compgen -W "initial_call stack" -- "$cur")); return;;
+		COMPREPLY=($(compgen -W "label initial_call stack" -- "$cur")); return;;
 	stacks:--weight|export:--weight)
 		COMPREPLY=($(compgen -W "count memory total_heap_size message_queue_len binary" -- "$cur")); return;;
 	sample:--weight)

@@ -280,7 +280,7 @@ def main():
             check("procs --garbage --top 5", "procs", ("--garbage", "--top", "5"), want_rc=ok)
             check("procs --group-by initial_call --sort garbage_bytes", "procs",
                   ("--group-by", "initial_call", "--sort", "garbage_bytes"), want_rc=ok)
-            for by in ("initial_call", "stack"):
+            for by in ("label", "initial_call", "stack"):
                 d = check(f"procs --group-by {by}", "procs", ("--group-by", by), want_rc=ok)
                 if d and sum(g["count"] for g in d["groups"]) != d["target"]["process_count"]:
                     bad.append(f"procs --group-by {by}: the groups' counts do not sum to process_count")

@@ -195,9 +195,16 @@ const struct vm_port *ports_row(const struct rtable *t, size_t r);
 bc_err *ports_findings(const struct vm *vm, struct an_out *out, size_t max);
 bc_err *ets_table(const struct vm *vm, size_t top, struct rtable *t, void **priv);
 const struct vm_ets *ets_row(const struct rtable *t, size_t r);
+/* binaries.c: the processes holding refc binaries, most first; row r's
+ * figures (distinct binaries: bytes in all, those no one else holds, those
+ * in messages not yet received); *priv freed by holders_release. */
 bc_err *holders_table(const struct vm *vm, size_t top, struct rtable *t, void **priv);
-void holders_row(const struct rtable *t, size_t r, uint32_t *proc, uint64_t *bytes,
-		 uint64_t *exclusive, uint64_t *count);
+void holders_release(void *priv);
+struct holder_row {
+	uint32_t proc;
+	uint64_t count, bytes, exclusive, queued, exclusive_queued;
+};
+void holders_row(const struct rtable *t, size_t r, struct holder_row *out);
 
 /* Each process's supervisor as tree draws it: an index into vm->procs, or -1
  * (tree.c; *parent malloc'd, NULL when the input gives no links). */

@@ -1,6 +1,9 @@
-/* binaries: who holds the refc binaries (recon:proc_count(binary_memory, N) and
- * recon:bin_leak/1 on a live node), and every binary with all its holders, so a
- * middleman keeping alive binaries nobody else references stands out. */
+/* binaries: where erlang:memory(binary) goes. Every refc binary counted once,
+ * by the allocator's block (attribution: processes, ports, ETS, what is not
+ * attributed); who holds them (recon:proc_count(binary_memory, N) and
+ * recon:bin_leak/1 on a live node, in distinct binaries, not references), the
+ * ports and tables holding them, and every binary with its distinct holders,
+ * so a middleman keeping alive binaries nobody else references stands out. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,51 +11,106 @@
 #include "analyzer.h"
 #include "needs.h"
 
-/* Per process: a run of vm->binrefs (the loader appends them process by process). */
-struct holder {
-	uint32_t proc;
-	uint64_t count, bytes, exclusive;   /* exclusive: refc 1, this process alone */
+/* One reference, from either list of the model: a process's (K_OFF_HEAP ..
+ * K_MESSAGE: enum vm_binref_where), a port's or a table's (enum
+ * vm_binhold_kind + K_PORT_QUEUE). owner: a holder row (processes), a port
+ * or a table. */
+enum { K_OFF_HEAP, K_WRT_BINS, K_MESSAGE, K_PORT_QUEUE, K_PORT_BUFFER, K_ETS };
+enum { C_PROC, C_PORT, C_ETS };  /* the holder's class, of a kind */
+static int class_of(int kind)
+{
+	return kind <= K_MESSAGE ? C_PROC : kind == K_ETS ? C_ETS : C_PORT;
+}
+
+struct ref {
+	uint64_t bin;
+	uint32_t owner;
+	uint32_t src;                       /* its entry in vm->binrefs or vm->binholds */
+	uint8_t kind;
 };
 
-/* Per binary: a run of `by_bin` (binref indices sorted by address). */
+/* Per process: its refs are a run of vm->binrefs (the loader appends them
+ * process by process). count/bytes: distinct binaries of process_info(P,
+ * binary)'s lists; wrt_bins, queue: distinct ones only there. */
+struct holder {
+	uint32_t proc;
+	uint64_t refs, count, bytes, wrt_count, wrt_bytes, queue_count, queue_bytes;
+	uint64_t exclusive, exclusive_queued;  /* what no one else holds (its ports aside) */
+};
+
+/* Per port or table: distinct binaries and their bytes. */
+struct other {
+	uint32_t ix;
+	uint64_t count, bytes, buffer_bytes;
+};
+
+/* Per binary: a run of refs (sorted by binary, class, owner). */
 struct bin {
-	uint64_t addr, size, refc;
-	size_t first, n;                    /* into by_bin */
+	uint64_t addr, size, refc, alloc;
+	size_t first, n;
+	uint32_t nholders;
 };
 
 struct ctx {
 	const struct vm *vm;
+	struct ref *refs;
+	size_t nrefs;
 	struct holder *holders;
 	size_t nholders;
+	struct other *ports, *tables;
+	size_t nports, ntables;
 	struct bin *bins;
 	size_t nbins;
-	uint32_t *by_bin;
+	int32_t *port_proc;                 /* per port: its connected process, -1 */
+	uint64_t by_class[3];               /* attribution: allocator bytes per class */
+	uint64_t proc_bins, proc_bytes;     /* distinct binaries processes hold (orig_size), */
+	uint64_t queue_bytes;               /* of which only in queued messages */
 };
 
 static void ctx_release(void *p)
 {
 	struct ctx *c = p;
+	free(c->refs);
 	free(c->holders);
+	free(c->ports);
+	free(c->tables);
 	free(c->bins);
-	free(c->by_bin);
+	free(c->port_proc);
 	free(c);
 }
 
-static int by_addr(const void *a, const void *b, void *refs)
+static int ref_cmp(const void *a, const void *b)
 {
-	const struct vm_binref *x = &((const struct vm_binref *)refs)[*(const uint32_t *)a];
-	const struct vm_binref *y = &((const struct vm_binref *)refs)[*(const uint32_t *)b];
+	const struct ref *x = a, *y = b;
 	if (x->bin != y->bin)
 		return x->bin < y->bin ? -1 : 1;
-	return x->proc < y->proc ? -1 : x->proc > y->proc;
+	int cx = class_of(x->kind), cy = class_of(y->kind);
+	if (cx != cy)
+		return cx - cy;
+	if (x->owner != y->owner)
+		return x->owner < y->owner ? -1 : 1;
+	return x->kind - y->kind;
+}
+
+static uint64_t held(const struct holder *h)
+{
+	return h->bytes + h->wrt_bytes + h->queue_bytes;
 }
 
 static int holder_cmp(const void *a, const void *b)
 {
 	const struct holder *x = a, *y = b;
+	if (held(x) != held(y))
+		return held(x) < held(y) ? 1 : -1;
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+static int other_cmp(const void *a, const void *b)
+{
+	const struct other *x = a, *y = b;
 	if (x->bytes != y->bytes)
 		return x->bytes < y->bytes ? 1 : -1;
-	return x->proc < y->proc ? -1 : x->proc > y->proc;
+	return x->ix < y->ix ? -1 : x->ix > y->ix;
 }
 
 static int bin_cmp(const void *a, const void *b)
@@ -65,13 +123,19 @@ static int bin_cmp(const void *a, const void *b)
 
 /* JSON's registered_name is the name or null, as in every command; text's NAME
  * falls back to the initial call (a holder is rarely registered) */
-enum { H_PID, H_NAME, H_SHOWN, H_COUNT, H_BYTES, H_EXCL };
+enum { H_PID, H_NAME, H_SHOWN, H_COUNT, H_BYTES, H_REFS, H_WRT, H_WRT_BYTES, H_QUEUE,
+       H_QUEUE_BYTES, H_EXCL };
 static const struct rcol holder_cols[] = {
 	[H_PID] = { "pid", "PID", RC_STR, 0 },
 	[H_NAME] = { "registered_name", NULL, RC_STR, RCOL_JSON_ONLY },
 	[H_SHOWN] = { NULL, "NAME", RC_STR, RCOL_WIDE | RCOL_TEXT_ONLY },
 	[H_COUNT] = { "count", "BINARIES", RC_U64, 0 },
 	[H_BYTES] = { "bytes", "BYTES", RC_BYTES, 0 },
+	[H_REFS] = { "references", NULL, RC_U64, RCOL_JSON_ONLY },
+	[H_WRT] = { "wrt_bins_count", NULL, RC_U64, RCOL_JSON_ONLY },
+	[H_WRT_BYTES] = { "wrt_bins_bytes", "WRITABLE", RC_BYTES, 0 },
+	[H_QUEUE] = { "message_queue_count", NULL, RC_U64, RCOL_JSON_ONLY },
+	[H_QUEUE_BYTES] = { "message_queue_bytes", "IN QUEUE", RC_BYTES, 0 },
 	[H_EXCL] = { "exclusive_bytes", "ONLY HOLDER OF", RC_BYTES, 0 },
 };
 
@@ -90,19 +154,73 @@ static void holder_cell(void *vctx, size_t row, size_t col, struct rcell *out, c
 		break;
 	case H_COUNT: out->u = h->count; break;
 	case H_BYTES: out->u = h->bytes; break;
+	case H_REFS: out->u = h->refs; break;
+	case H_WRT: out->u = h->wrt_count; break;
+	case H_WRT_BYTES: out->u = h->wrt_bytes; break;
+	case H_QUEUE: out->u = h->queue_count; break;
+	case H_QUEUE_BYTES: out->u = h->queue_bytes; break;
 	case H_EXCL: out->u = h->exclusive; break;
 	}
 	if (col >= H_COUNT && (p->unknown & VPF_BINARY))
 		out->null = true;
 }
 
-enum { B_ADDR, B_SIZE, B_REFC, B_FOUND, B_HOLDERS };
+enum { P_PORT, P_NAME, P_CONNECTED, P_COUNT, P_BYTES, P_BUFFER };
+static const struct rcol port_cols[] = {
+	[P_PORT] = { "port", "PORT", RC_STR, 0 },
+	[P_NAME] = { "name", "NAME", RC_STR, 0 },
+	[P_CONNECTED] = { "connected", "CONNECTED", RC_STR, 0 },
+	[P_COUNT] = { "count", "BINARIES", RC_U64, 0 },
+	[P_BYTES] = { "bytes", "BYTES", RC_BYTES, 0 },
+	[P_BUFFER] = { "buffer_bytes", "RECEIVE BUFFER", RC_BYTES, 0 },
+};
+
+static void port_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
+{
+	struct ctx *c = vctx;
+	const struct other *o = &c->ports[row];
+	const struct vm_port *p = &c->vm->ports[o->ix];
+	switch (col) {
+	case P_PORT: out->s = vm_port_str(p, buf, len); break;
+	case P_NAME: out->s = p->name; break;
+	case P_CONNECTED:
+		out->s = p->unknown & VPTF_CONNECTED ? NULL : vm_pid2str(p->connected, buf, len);
+		break;
+	case P_COUNT: out->u = o->count; break;
+	case P_BYTES: out->u = o->bytes; break;
+	case P_BUFFER: out->u = o->buffer_bytes; out->null = p->unknown & VPTF_BUFFER; break;
+	}
+}
+
+enum { T_ID, T_NAME, T_COUNT, T_BYTES };
+static const struct rcol table_cols[] = {
+	[T_ID] = { "id", "ID", RC_STR, 0 },
+	[T_NAME] = { "name", "NAME", RC_STR, 0 },
+	[T_COUNT] = { "count", "BINARIES", RC_U64, 0 },
+	[T_BYTES] = { "bytes", "BYTES", RC_BYTES, 0 },
+};
+
+static void table_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
+{
+	struct ctx *c = vctx;
+	const struct other *o = &c->tables[row];
+	const struct vm_ets *t = &c->vm->ets[o->ix];
+	switch (col) {
+	case T_ID: out->s = vm_ets_id_str(t, buf, len); break;
+	case T_NAME: out->s = t->name; break;
+	case T_COUNT: out->u = o->count; break;
+	case T_BYTES: out->u = o->bytes; break;
+	}
+}
+
+enum { B_ADDR, B_SIZE, B_REFC, B_REFS, B_HOLDERS, B_SHOWN };
 static const struct rcol bin_cols[] = {
 	[B_ADDR] = { "address", "ADDRESS", RC_U64, RCOL_JSON_ONLY },
 	[B_SIZE] = { "size", "SIZE", RC_BYTES, 0 },
 	[B_REFC] = { "refc", "REFC", RC_U64, 0 },
-	[B_FOUND] = { NULL, "HELD BY", RC_U64, RCOL_TEXT_ONLY },
-	[B_HOLDERS] = { "holders", "HOLDERS", RC_LIST, 0 },
+	[B_REFS] = { "references", "FOUND", RC_U64, 0 },
+	[B_HOLDERS] = { "holders", NULL, RC_LIST, RCOL_JSON_ONLY },
+	[B_SHOWN] = { NULL, "HOLDERS", RC_LIST, RCOL_TEXT_ONLY },
 };
 
 static void bin_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
@@ -115,69 +233,183 @@ static void bin_cell(void *vctx, size_t row, size_t col, struct rcell *out, char
 	case B_ADDR: out->u = bn->addr; break;
 	case B_SIZE: out->u = bn->size; break;
 	case B_REFC: out->u = bn->refc; break;
-	case B_FOUND: out->u = bn->n; break;
-	case B_HOLDERS: out->u = bn->n; break;
+	case B_REFS: out->u = bn->n; break;
+	case B_HOLDERS: case B_SHOWN: out->u = bn->nholders; break;
 	}
 }
 
+/* Holder i of a binary: a pid, a port or a table's name; text adds how many
+ * references it has ("<0.5.0> x3"). */
 static const char *bin_item(void *vctx, size_t row, size_t col, size_t i, char *buf, size_t len)
 {
 	struct ctx *c = vctx;
-	(void)col;
-	const struct vm_binref *r = &c->vm->binrefs[c->by_bin[c->bins[row].first + i]];
-	return vm_pid_str(&c->vm->procs[r->proc], buf, len);
+	const struct bin *bn = &c->bins[row];
+	const struct ref *r = &c->refs[bn->first], *end = r + bn->n;
+	for (size_t k = 0; r < end; k++) {
+		const struct ref *s = r;
+		while (s < end && s->owner == r->owner && class_of(s->kind) == class_of(r->kind))
+			s++;
+		if (k == i) {
+			char name[256];
+			const struct vm *vm = c->vm;
+			switch (class_of(r->kind)) {
+			case C_PROC: vm_pid_str(&vm->procs[vm->binrefs[r->src].proc], name, sizeof name); break;
+			case C_PORT: vm_port_str(&vm->ports[r->owner], name, sizeof name); break;
+			default:
+				snprintf(name, sizeof name, "%s", vm->ets[r->owner].name
+					 ? vm->ets[r->owner].name : vm_ets_id_str(&vm->ets[r->owner], name, sizeof name));
+			}
+			if (col == B_SHOWN && s - r > 1)
+				snprintf(buf, len, "%s x%zu", name, (size_t)(s - r));
+			else
+				snprintf(buf, len, "%s", name);
+			return buf;
+		}
+		r = s;
+	}
+	return "";
 }
 
-/* One holder per process: the loader appends references process by process,
- * so each process's references are a run. Sorted most bytes first. */
-static void holders_of(const struct vm *vm, struct ctx *c)
+/* The refs of both lists; a process's owner is its holder row (one per run). */
+static int collect(const struct vm *vm, struct ctx *c)
 {
+	size_t n = vm->nbinrefs + vm->nbinholds;
+	c->refs = malloc((n ? n : 1) * sizeof *c->refs);
+	c->holders = calloc(vm->nbinrefs ? vm->nbinrefs : 1, sizeof *c->holders);
+	c->ports = calloc(vm->nports ? vm->nports : 1, sizeof *c->ports);
+	c->tables = calloc(vm->nets ? vm->nets : 1, sizeof *c->tables);
+	c->port_proc = malloc((vm->nports ? vm->nports : 1) * sizeof *c->port_proc);
+	if (!c->refs || !c->holders || !c->ports || !c->tables || !c->port_proc)
+		return -1;
 	for (size_t i = 0; i < vm->nbinrefs; i++) {
 		const struct vm_binref *r = &vm->binrefs[i];
 		if (!c->nholders || c->holders[c->nholders - 1].proc != r->proc)
 			c->holders[c->nholders++] = (struct holder){ .proc = r->proc };
-		struct holder *h = &c->holders[c->nholders - 1];
-		h->count++;
-		h->bytes += r->orig_size;
-		if (r->refc == 1)
-			h->exclusive += r->orig_size;
+		c->refs[c->nrefs++] = (struct ref){ r->bin, (uint32_t)(c->nholders - 1), (uint32_t)i,
+						    r->where };
 	}
-	qsort(c->holders, c->nholders, sizeof *c->holders, holder_cmp);
+	for (size_t i = 0; i < vm->nbinholds; i++) {
+		const struct vm_binhold *h = &vm->binholds[i];
+		c->refs[c->nrefs++] = (struct ref){ h->bin, h->owner, (uint32_t)i,
+						    (uint8_t)(K_PORT_QUEUE + h->kind) };
+	}
+	for (size_t i = 0; i < vm->nports; i++) {
+		const struct vm_port *p = &vm->ports[i];
+		const struct vm_proc *q = p->unknown & VPTF_CONNECTED ? NULL : vm_find_proc(vm, p->connected);
+		c->port_proc[i] = q ? (int32_t)(q - vm->procs) : -1;
+		c->ports[i].ix = (uint32_t)i;
+	}
+	for (size_t i = 0; i < vm->nets; i++)
+		c->tables[i].ix = (uint32_t)i;
+	qsort(c->refs, c->nrefs, sizeof *c->refs, ref_cmp);
+	return 0;
+}
+
+/* One binary's refs [first, first + n): each distinct holder's share. */
+static void tally(struct ctx *c, struct bin *bn)
+{
+	const struct ref *r = &c->refs[bn->first], *end = r + bn->n, *ports = r, *ports_end;
+	while (ports < end && class_of(ports->kind) == C_PROC)
+		ports++;
+	for (ports_end = ports; ports_end < end && class_of(ports_end->kind) == C_PORT; ports_end++)
+		;
+	int top = C_ETS;
+	bool heap = false;  /* a process holds it other than in its queued messages */
+	while (r < end) {
+		const struct ref *s = r;
+		unsigned kinds = 0;
+		for (; s < end && s->owner == r->owner && class_of(s->kind) == class_of(r->kind); s++)
+			kinds |= 1u << s->kind;
+		int cls = class_of(r->kind);
+		bn->nholders++;
+		if (cls < top)
+			top = cls;
+		if (cls == C_PORT) {
+			struct other *o = &c->ports[r->owner];
+			o->count++;
+			o->bytes += bn->size;
+			if (kinds & (1u << K_PORT_BUFFER))
+				o->buffer_bytes += bn->size;
+		} else if (cls == C_ETS) {
+			c->tables[r->owner].count++;
+			c->tables[r->owner].bytes += bn->size;
+		} else {
+			struct holder *h = &c->holders[r->owner];
+			uint64_t mine = (uint64_t)(s - r);  /* its references and its ports' */
+			for (const struct ref *t = ports; t < ports_end; t++)
+				mine += c->port_proc[t->owner] == (int32_t)h->proc;
+			for (const struct ref *t = r; t < s; t++)
+				h->refs += t->kind == K_OFF_HEAP;
+			heap |= kinds != 1u << K_MESSAGE;
+			if (kinds & (1u << K_OFF_HEAP)) {
+				h->count++;
+				h->bytes += bn->size;
+			} else if (kinds & (1u << K_WRT_BINS)) {
+				h->wrt_count++;
+				h->wrt_bytes += bn->size;
+			} else {
+				h->queue_count++;
+				h->queue_bytes += bn->size;
+			}
+			if (mine == bn->refc) {
+				h->exclusive += bn->size;
+				if (kinds == 1u << K_MESSAGE)
+					h->exclusive_queued += bn->size;
+			}
+		}
+		r = s;
+	}
+	c->by_class[top] += bn->alloc ? bn->alloc : bn->size;
+	if (top == C_PROC) {
+		c->proc_bins++;
+		c->proc_bytes += bn->size;
+		c->queue_bytes += heap ? 0 : bn->size;
+	}
 }
 
 static bc_err *build(const struct vm *vm, struct ctx *c)
 {
 	c->vm = vm;
-	size_t n = vm->nbinrefs;
-	c->holders = calloc(n ? n : 1, sizeof *c->holders);
-	c->bins = calloc(n ? n : 1, sizeof *c->bins);
-	c->by_bin = malloc((n ? n : 1) * sizeof *c->by_bin);
-	if (!c->holders || !c->bins || !c->by_bin)
+	if (collect(vm, c) < 0 || !(c->bins = calloc(c->nrefs ? c->nrefs : 1, sizeof *c->bins)))
 		return bc_error(BC_ENOMEM, "out of memory");
-	holders_of(vm, c);
-	for (size_t i = 0; i < n; i++)
-		c->by_bin[i] = (uint32_t)i;
-	qsort_r(c->by_bin, n, sizeof *c->by_bin, by_addr, (void *)vm->binrefs);
-	for (size_t i = 0; i < n; i++) {
-		const struct vm_binref *r = &vm->binrefs[c->by_bin[i]];
-		if (!c->nbins || c->bins[c->nbins - 1].addr != r->bin)
-			c->bins[c->nbins++] = (struct bin){ r->bin, r->orig_size, r->refc, i, 0 };
-		c->bins[c->nbins - 1].n++;
+	for (size_t i = 0, j; i < c->nrefs; i = j) {
+		for (j = i + 1; j < c->nrefs && c->refs[j].bin == c->refs[i].bin; j++)
+			;
+		struct bin *bn = &c->bins[c->nbins++];
+		*bn = (struct bin){ .addr = c->refs[i].bin, .first = i, .n = j - i };
+		const struct ref *r = &c->refs[i];
+		if (class_of(r->kind) == C_PROC) {
+			const struct vm_binref *x = &vm->binrefs[r->src];
+			bn->size = x->orig_size, bn->refc = x->refc, bn->alloc = x->alloc_size;
+		} else {
+			const struct vm_binhold *x = &vm->binholds[r->src];
+			bn->size = x->orig_size, bn->refc = x->refc, bn->alloc = x->alloc_size;
+		}
+		tally(c, bn);
 	}
+	qsort(c->holders, c->nholders, sizeof *c->holders, holder_cmp);
 	qsort(c->bins, c->nbins, sizeof *c->bins, bin_cmp);
+	qsort(c->ports, vm->nports, sizeof *c->ports, other_cmp);
+	qsort(c->tables, vm->nets, sizeof *c->tables, other_cmp);
+	for (c->nports = 0; c->nports < vm->nports && c->ports[c->nports].count; c->nports++)
+		;
+	for (c->ntables = 0; c->ntables < vm->nets && c->tables[c->ntables].count; c->ntables++)
+		;
 	return NULL;
 }
 
-/* The holders table alone, for the summary; *priv is one block to free. */
+/* The holders table alone, for the summary; *priv is the context to free
+ * (holders_release). */
 bc_err *holders_table(const struct vm *vm, size_t top, struct rtable *t, void **priv)
 {
-	size_t n = vm->nbinrefs ? vm->nbinrefs : 1;
-	struct ctx *c = calloc(1, sizeof *c + n * sizeof *c->holders);
+	struct ctx *c = calloc(1, sizeof *c);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
-	c->vm = vm;
-	c->holders = (struct holder *)(c + 1);
-	holders_of(vm, c);
+	bc_err *err = build(vm, c);
+	if (err) {
+		ctx_release(c);
+		return err;
+	}
 	*t = (struct rtable){
 		.json_key = "holders", .cols = holder_cols,
 		.ncols = sizeof holder_cols / sizeof holder_cols[0],
@@ -188,15 +420,90 @@ bc_err *holders_table(const struct vm *vm, size_t top, struct rtable *t, void **
 	return NULL;
 }
 
-/* Row r of a holders table: the process, its bytes and the bytes it alone keeps. */
-void holders_row(const struct rtable *t, size_t r, uint32_t *proc, uint64_t *bytes,
-		 uint64_t *exclusive, uint64_t *count)
+void holders_release(void *priv)
+{
+	if (priv)
+		ctx_release(priv);
+}
+
+void holders_row(const struct rtable *t, size_t r, struct holder_row *out)
 {
 	const struct holder *h = &((const struct ctx *)t->ctx)->holders[r];
-	*proc = h->proc;
-	*bytes = h->bytes;
-	*exclusive = h->exclusive;
-	*count = h->count;
+	*out = (struct holder_row){ h->proc, h->count + h->wrt_count + h->queue_count, held(h),
+				    h->exclusive, h->queue_bytes,
+				    h->exclusive_queued };
+}
+
+static const char *pct(uint64_t part, uint64_t whole, char *buf, size_t len)
+{
+	if (!whole)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f%%", 100.0 * (double)part / (double)whole);
+	return buf;
+}
+
+/* attribution: {binary, processes, ports, ets, unattributed}; null where not
+ * read. Text: one line per share. */
+static void attribution(const struct vm *vm, struct ctx *c, struct an_out *out)
+{
+	bool have_total = vm->memory.known & (1u << VM_MEM_BINARY);
+	bool ports = vm->binholds_read & (1u << VBH_PORT_BUFFER);
+	bool ets = vm->binholds_read & (1u << VBH_ETS);
+	uint64_t total = vm->memory.v[VM_MEM_BINARY];
+	uint64_t sum = c->by_class[C_PROC] + c->by_class[C_PORT] + c->by_class[C_ETS];
+	uint64_t rest = have_total && total > sum ? total - sum : 0;
+	out->kv_key = "attribution";
+	out->kv_title = "\nerlang:memory(binary) by holder (each binary once, its allocator block)";
+	out->kv[out->nkv++] = (struct an_kv){ "binary", total, !have_total };
+	out->kv[out->nkv++] = (struct an_kv){ "processes", c->by_class[C_PROC], false };
+	out->kv[out->nkv++] = (struct an_kv){ "ports", c->by_class[C_PORT], !ports };
+	out->kv[out->nkv++] = (struct an_kv){ "ets", c->by_class[C_ETS], !ets };
+	out->kv[out->nkv++] = (struct an_kv){ "unattributed", rest, !have_total };
+	char a[32], b[32], d[32], e[32], g[32], f[4][16];
+	if (!have_total)
+		return;
+	if (rest * 100 > total) {
+		an_gap(out, "%s of erlang:memory(binary) (%s) not attributed to a process, port or ETS "
+		       "table%s%s", fmt_bytes(rest, a, sizeof a), pct(rest, total, f[0], sizeof f[0]),
+		       ports ? "" : " (the ports' receive buffers were not read)",
+		       ets ? "" : " (the ETS objects' binaries were not read)");
+	}
+	if (asprintf(&out->findings[out->nfindings], "binary memory %s: processes %s (%s), ports %s "
+		     "(%s), ETS %s (%s); %s (%s) not attributed", fmt_bytes(total, a, sizeof a),
+		     fmt_bytes(c->by_class[C_PROC], b, sizeof b),
+		     pct(c->by_class[C_PROC], total, f[0], sizeof f[0]),
+		     ports ? fmt_bytes(c->by_class[C_PORT], d, sizeof d) : "?",
+		     ports ? pct(c->by_class[C_PORT], total, f[1], sizeof f[1]) : "not read",
+		     ets ? fmt_bytes(c->by_class[C_ETS], e, sizeof e) : "?",
+		     ets ? pct(c->by_class[C_ETS], total, f[2], sizeof f[2]) : "not read",
+		     fmt_bytes(rest, g, sizeof g), pct(rest, total, f[3], sizeof f[3])) >= 0)
+		out->nfindings++;
+}
+
+/* The largest port and table holders, named. */
+static void top_others(const struct vm *vm, const struct ctx *c, struct an_out *out)
+{
+	char a[32], b[32], n[64];
+	if (c->nports) {
+		const struct other *o = &c->ports[0];
+		const struct vm_port *p = &vm->ports[o->ix];
+		if (asprintf(&out->findings[out->nfindings], "the port holding the most: %s (%s%s%s) "
+			     "%s in %s binaries (receive buffer %s)", vm_port_str(p, n, sizeof n),
+			     p->name ? p->name : "?", p->unknown & VPTF_CONNECTED ? "" : ", ",
+			     p->unknown & VPTF_CONNECTED ? "" : vm_pid2str(p->connected, n + 32, 32),
+			     fmt_bytes(o->bytes, a, sizeof a), fmt_count(o->count, b, sizeof b),
+			     fmt_bytes(o->buffer_bytes, n + 48, 16)) >= 0)
+			out->nfindings++;
+	}
+	if (c->ntables) {
+		const struct other *o = &c->tables[0];
+		const struct vm_ets *t = &vm->ets[o->ix];
+		if (asprintf(&out->findings[out->nfindings], "the ETS table holding the most: %s %s "
+			     "in %s binaries", t->name ? t->name : vm_ets_id_str(t, n, sizeof n),
+			     fmt_bytes(o->bytes, a, sizeof a), fmt_count(o->count, b, sizeof b)) >= 0)
+			out->nfindings++;
+	}
 }
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
@@ -210,39 +517,54 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	bc_err *err = build(vm, c);
 	if (err)
 		return err;
-	uint64_t total = 0, unique = 0;
+	uint64_t per_ref = 0;
 	for (size_t i = 0; i < vm->nbinrefs; i++)
-		total += vm->binrefs[i].orig_size;
-	for (size_t i = 0; i < c->nbins; i++)
-		unique += c->bins[i].size;
-	char a[32], b[32], d[32];
+		per_ref += vm->binrefs[i].orig_size;
+	attribution(vm, c, out);
+	char a[32], b[32], d[32], e[32];
 	if (asprintf(&out->findings[out->nfindings], "%s refc binaries held by %zu processes: %s "
-		     "counted per reference (as recon's binary_memory), %s de-duplicated",
-		     fmt_count(c->nbins, d, sizeof d), c->nholders, fmt_bytes(total, a, sizeof a),
-		     fmt_bytes(unique, b, sizeof b)) >= 0)
+		     "(%s of them only in messages not yet received), %s counted per reference (as "
+		     "recon's binary_memory)", fmt_count(c->proc_bins, d, sizeof d), c->nholders,
+		     fmt_bytes(c->proc_bytes, a, sizeof a), fmt_bytes(c->queue_bytes, e, sizeof e),
+		     fmt_bytes(per_ref, b, sizeof b)) >= 0)
 		out->nfindings++;
+	top_others(vm, c, out);
+	size_t top = o->top;
 	out->tables[0] = (struct rtable){
 		.json_key = "holders", .cols = holder_cols,
 		.ncols = sizeof holder_cols / sizeof holder_cols[0],
-		.nrows = o->top && o->top < c->nholders ? o->top : c->nholders,
+		.nrows = top && top < c->nholders ? top : c->nholders,
 		.ctx = c, .cell = holder_cell,
 	};
-	out->titles[0] = "Processes holding refc binaries";
+	out->titles[0] = "Processes holding refc binaries (distinct binaries)";
 	out->tables[1] = (struct rtable){
+		.json_key = "ports", .cols = port_cols, .ncols = sizeof port_cols / sizeof port_cols[0],
+		.nrows = top && top < c->nports ? top : c->nports, .ctx = c, .cell = port_cell,
+		.hide_empty = 1,
+	};
+	out->titles[1] = "\nPorts holding refc binaries";
+	out->tables[2] = (struct rtable){
+		.json_key = "tables", .cols = table_cols,
+		.ncols = sizeof table_cols / sizeof table_cols[0],
+		.nrows = top && top < c->ntables ? top : c->ntables, .ctx = c, .cell = table_cell,
+		.hide_empty = 1,
+	};
+	out->titles[2] = "\nETS tables holding refc binaries";
+	out->tables[3] = (struct rtable){
 		.json_key = "binaries", .cols = bin_cols,
 		.ncols = sizeof bin_cols / sizeof bin_cols[0],
-		.nrows = o->top && o->top < c->nbins ? o->top : c->nbins,
+		.nrows = top && top < c->nbins ? top : c->nbins,
 		.ctx = c, .cell = bin_cell, .item = bin_item,
 	};
-	out->titles[1] = "\nLargest refc binaries";
-	out->ntables = 2;
+	out->titles[3] = "\nLargest refc binaries";
+	out->ntables = 4;
 	return NULL;
 }
 
 const struct analyzer analyzer_binaries = {
 	.name = "binaries",
 	.options = an_rows_options,
-	.summary = "who holds the refc binaries, and every binary with its holders",
-	.needs = NEED_BINARIES,
+	.summary = "where binary memory goes: processes, ports, ETS; every binary with its holders",
+	.needs = NEED_BINARIES | NEED_PORTS | NEED_ETS | NEED_ETS_BINARIES | NEED_MEMORY,
 	.run = run,
 };

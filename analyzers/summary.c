@@ -226,21 +226,23 @@ static void binary_findings(const struct vm *vm, const struct rtable *holders, s
 {
 	uint64_t bin = vm->memory.v[VM_MEM_BINARY];
 	for (size_t r = 0; r < holders->nrows && r < 3; r++) {
-		uint32_t proc;
-		uint64_t bytes, excl, count;
-		holders_row(holders, r, &proc, &bytes, &excl, &count);
-		if (excl < MIB || (bin && excl * 10 < bin))
+		struct holder_row h;
+		holders_row(holders, r, &h);
+		if (h.exclusive < MIB || (bin && h.exclusive * 10 < bin))
 			continue;
-		char w[300], b1[32], b2[32], n[32];
+		char w[300], b1[32], b2[32], b3[32], n[32];
+		const char *why = h.exclusive_queued * 2 >= h.exclusive
+			? "they sit in messages it has not received yet"
+			: "it keeps alive what others dropped";
 		struct an_finding *f = an_find(out, "binary_holder", "warning",
-			"%s is the only holder of %s of refc binaries (holds %s binaries, %s): "
-			"it keeps alive what others dropped", who(&vm->procs[proc], w, sizeof w),
-			fmt_bytes(excl, b1, sizeof b1), fmt_count(count, n, sizeof n),
-			fmt_bytes(bytes, b2, sizeof b2));
-		an_find_proc(f, &vm->procs[proc]);
+			"%s is the only holder of %s of refc binaries (holds %s binaries, %s; %s in its "
+			"message queue): %s", who(&vm->procs[h.proc], w, sizeof w),
+			fmt_bytes(h.exclusive, b1, sizeof b1), fmt_count(h.count, n, sizeof n),
+			fmt_bytes(h.bytes, b2, sizeof b2), fmt_bytes(h.queued, b3, sizeof b3), why);
+		an_find_proc(f, &vm->procs[h.proc]);
 		if (f) {
 			f->has_value = true;
-			f->value = excl;
+			f->value = h.exclusive;
 		}
 	}
 }
@@ -367,7 +369,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	       (err = ets_table(vm, rows, &t[T_ETS], &cells[T_ETS])) ||
 	       (err = holders_table(vm, rows, &t[T_HOLDERS], &cells[T_HOLDERS])));
 	for (size_t i = 0; i < T_ORPHANS; i++)
-		if (cells[i] && !an_own(out, cells[i], NULL) && !err)
+		if (cells[i] && !an_own(out, cells[i], i == T_HOLDERS ? holders_release : NULL) && !err)
 			err = bc_error(BC_ENOMEM, "out of memory");
 	if (err)
 		return err;

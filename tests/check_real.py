@@ -187,29 +187,46 @@ if dump:
     gap(f"binaries: erlang:memory(binary) {live_bin:,}; a dump records no refc binaries")
 else:
     b = fx.json("binaries", ok=(0, 1))
-    distinct = sum(x["size"] for x in b["binaries"])
+    a = b["attribution"]
+    shares = {k: a[k] or 0 for k in ("processes", "ports", "ets")}
+    attributed = sum(shares.values())
+    total = attributed + a["unattributed"]
+    if abs(total - live_bin) > 0.02 * live_bin:
+        bad.append(f"binaries: attribution sums to {total:,}, erlang:memory(binary) {live_bin:,}")
+    if attributed < 0.8 * live_bin:
+        bad.append(f"binaries: {pct(attributed, live_bin)} of erlang:memory(binary) attributed "
+                   f"({a}), want >= 80%")
+    unattributed_said = any("not attributed" in m for m in b["missing"])
+    if (a["unattributed"] > 0.01 * a["binary"]) != unattributed_said:
+        bad.append(f"binaries: {a['unattributed']:,} unattributed of {a['binary']:,}, "
+                   f"said in missing: {unattributed_said}")
+    # the ports' receive buffers: the inet buffers the sockets have (opts buffer)
     recv = sum((p.get("inet") or {}).get("opts", {}).get("buffer", 0) for p in ports["ports"])
-    gap(f"binaries: erlang:memory(binary) {live_bin / 2**20:.1f} MiB; beamcore lists "
-        f"{len(b['binaries'])} binaries held by processes, {distinct / 2**20:.1f} MiB distinct "
-        f"({pct(distinct, live_bin)}); attribution={'attribution' in b}; the {tcp} sockets' inet "
-        f"buffers (user-level, live) {recv / 2**20:.1f} MiB")
+    got_recv = sum(p["buffer_bytes"] or 0 for p in b["ports"])
+    gap(f"binaries: erlang:memory(binary) {live_bin / 2**20:.1f} MiB; attributed "
+        f"{pct(attributed, live_bin)}: processes {shares['processes'] / 2**20:.1f} MiB, ports "
+        f"{shares['ports'] / 2**20:.1f} MiB (receive buffers {got_recv / 2**20:.1f} MiB; the "
+        f"sockets' buffer option {recv / 2**20:.1f} MiB), ETS {shares['ets'] / 2**10:.1f} KiB")
 
-    # per-process lists beyond process_info(P, binary); one pid repeated in holders
-    per_live = {p["pid"]: len(p["binary"]) for p in gt["processes"]}
-    per_bc, repeats = {}, 0
-    for x in b["binaries"]:
-        for h in x["holders"]:
-            per_bc[h] = per_bc.get(h, 0) + 1
-        repeats = max(repeats, len(x["holders"]) - len(set(x["holders"])))
-    more = [p for p in per_bc if p in per_live and p != gt["collector"] and per_bc[p] > per_live[p]]
-    top = max(b["holders"], key=lambda h: h["bytes"], default=None)
-    if top:
-        mine = sum(x["size"] for x in b["binaries"] if top["pid"] in x["holders"])
-        gap(f"binaries: top holder {top['pid']}: bytes {top['bytes'] / 2**20:,.1f} MiB for "
-            f"{top['count']:,} references; its distinct binaries {mine / 2**20:,.1f} MiB")
-    gap(f"binaries: {len(more)} processes with more binaries than process_info(P, binary) lists "
-        f"(+{sum(per_bc[p] - per_live[p] for p in more)}); the most repeated holder in one "
-        f"binary's holders: {repeats} repeats")
+    # per process: distinct binaries of process_info(P, binary), as the idle ones had them
+    idle = [p for p in gt["processes"] if p["status"] == "waiting" and p["pid"] != gt["collector"]]
+    holders = {h["pid"]: h for h in b["holders"]}
+    same = differ = 0
+    for p in idle:
+        distinct = {x[0]: x[1] for x in p["binary"]}
+        h = holders.get(p["pid"])
+        got = (h["count"], h["bytes"]) if h else (0, 0)
+        ok = got == (len(distinct), sum(distinct.values()))
+        same += ok
+        differ += not ok
+    if differ > 0.02 * max(1, same + differ):
+        bad.append(f"binaries: {differ} of {same + differ} idle processes' distinct binaries "
+                   "differ from process_info(P, binary)")
+    repeats = max((len(x["holders"]) - len(set(x["holders"])) for x in b["binaries"]), default=0)
+    if repeats:
+        bad.append(f"binaries: a binary's holders repeat a holder {repeats} times")
+    gap(f"binaries: {same} of {same + differ} idle processes hold the distinct binaries "
+        "process_info(P, binary) lists (count, bytes)")
 
 # --- garbage: what erlang:garbage_collect/1 freed on the live node against
 # procs --garbage's estimate (a core: the live words walked, the heap sized as

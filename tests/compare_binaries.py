@@ -1,16 +1,42 @@
 #!/usr/bin/env python3
 """`beamcore binaries --json` against process_info(P, binary) of every process,
 written by the live VM just before the core was taken. For every idle process:
-the count, the bytes (sum of orig_size, as recon's binary_memory) and the bytes
-it alone references; for every binary those processes hold: size, refc and holders.
+the distinct binaries of that list, their bytes and the references (the list's
+length), and the bytes it alone references (refc equal to its references: at
+least those; beamcore also counts its writable binaries, its queued messages'
+and its ports'); for every binary those processes hold: size, refc and holders.
+On the fixtures with memory.json: the attribution sums to erlang:memory(binary)
+(each share within it, the sum within 2%).
 Usage: compare_binaries.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES)."""
-import sys
+import os, sys
 from fixture import Fixture, idle_processes
+
+def attribution_bad(fx, doc):
+    """The attribution against memory.json: [] or the mismatches."""
+    path = os.path.join(fx.dir, "memory.json")
+    if not os.path.exists(path):
+        return []
+    live = fx.json_file("memory.json")["memory"]["binary"]
+    a = doc["attribution"]
+    shares = [a[k] for k in ("processes", "ports", "ets") if a[k] is not None]
+    total = sum(shares) + a["unattributed"]
+    print(f"{fx.name}: attribution {a}; erlang:memory(binary) live {live:,}")
+    bad = []
+    if abs(a["binary"] - live) > 0.02 * live:
+        bad.append(f"attribution binary {a['binary']:,}, live {live:,}")
+    if abs(total - live) > 0.02 * live:
+        bad.append(f"attribution sums to {total:,}, live erlang:memory(binary) {live:,}")
+    return bad
 
 def main():
     fx = Fixture(sys.argv)
     gt = fx.truth
-    doc = fx.json("binaries")
+    # partial only for what is not attributed (said in "missing")
+    doc = fx.json("binaries", ok=(0, 1))
+    others = [m for m in doc["missing"] if "not attributed" not in m]
+    if doc["complete"] is False and (others or not doc["missing"]):
+        print(f"FAIL: beamcore binaries partial: {others or doc['missing_total']}")
+        return 1
     holders = {h["pid"]: h for h in doc["holders"]}
     bins = {b["address"]: b for b in doc["binaries"]}
     idle = idle_processes(gt)
@@ -18,15 +44,24 @@ def main():
     for p in idle:
         want = p["binary"]
         h = holders.get(p["pid"])
-        got = (h["count"], h["bytes"], h["exclusive_bytes"]) if h else (0, 0, 0)
-        exp = (len(want), sum(b[1] for b in want), sum(b[1] for b in want if b[2] == 1))
+        distinct = {a: (size, refc) for a, size, refc in want}
+        uses = {}
+        for a, _, _ in want:
+            uses[a] = uses.get(a, 0) + 1
+        exp = (len(distinct), sum(v[0] for v in distinct.values()), len(want))
+        got = (h["count"], h["bytes"], h["references"]) if h else (0, 0, 0)
         if got != exp:
-            bad.append(f"{p['pid']} ({p['registered_name']}) count/bytes/exclusive: live {exp}, beamcore {got}")
-        for addr, size, refc in want:
+            bad.append(f"{p['pid']} ({p['registered_name']}) count/bytes/references: live {exp}, beamcore {got}")
+        alone = sum(v[0] for a, v in distinct.items() if v[1] == uses[a])
+        held = h["bytes"] + h["wrt_bins_bytes"] + h["message_queue_bytes"] if h else 0
+        if h and not alone <= h["exclusive_bytes"] <= held:
+            bad.append(f"{p['pid']} exclusive_bytes {h['exclusive_bytes']}: live at least {alone}, at most {held}")
+        for addr, (size, refc) in distinct.items():
             nbins += 1
             b = bins.get(addr)
             if not b or (b["size"], b["refc"]) != (size, refc) or p["pid"] not in b["holders"]:
                 bad.append(f"{p['pid']} binary {addr:#x} size {size} refc {refc}: beamcore {b}")
+    bad += attribution_bad(fx, doc)
     held = sum(1 for p in idle if p["binary"])
     print(f"{fx.name}: {held} idle holders, {nbins} references compared; "
           f"{len(bad)} mismatches")

@@ -177,7 +177,8 @@ static const struct walk {
 	bc_err *(*load)(struct beam *b);
 } walks[] = {
 	{ NEED_PROCS, load_procs }, { NEED_ETS, beam_load_ets },
-	{ NEED_BINARIES, beam_load_binaries }, { NEED_MEMORY, beam_load_memory },
+	{ NEED_BINARIES, beam_load_binaries }, { NEED_ETS_BINARIES, beam_load_ets_binaries },
+	{ NEED_MEMORY, beam_load_memory },
 	{ NEED_STACKS, beam_load_stacks }, { NEED_NODES, beam_load_nodes },
 	{ NEED_PORTS, beam_load_ports },
 	{ NEED_THREADS, beam_load_threads },
@@ -185,6 +186,8 @@ static const struct walk {
 
 bc_err *beam_load(struct beam *b, unsigned needs)
 {
+	if (needs & NEED_ETS_BINARIES)
+		needs |= NEED_ETS;  /* (the tables whose objects it walks) */
 	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS | NEED_THREADS | NEED_PORTS))
 		needs |= NEED_PROCS;  /* owners and holders are processes */
 	for (size_t i = 0; i < sizeof walks / sizeof walks[0]; i++) {

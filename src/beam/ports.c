@@ -173,10 +173,35 @@ static int os_fd(struct beam *b, const struct vm_port *p, uint64_t drv_data, int
 /* More binaries in one driver queue than any real one holds: corrupt. */
 #define MAX_QUEUE_BINARIES (1u << 20)
 
+/* An ErlDrvBinary the port holds, as the Binary it is part of (erl_binary.h
+ * Binary2ErlDrvBinary: from its orig_size on), into vm->binholds; its
+ * orig_size into *size. -1 when unreadable or out of memory. */
+static int hold(struct beam *b, uint64_t drvbin, enum vm_binhold_kind kind, uint64_t *size)
+{
+	const struct layout *L = &b->L;
+	return beam_hold_binary(b, drvbin - LV(L, BIN_ORIG_SIZE) + LV(L, DRVBIN_ORIG_SIZE), kind,
+				(uint32_t)(b->vm->nports - 1), size);
+}
+
+/* The receive buffer an inet port's driver keeps between reads (inet_drv.c
+ * tcp_descriptor, udp_descriptor: i_buf), into vm->binholds. -1: unreadable. */
+static int recv_buffer(struct beam *b, const struct vm_port *p, uint64_t drv_data)
+{
+	const struct layout *L = &b->L;
+	int tcp = p->driver && strcmp(p->driver, "tcp_inet") == 0;
+	if (!one_of(p->driver, inet_drivers))
+		return 0;
+	enum layout_id id = tcp ? TCP_I_BUF : UDP_I_BUF;
+	uint64_t buf, size;
+	if (!LHAS(L, id) || !drv_data || beam_read_u64(b, drv_data + LV(L, id), &buf) < 0)
+		return -1;
+	return buf ? hold(b, buf, VBH_PORT_BUFFER, &size) : 0;
+}
+
 /* The refc binaries the driver queue holds (ErtsIOQueue b_head .. b_tail,
  * one per queued I/O vector; consecutive vectors often share one; a port's
  * queue is a driver one: ErlDrvBinary pointers): how many distinct, and their
- * orig_size summed. -1 when unreadable. */
+ * orig_size summed; each into vm->binholds. -1 when unreadable. */
 static int queue_binaries(struct beam *b, uint64_t port, struct vm_port *p)
 {
 	const struct layout *L = &b->L;
@@ -195,7 +220,7 @@ static int queue_binaries(struct beam *b, uint64_t port, struct vm_port *p)
 		if (seen)
 			continue;
 		prev[k % 8] = bin;
-		if (beam_read_u64(b, bin + LV(L, DRVBIN_ORIG_SIZE), &size) < 0)
+		if (hold(b, bin, VBH_PORT_QUEUE, &size) < 0)
 			return -1;
 		p->queue_binaries++;
 		p->queue_binary_bytes += size;
@@ -257,6 +282,8 @@ static int fill(struct beam *b, uint64_t port, struct vm_port *p, struct vt_aren
 	if (beam_read_u64(b, port + LV(L, PRT_DRV_DATA), &drv_data) < 0 ||
 	    (p->driver && os_fd(b, p, drv_data, &p->os_fd) < 0))
 		p->unknown |= VPTF_OS_FD;
+	if (!p->driver || recv_buffer(b, p, drv_data) < 0)
+		p->unknown |= VPTF_BUFFER;
 	struct lists l = { b, p, a, 0 };
 	if (links_monitors(&l, port) < 0)
 		p->unknown |= VPTF_LINKS | VPTF_MONITORS;
@@ -272,7 +299,7 @@ bc_err *beam_load_ports(struct beam *b)
 		PRT_LINKS, PRT_MONITORS, PRT_LT_MONITORS, PRT_SCHED_FLAGS, PRT_CONNECTED,
 		PRT_BYTES_IN, PRT_BYTES_OUT, PRT_IOQ_SIZE, PRT_NAME, PRT_DRV_PTR, PRT_DRV_DATA,
 		PRT_OS_PID, PRT_SUSPENDED, PRT_STATE, DRV_NAME, PROCLIST_PID, PROCLIST_NEXT, REG_NAME,
-		PRT_IOQ_B_HEAD, PRT_IOQ_B_TAIL, DRVBIN_ORIG_SIZE,
+		PRT_IOQ_B_HEAD, PRT_IOQ_B_TAIL, DRVBIN_ORIG_SIZE, BIN_ORIG_SIZE, BIN_REFC,
 	};
 	const struct layout *L = &b->L;
 	bc_err *err = layout_need(L, need, sizeof need / sizeof need[0]);
@@ -308,11 +335,14 @@ bc_err *beam_load_ports(struct beam *b)
 			err = bc_error(BC_ENOMEM, "out of memory after %zu ports", b->vm->nports);
 			break;
 		}
+		size_t nholds = b->vm->nbinholds;
 		int rc = fill(b, slots[ix], p, a);
 		if (rc == -2)
 			err = bc_error(BC_ENOMEM, "out of memory after %zu ports", b->vm->nports);
-		if (rc != 0)
+		if (rc != 0) {
 			b->vm->nports--;  /* not listed (its lists, if any, stay unreferenced) */
+			b->vm->nbinholds = nholds;
+		}
 		if (rc == -1)
 			unreadable++;
 		else if (rc == 0 && p->unknown && !partial++) {
@@ -321,6 +351,10 @@ bc_err *beam_load_ports(struct beam *b)
 			       vm_port_str(p, buf, sizeof buf), (unsigned long long)slots[ix]);
 		}
 	}
+	/* (the queues always; the receive buffers where the DWARF has the drivers' data) */
+	b->vm->binholds_read |= 1u << VBH_PORT_QUEUE;
+	if (LHAS(L, TCP_I_BUF) && LHAS(L, UDP_I_BUF))
+		b->vm->binholds_read |= 1u << VBH_PORT_BUFFER;
 	if (partial > 1)
 		vm_gap(b->vm, "%zu ports in all have fields unreadable (shown as null)", partial);
 	if (unreadable)

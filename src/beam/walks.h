@@ -16,6 +16,21 @@ bc_err *beam_load_threads(struct beam *b);
 bc_err *beam_load_nodes(struct beam *b);
 bc_err *beam_load_ports(struct beam *b);
 
+/* The size of the binary_alloc block holding the Binary at bin (what
+ * erlang:memory(binary) counts of it): read from the block's header, else
+ * (a layout it does not fit) the Binary's header and bytes rounded to words. */
+uint64_t beam_binary_block(struct beam *b, uint64_t bin, uint64_t orig_size);
+
+/* The Binary at bin into vm->binholds, held by kind and owner; its orig_size
+ * into *size. -1: unreadable (or out of memory). */
+int beam_hold_binary(struct beam *b, uint64_t bin, enum vm_binhold_kind kind, uint32_t owner,
+		     uint64_t *size);
+/* Each refc binary of the off-heap list starting at oh into vm->binholds,
+ * held by kind and owner; -1: unreadable (or out of memory). */
+int beam_hold_offheap(struct beam *b, uint64_t oh, enum vm_binhold_kind kind, uint32_t owner);
+/* The binaries ETS objects hold (etsbins.c), after the tables are loaded. */
+bc_err *beam_load_ets_binaries(struct beam *b);
+
 /* A process or port table's max slots (ErtsPTab r.o.tab) into slots,
  * invalid_element as 0 (procs.c). Read whole, else slot by slot so a partial
  * table still yields what is there: then the count of slots unreadable (0

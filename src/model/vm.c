@@ -39,6 +39,7 @@ void vm_free(struct vm *vm)
 	free(vm->procs);
 	free(vm->ets);
 	free(vm->binrefs);
+	free(vm->binholds);
 	free(vm->nodes);
 	free(vm->ports);
 	free(vm->port_items);
@@ -184,6 +185,17 @@ struct vm_binref *vm_add_binref(struct vm *vm)
 		return NULL;
 	vm->binrefs = a;
 	return &vm->binrefs[vm->nbinrefs++];
+}
+
+struct vm_binhold *vm_add_binhold(struct vm *vm)
+{
+	struct vm_binhold *a = vm_grow(vm->binholds, &vm->binholds_cap, vm->nbinholds, sizeof *a, 256);
+	if (!a)
+		return NULL;
+	vm->binholds = a;
+	struct vm_binhold *h = &vm->binholds[vm->nbinholds++];
+	memset(h, 0, sizeof *h);
+	return h;
 }
 
 struct vm_node *vm_add_node(struct vm *vm)

@@ -94,12 +94,28 @@ struct vm_ets {
 	uint32_t unknown;              /* enum vm_ets_field bits */
 };
 
-/* One reference from a process to an off-heap (refc) binary, as
- * process_info(P, binary) lists them. */
+/* Where a process references an off-heap (refc) binary: its off-heap lists
+ * (process_info(P, binary) lists these), its list of writable binaries (not
+ * listed by process_info), or a queued message outside its heap. */
+enum vm_binref_where { VBR_OFF_HEAP, VBR_WRT_BINS, VBR_MESSAGE };
+
+/* One reference from a process to an off-heap (refc) binary. */
 struct vm_binref {
 	uint32_t proc;                 /* index into vm->procs */
+	uint8_t where;                 /* enum vm_binref_where */
 	uint64_t bin;                  /* the Binary's address: its identity */
 	uint64_t orig_size, refc;
+	uint64_t alloc_size;           /* its binary_alloc block (what erlang:memory(binary)
+					* counts); 0: unknown */
+};
+
+/* A refc binary held by something other than a process: a port's driver
+ * queue or its driver's receive buffer, or an ETS object. */
+enum vm_binhold_kind { VBH_PORT_QUEUE, VBH_PORT_BUFFER, VBH_ETS };
+struct vm_binhold {
+	uint8_t kind;                  /* enum vm_binhold_kind */
+	uint32_t owner;                /* index into vm->ports or vm->ets */
+	uint64_t bin, orig_size, refc, alloc_size;  /* as in vm_binref */
 };
 
 /* erlang:memory/0, in bytes. */
@@ -200,6 +216,7 @@ enum vm_port_field {
 	VPTF_MONITORS = 1 << 11,       /* monitors, monitored_by */
 	VPTF_ID = 1 << 12,
 	VPTF_QUEUE_BINARIES = 1 << 13,
+	VPTF_BUFFER = 1 << 14,         /* its driver's receive buffer (vm->binholds) */
 	VPTF_IO = 1 << 3,              /* input, output */
 	VPTF_QUEUE = 1 << 4,
 	VPTF_OS_PID = 1 << 5,
@@ -414,6 +431,10 @@ struct vm {
 	size_t nnodes, nodes_cap;
 	struct vm_binref *binrefs;
 	size_t nbinrefs, binrefs_cap;
+	struct vm_binhold *binholds;   /* ports' (with NEED_PORTS), ETS objects' (NEED_ETS_BINARIES) */
+	size_t nbinholds, binholds_cap;
+	/* which holders of binaries were read: bits of enum vm_binhold_kind */
+	uint32_t binholds_read;
 	struct vm_port *ports;
 	size_t nports, ports_cap;
 	const char **port_items;       /* the ports' lists (struct vm_port) */
@@ -477,6 +498,7 @@ const char *vm_intern(struct vm *vm, const char *s, size_t len);
 
 struct vm_ets *vm_add_ets(struct vm *vm);
 struct vm_binref *vm_add_binref(struct vm *vm);
+struct vm_binhold *vm_add_binhold(struct vm *vm);
 struct vm_node *vm_add_node(struct vm *vm);
 struct vm_port *vm_add_port(struct vm *vm);
 /* Append an item (interned) to vm->port_items; -1 on OOM. */

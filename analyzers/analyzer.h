@@ -174,6 +174,15 @@ bc_err *procs_group_table(const struct vm *vm, const char *group_by, const char 
  * into out[0..vm->nprocs) (vm->liveness; unknown for every process when the
  * loader cannot tell) */
 void proc_liveness(const struct vm *vm, struct vm_liveness *out);
+/* The summary's: every process's liveness when the heaps are few enough to
+ * walk (owned by out), else NULL and a finding that says so; the finding on
+ * the idle processes' garbage. */
+struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out);
+void garbage_findings(const struct vm *vm, const struct vm_liveness *live, struct an_out *out);
+/* groups.c: the summary's finding on the kind of process (initial call)
+ * holding the most, when it holds a share; its memory into *value (0: none) */
+bc_err *kind_findings(const struct vm *vm, const struct vm_liveness *live, struct an_out *out,
+		      uint64_t *value);
 /* procs_table's columns: the indices of its rtable's cols */
 enum procs_col { PC_PID, PC_NAME, PC_REGNAME, PC_INITIAL, PC_MEMORY, PC_THS, PC_HEAP, PC_STACK,
 		 PC_MSGQ, PC_REDS, PC_STATUS, PC_CURRENT, PC_NLINKS, PC_NMONITORS, PC_NMONITORED,

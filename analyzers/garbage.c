@@ -1,6 +1,7 @@
 /* What garbage collections would free: per process (procs --garbage, the
  * browser sorted by garbage_bytes) and in sum (the summary), from the
  * loader's walk of each heap (vm->liveness). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyzer.h"
@@ -11,4 +12,66 @@ void proc_liveness(const struct vm *vm, struct vm_liveness *out)
 		vm->liveness(vm->loader, vm->procs, vm->nprocs, out);
 	else
 		memset(out, 0, vm->nprocs * sizeof *out);
+}
+
+/* The summary estimates garbage when the heaps are few enough to walk within
+ * its time (a walk reads every live word): at most this many processes and
+ * words of heap; beyond, it says so (procs --garbage walks them all). */
+#define SUMMARY_MAX_PROCS 50000
+#define SUMMARY_MAX_WORDS (64ull << 20)
+
+struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out)
+{
+	if (!vm->liveness || !vm->nprocs)
+		return NULL;
+	uint64_t words = 0;
+	for (size_t i = 0; i < vm->nprocs; i++)
+		words += vm->procs[i].total_heap_size;
+	if (vm->nprocs > SUMMARY_MAX_PROCS || words > SUMMARY_MAX_WORDS) {
+		char n[32], w[32];
+		struct an_finding *f = an_find(out, "garbage", "info",
+			"garbage not estimated: %s processes, %s of heaps are more than the summary "
+			"walks (procs --garbage --sort garbage_bytes does)",
+			fmt_count(vm->nprocs, n, sizeof n), fmt_bytes(words * 8, w, sizeof w));
+		(void)f;
+		return NULL;
+	}
+	struct vm_liveness *live = an_own(out, malloc(vm->nprocs * sizeof *live), NULL);
+	if (live)
+		proc_liveness(vm, live);
+	return live;
+}
+
+/* What the idle (waiting) processes would free, when it is worth a line:
+ * at least 1 MiB and a fifth of what all processes hold. */
+void garbage_findings(const struct vm *vm, const struct vm_liveness *live, struct an_out *out)
+{
+	uint64_t garbage = 0, heaps = 0, all = 0, idle = 0, unknown = 0;
+	for (size_t i = 0; live && i < vm->nprocs; i++) {
+		const struct vm_proc *p = &vm->procs[i];
+		all += p->unknown & VPF_MEMORY ? 0 : p->memory;
+		if (p->status != VS_WAITING)
+			continue;
+		idle++;
+		if (!live[i].known) {
+			unknown++;
+			continue;
+		}
+		garbage += live[i].garbage_bytes;
+		heaps += p->total_heap_size * 8;
+	}
+	if (!live || garbage < (1u << 20) || garbage * 5 < all)
+		return;
+	char b1[32], b2[32], n[32], u[64] = "";
+	if (unknown)
+		snprintf(u, sizeof u, " (%s of them could not be told)", fmt_count(unknown, n, sizeof n));
+	struct an_finding *f = an_find(out, "garbage", "info",
+		"idle processes hold %s of garbage: what erlang:garbage_collect/1 would free, "
+		"estimated from what their roots reach; %u%% of their heaps' %s%s",
+		fmt_bytes(garbage, b1, sizeof b1), (unsigned)(heaps ? garbage * 100 / heaps : 0),
+		fmt_bytes(heaps, b2, sizeof b2), u);
+	if (f) {
+		f->has_value = true;
+		f->value = garbage;
+	}
 }

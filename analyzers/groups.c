@@ -184,3 +184,62 @@ void proc_groups_free(struct proc_groups *pg)
 	stack_groups_free(&pg->sg);
 	memset(pg, 0, sizeof *pg);
 }
+
+/* The kind of process holding the most memory, when two or more processes
+ * of one initial call hold at least KIND_SHARE% of what all processes hold
+ * and no one of them half of it (that one is a large process, its own
+ * finding): workers nobody supervises hold memory as much as a subtree does,
+ * "190 processes with initial call X hold 113 MiB". live: each process's
+ * (NULL: not estimated). Its value (0: none) into *value. */
+#define KIND_SHARE 20
+
+bc_err *kind_findings(const struct vm *vm, const struct vm_liveness *live, struct an_out *out,
+		      uint64_t *value)
+{
+	*value = 0;
+	uint64_t all = 0;
+	for (size_t i = 0; i < vm->nprocs; i++)
+		all += vm->procs[i].unknown & VPF_MEMORY ? 0 : vm->procs[i].memory;
+	struct proc_groups pg;
+	bc_err *err = proc_groups(vm, PG_INITIAL_CALL, &pg);
+	if (err)
+		return err;
+	const struct proc_group *best = NULL;
+	for (size_t k = 0; k < pg.n; k++) {
+		const struct proc_group *g = &pg.g[k];
+		if (g->count < 2 || (best && g->memory <= best->memory))
+			continue;
+		uint64_t most = 0;
+		for (uint32_t m = 0; m < g->count; m++)
+			if (vm->procs[g->members[m]].memory > most)
+				most = vm->procs[g->members[m]].memory;
+		if (most * 2 < g->memory)
+			best = g;
+	}
+	if (best && all && best->memory * 100 >= all * KIND_SHARE) {
+		const struct vm_proc *p = &vm->procs[best->first];
+		char mfa[256], n[32], b1[32], b2[32], b3[32], garbage[96] = "";
+		uint64_t g = 0, unknown = 0;
+		for (uint32_t m = 0; live && m < best->count; m++) {
+			g += live[best->members[m]].garbage_bytes;
+			unknown += !live[best->members[m]].known;
+		}
+		if (live && unknown < best->count && g)
+			snprintf(garbage, sizeof garbage, "; about %s of it garbage a collection would "
+				 "free%s", fmt_bytes(g, b3, sizeof b3),
+				 unknown ? " (of those it can tell)" : "");
+		struct an_finding *f = an_find(out, "process_kind", "info",
+			"%s processes with initial call %s hold %s, %u%% of all processes' memory "
+			"(total_heap_size %s words%s)", fmt_count(best->count, n, sizeof n),
+			vm_mfa_str(vm_shown_initial_call(p), mfa, sizeof mfa) ? mfa : "unknown",
+			fmt_bytes(best->memory, b1, sizeof b1), (unsigned)(best->memory * 100 / all),
+			fmt_count(best->total_heap_size, b2, sizeof b2), garbage);
+		if (f) {
+			f->has_value = true;
+			f->value = best->memory;
+		}
+		*value = best->memory;
+	}
+	proc_groups_free(&pg);
+	return NULL;
+}

@@ -357,6 +357,36 @@ static void crash_finding(const struct vm *vm, struct an_out *out)
 	}
 }
 
+/* Where the memory is: the supervision subtree holding the most (tree's
+ * finding) and the kind of process holding the most (workers nobody
+ * supervises count as much), the larger first; then the garbage the idle
+ * processes hold, when the heaps are few enough to walk. */
+static bc_err *memory_headline(const struct vm *vm, struct an_out *out)
+{
+	size_t at = out->nfindings;
+	bc_err *err = tree_findings(vm, out);
+	if (err)
+		return err;
+	struct vm_liveness *live = summary_liveness(vm, out);
+	uint64_t kind;
+	size_t k = out->nfindings;
+	if ((err = kind_findings(vm, live, out, &kind)))
+		return err;
+	/* the kind's finding before the subtree's when it holds more */
+	if (kind && k < out->nfindings && at < k && out->finding_of[at].kind &&
+	    strcmp(out->finding_of[at].kind, "subtree") == 0 && kind > out->finding_of[at].value) {
+		char *text = out->findings[k];
+		struct an_finding of = out->finding_of[k];
+		memmove(&out->findings[at + 1], &out->findings[at], (k - at) * sizeof *out->findings);
+		memmove(&out->finding_of[at + 1], &out->finding_of[at],
+			(k - at) * sizeof *out->finding_of);
+		out->findings[at] = text;
+		out->finding_of[at] = of;
+	}
+	garbage_findings(vm, live, out);
+	return NULL;
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	size_t rows = o->top ? o->top : ROWS;
@@ -400,7 +430,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	suspended_finding(vm, out);
 	if ((err = ports_findings(vm, out, 2)))
 		return err;
-	if ((err = tree_findings(vm, out)))
+	if ((err = memory_headline(vm, out)))
 		return err;
 	process_findings(vm, &t[T_PROCS], &t[T_ETS], &said, out);
 	queue_findings(&t[T_QUEUES], &said, out);

@@ -254,6 +254,12 @@ if os.path.exists(os.path.join(fx.dir, "gc.json")):
         if off:
             bad.append(f"garbage: {len(off)} processes off by more than 10% (pid, freed, "
                        f"garbage_bytes): {off[:5]}")
+        # the summary's sum over the idle processes
+        sf = [f for f in fx.json("summary", ok=(0, 1))["findings"] if f["kind"] == "garbage"]
+        if len(sf) != 1 or sf[0]["value"] is None or abs(sf[0]["value"] - freed) > 0.1 * freed:
+            bad.append(f"garbage: the summary's finding {sf}, garbage_collect/1 freed {freed:,}")
+        else:
+            print(f"summary: {sf[0]['text']}")
 
 # --- the largest states: largest_terms[0]
 big = sorted([s for s in states if isinstance(s.get("flat_size"), int)],

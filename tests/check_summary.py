@@ -105,13 +105,38 @@ def subtree_holding_most(gt, dump):
     writer = gt.get("collector") in sub(at)
     return (at, held(at), worker, writer) if held(at) * 100 >= total * 20 else None
 
+def shown(p):
+    """The initial call observer shows: proc_lib's for proc_lib:init_p/5."""
+    if p["initial_call"] == "proc_lib:init_p/5" and p.get("proc_lib_initial_call"):
+        return p["proc_lib_initial_call"]
+    return p["initial_call"]
+
+def kind_holding_most(gt, fx):
+    """(initial call, memory, count) of the kind the summary names, or None."""
+    mem = {p["pid"]: p["memory"] for p in gt["processes"]}
+    core = {p["pid"]: p for p in fx.json("procs", ok=(0, 1))["processes"]}
+    w = core.get(gt["collector"])
+    if w:
+        mem[w["pid"]] = w["memory"]
+    groups = {}
+    for p in gt["processes"]:
+        groups.setdefault(shown(p), []).append(mem[p["pid"]])
+    total = sum(mem.values())
+    best = None
+    for k, ms in groups.items():
+        if len(ms) >= 2 and max(ms) * 2 < sum(ms) and (not best or sum(ms) > best[1]):
+            best = (k, sum(ms), len(ms))
+    return best if best and best[1] * 100 >= total * 20 else None
+
 def main():
     fx = Fixture(sys.argv)
     gt = fx.truth
     live_mem = fx.json_file("memory.json")["memory"]
     bad = []
     rc, text, err = fx.run("summary")
-    head = "\n".join(text.splitlines()[:15])
+    # the first lines: the header, the crash, the waits, the memory headline
+    # (subtree and kind), then the processes and tables
+    head = "\n".join(text.splitlines()[:17])
     if rc != 0:
         bad.append(f"text exit {rc}: {err}")
     for want in ("sessions_server holds", "ETS sessions: 200,000 objects", "flooded ",
@@ -119,7 +144,7 @@ def main():
                  "bin_router is the only holder",
                  "1,500 of them beamcore_scenario:idle/1"):
         if want not in head:
-            bad.append(f"first fifteen lines lack {want!r}")
+            bad.append(f"first seventeen lines lack {want!r}")
     doc = fx.json("summary")
     by_name = {p["registered_name"]: p for p in gt["processes"] if p["registered_name"]}
     live_procs = [p for p in gt["processes"] if p["pid"] != gt["collector"]]
@@ -182,6 +207,18 @@ def main():
     if sub and ("holds the most" in sub[0]["text"] or " 1 process:" in sub[0]["text"] or
                 (want_sub[2] and f"its worker {want_sub[2]} " not in sub[0]["text"])):
         bad.append(f"subtree finding's text: {sub[0]['text']!r} (worker {want_sub[2]})")
+    # the kind of process holding the most (two or more of one shown initial
+    # call, none of them half of it, >= 20% of all processes' memory), from
+    # the live figures (the writer's as the core has it); before the subtree
+    # when it holds more
+    want_kind = kind_holding_most(gt, fx)
+    kf = kinds.get("process_kind", [])
+    if [f["value"] for f in kf] != ([want_kind[1]] if want_kind else []) or \
+            (want_kind and f"{want_kind[2]:,} processes with initial call {want_kind[0]} " not in kf[0]["text"]):
+        bad.append(f"process_kind finding {kf}, live {want_kind}")
+    order = [f["kind"] for f in doc["findings"]]
+    if kf and sub and (order.index("process_kind") < order.index("subtree")) != (kf[0]["value"] > sub[0]["value"]):
+        bad.append(f"memory headline: process_kind {kf[0]['value']} and subtree {sub[0]['value']} in the order {order}")
     for f in doc["findings"]:
         if set(f) != {"kind", "severity", "pid", "name", "value", "text"} or \
                 f["severity"] not in ("critical", "warning", "info"):

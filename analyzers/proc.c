@@ -423,6 +423,9 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 	}
 	field_str(out, "current_function",
 		  vm_mfa_str(&p->current_function, buf, sizeof buf) ? keep(s, buf) : NULL);
+	/* hibernating: where it resumes (stacks' wake_up; null: not recorded) */
+	field_str(out, "wake_up", p->wake_up && vm_mfa_str(&vm->mfas[p->wake_up - 1], buf, sizeof buf)
+				  ? keep(s, buf) : NULL);
 	field_str(out, "status", vm_status_name(p->status));
 	field_u64(out, "message_queue_len", p->message_queue_len, p->unknown & VPF_MESSAGE_QUEUE_LEN);
 	field_u64(out, "total_heap_size", p->total_heap_size, p->unknown & VPF_TOTAL_HEAP_SIZE);

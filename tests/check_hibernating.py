@@ -9,7 +9,7 @@ function erlang:hibernate/3 was given (through proc_lib:hibernate/3, the one
 proc_lib:wake_up/3 was given): erlang:hibernate calls it from outside its
 module, so it must be one M exports; that is checked in M's .beam (ExpT) where
 the .beam is found (the fixture, the OTP it ran, RabbitMQ's plugins). A dump
-does not record it: null.
+does not record it: null. `proc` says the same of each group's first process.
 Usage: check_hibernating.py BEAMCORE FIXTURE TARGET."""
 import collections, glob, os, re, struct, subprocess, sys
 from fixture import Fixture, report
@@ -96,6 +96,10 @@ def main():
             bad.append(f"{pid}: wake_up {w}: {mod} does not export {f}/{a}")
         else:
             verified["exported"] += 1
+    for g in groups:  # proc says the same of each group's first process
+        w = fx.json("proc", arg=g["pids"][0])["process"].get("wake_up", "missing")
+        if w != g["wake_up"]:
+            bad.append(f"proc {g['pids'][0]}: wake_up {w}, stacks {g['wake_up']}")
     wakes = collections.Counter(g["wake_up"] for g in groups)
     print(f"{fx.name}: {len(hib)} hibernating of {len(gt)}, {len(groups)} groups "
           f"({', '.join(f'{n} {ic}' for ic, n in want.most_common(4))}...); wake_up "

@@ -31,7 +31,7 @@ def main():
             bad.append(f"target.{k}: memory says {tgt[k]}, procs {procs[k]}")
     # a running node (--pid) counts at the read, not when memory.json was
     # written: processes come and go in between (15,728 read, 15,727 written)
-    live = tgt.get("os_pid") is not None
+    live = tgt.get("kind") == "live"
     if (gt.get("process_count") is not None and not live and
             tgt["process_count"] != gt["process_count"]):
         bad.append(f"target.process_count {tgt['process_count']}, live {gt['process_count']}")

@@ -4,7 +4,8 @@
 ever); a table view's cursor starts on its first row, not the heading; `/`
 again starts a new filter; STATUS shows `suspended` whole; the ETS view shows
 SIZE and MEMORY (the long #Ref id last); sorting by heap_size or stack_size
-shows that column; `?` lists the keys of the current view; on a partial target
+shows that column; G shows the processes by label, then by initial call, the
+largest group first; `?` lists the keys of the current view; on a partial target
 (a cut dump) the header's `partial` is explained by `?`.
 Usage: tui_keys.py BEAMCORE FIXTURE TARGET. Skips (77) without tmux or fixture."""
 import os, shutil, subprocess, sys, tempfile, time
@@ -114,6 +115,19 @@ def main():
             check(f"{at}: ? lists the process list's keys", "filter" in s and "sort" in s, s)
             t.keys("x")
             t.wait("help closed", lambda s: lines(s)[1].startswith("Processes"))
+            # G: the processes by label, sorted as the list (memory); G again: by
+            # initial call; the first row is the largest group of procs --group-by
+            for by in ("label", "initial_call"):
+                g = fx.json("procs", "--group-by", by, "--sort", "memory", ok=(0, 1))["groups"][0]
+                t.keys("G")
+                s = t.wait(f"grouped by {by}", lambda s: lines(s)[1].startswith(f"Processes by {by}"))
+                first = lines(s)[3].split()
+                check(f"{at}: G groups by {by}: the first row is the largest group ({g['count']} "
+                      f"processes, {g.get(by)})", first and first[0].replace(",", "") == str(g["count"])
+                      and (g.get(by) or "") in lines(s)[3], s)
+                t.keys("q")
+                t.wait("back", lambda s: lines(s)[1].startswith("Processes")
+                       and not lines(s)[1].startswith("Processes by"))
             # ETS: cursor on the first row, SIZE and MEMORY on screen
             t.keys("e")
             s = t.wait("ETS", lambda s: lines(s)[1].startswith("ETS tables"))

@@ -444,6 +444,13 @@ static void pane_free(struct view *v)
 
 struct view *pane_new(struct ui *u, const char *analyzer, const char *arg, const char *title)
 {
+	struct an_opts o = { .arg = arg };
+	return pane_new_opts(u, analyzer, &o, title);
+}
+
+struct view *pane_new_opts(struct ui *u, const char *analyzer, const struct an_opts *o,
+			   const char *title)
+{
 	const struct analyzer *an = analyzer_find(analyzer);
 	struct pane *p = calloc(1, sizeof *p);
 	if (!an || !p) {
@@ -451,8 +458,7 @@ struct view *pane_new(struct ui *u, const char *analyzer, const char *arg, const
 		snprintf(u->msg, sizeof u->msg, "%s: not available", analyzer);
 		return NULL;
 	}
-	struct an_opts o = { .arg = arg };
-	bc_err *e = an->run(u->vm, &o, &p->out);
+	bc_err *e = an->run(u->vm, o, &p->out);
 	if (e) {
 		snprintf(u->msg, sizeof u->msg, "%s: %s", analyzer, e->msg);
 		bc_err_free(e);

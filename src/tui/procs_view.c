@@ -65,6 +65,7 @@ struct pv {
 	int by_rate;          /* sorted by rate (the table by reductions beneath) */
 	int sort;
 	int sortcol;          /* the column key `sort` sorts (enum procs_col) */
+	int group;            /* G: the grouping the next G shows (enum proc_group_by) */
 	int full;             /* t holds every process, not only the first TOP_ROWS */
 	size_t total;         /* processes in the list */
 	uint32_t *rows;       /* the rows the filter kept; NULL: all */
@@ -420,6 +421,14 @@ static enum ui_act key(struct view *v, struct ui *u, int ch)
 			return ACT_UNHANDLED;
 		sort_rate(p, u);
 		break;
+	case 'G': {  /* the processes by kind, sorted as the list (a number, pid, name) */
+		const char *s = procs_sort_name((size_t)p->sort);
+		u->want_group = proc_group_by_name((size_t)p->group);
+		u->want_sort = p->by_rate || p->sortcol == PC_STATUS || p->sortcol == PC_CURRENT
+			       ? "memory" : s;
+		p->group = (p->group + 1) % PG_N;
+		return ACT_OPEN_GROUPS;
+	}
 	case '\n': case '\r': case KEY_ENTER: {
 		char buf[64];
 		if (!n)
@@ -448,15 +457,19 @@ struct view *procs_view_new(struct ui *u)
 	if (!p)
 		return NULL;
 	p->v = (struct view){
-		.footer = "Enter open / filter s sort u e b a g n d views ? keys q quit",
+		.footer = "Enter open / filter s sort G group u e b a g n d views ? keys q quit",
 		.help = "Up/Down, j/k, PgUp/PgDn, Home/End   move\n"
 			"Enter      open the process under the cursor\n"
 			"/          filter by pid, name or current function (a new one;\n"
 			"           Enter keeps it, Esc drops it)\n"
 			"s, F6      next sort key: memory, total_heap_size, message_queue_len,\n"
 			"           reductions, heap_size, stack_size, pid, name, status,\n"
-			"           current_function (the sorted column is marked v or ^)\n"
+			"           current_function, garbage_bytes (the sorted column is\n"
+			"           marked v or ^)\n"
 			"M T Q R    sort by memory, total heap, message queue, reductions\n"
+			"G          the processes by label, then (G again) by initial call,\n"
+			"           by stack: how many, their memory, heap, queues, binaries,\n"
+			"           sorted as the list (Enter: a group's processes)\n"
 			"P          a live node (--pid): sort by reductions per second\n"
 			"           (REDS/S: since the last refresh; the default there)\n"
 			"r          a live node: refresh now (else every --interval)\n"

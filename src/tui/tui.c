@@ -263,6 +263,16 @@ static int loop(struct ui *u, struct target **tp, struct view **stack, int depth
 			u->want_view = NULL;
 			continue;
 		}
+		if (a == ACT_OPEN_GROUPS) {  /* procs --group-by: stacks' and binaries' parts */
+			struct an_opts o = { .group_by = u->want_group, .sort = u->want_sort };
+			char title[160];
+			snprintf(title, sizeof title, "Processes by %s, sorted by %s (Enter: its "
+				 "processes; G on the list: the next grouping)", u->want_group,
+				 u->want_sort);
+			if (ensure(u, t, "stacks") == 0)
+				push(stack, &depth, pane_new_opts(u, "procs", &o, title));
+			continue;
+		}
 		if (a == ACT_CLOSE) {
 			v->free(v);
 			depth--;

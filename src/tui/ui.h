@@ -13,6 +13,7 @@ enum ui_act {
 	ACT_OPEN_PROC,   /* open ui.want_pid */
 	ACT_CLOSE,       /* pop this view */
 	ACT_OPEN_VIEW,   /* push ui.want_view (made by the view) */
+	ACT_OPEN_GROUPS, /* push the processes grouped by ui.want_group, sorted by ui.want_sort */
 };
 
 struct ui {
@@ -24,6 +25,7 @@ struct ui {
 	int rows, cols;
 	char want_pid[64];
 	struct view *want_view;
+	const char *want_group, *want_sort;  /* procs --group-by, --sort */
 	char msg[600];       /* one-shot message on the title line (errors) */
 };
 
@@ -65,5 +67,8 @@ void procs_view_reload(struct view *v, struct ui *u);
 struct view *help_new(struct ui *u, const struct view *v, const char *global);
 /* pane.c: any analyzer's output in a scrollable pane (arg: its an_opts.arg) */
 struct view *pane_new(struct ui *u, const char *analyzer, const char *arg, const char *title);
+/* the same with the analyzer's options (procs --group-by) */
+struct view *pane_new_opts(struct ui *u, const char *analyzer, const struct an_opts *o,
+			   const char *title);
 
 #endif

@@ -175,8 +175,8 @@ bc_err *procs_group_table(const struct vm *vm, const char *group_by, const char 
  * loader cannot tell) */
 void proc_liveness(const struct vm *vm, struct vm_liveness *out);
 /* The summary's: every process's liveness when the heaps are few enough to
- * walk (owned by out), else NULL and a finding that says so; the finding on
- * the idle processes' garbage. */
+ * walk (owned by out), else NULL; the finding on the idle processes' garbage
+ * (or that it was not estimated). */
 struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out);
 void garbage_findings(const struct vm *vm, const struct vm_liveness *live, struct an_out *out);
 /* groups.c: the summary's finding on the kind of process (initial call)

@@ -20,22 +20,19 @@ void proc_liveness(const struct vm *vm, struct vm_liveness *out)
 #define SUMMARY_MAX_PROCS 50000
 #define SUMMARY_MAX_WORDS (64ull << 20)
 
-struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out)
+/* The heaps' words when more than the summary walks, else 0 */
+static uint64_t beyond_summary(const struct vm *vm)
 {
-	if (!vm->liveness || !vm->nprocs)
-		return NULL;
 	uint64_t words = 0;
 	for (size_t i = 0; i < vm->nprocs; i++)
 		words += vm->procs[i].total_heap_size;
-	if (vm->nprocs > SUMMARY_MAX_PROCS || words > SUMMARY_MAX_WORDS) {
-		char n[32], w[32];
-		struct an_finding *f = an_find(out, "garbage", "info",
-			"garbage not estimated: %s processes, %s of heaps are more than the summary "
-			"walks (procs --garbage --sort garbage_bytes does)",
-			fmt_count(vm->nprocs, n, sizeof n), fmt_bytes(words * 8, w, sizeof w));
-		(void)f;
+	return vm->nprocs > SUMMARY_MAX_PROCS || words > SUMMARY_MAX_WORDS ? words : 0;
+}
+
+struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out)
+{
+	if (!vm->liveness || !vm->nprocs || beyond_summary(vm))
 		return NULL;
-	}
 	struct vm_liveness *live = an_own(out, malloc(vm->nprocs * sizeof *live), NULL);
 	if (live)
 		proc_liveness(vm, live);
@@ -46,6 +43,14 @@ struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out)
  * at least 1 MiB and a fifth of what all processes hold. */
 void garbage_findings(const struct vm *vm, const struct vm_liveness *live, struct an_out *out)
 {
+	uint64_t words = vm->liveness && !live ? beyond_summary(vm) : 0;
+	if (words) {
+		char n[32], w[32];
+		an_find(out, "garbage", "info", "garbage not estimated: %s processes, %s of heaps "
+			"are more than the summary walks (procs --garbage --sort garbage_bytes "
+			"does)", fmt_count(vm->nprocs, n, sizeof n), fmt_bytes(words * 8, w, sizeof w));
+		return;
+	}
 	uint64_t garbage = 0, heaps = 0, all = 0, idle = 0, unknown = 0;
 	for (size_t i = 0; live && i < vm->nprocs; i++) {
 		const struct vm_proc *p = &vm->procs[i];

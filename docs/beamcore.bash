@@ -5,7 +5,7 @@ _beamcore()
 	local cur prev cmd i opts
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmds="summary procs proc ets binaries memory stacks threads nodes ports waits tree check diff export tui sample help"
+	local cmds="summary procs proc ets binaries memory stacks threads nodes ports waits tree check diff export tui sample layout help"
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break;; esac
@@ -15,7 +15,7 @@ _beamcore()
 		return;;
 	*:--pid)
 		COMPREPLY=($(compgen -W "$(pgrep -d ' ' '^beam\.' 2>/dev/null)" -- "$cur")); return;;
-	*:--debug-file|*:--rules|*:--junit|*:--output|*:-o|*:--speedscope)
+	*:--debug-file|*:--layout|*:--rules|*:--junit|*:--output|*:-o|*:--speedscope)
 		COMPREPLY=($(compgen -f -- "$cur")); return;;
 	*:--sysroot)
 		COMPREPLY=($(compgen -d -- "$cur")); return;;
@@ -36,23 +36,24 @@ _beamcore()
 	esac
 	if [[ $cur == -* ]]; then
 		case $cmd in
-		summary|'') opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
-		procs) opts="--json --sort --top --group-by --garbage --pid --no-stop --debug-file --sysroot --help";;
-		proc) opts="--json --all --term --pid --no-stop --debug-file --sysroot --help";;
-		ets) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
-		binaries) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
-		memory) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
-		stacks) opts="--json --top --folded --weight --by-status --pid --no-stop --debug-file --sysroot --help";;
-		threads) opts="--json --pid --no-stop --debug-file --sysroot --help";;
-		nodes) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
-		ports) opts="--json --sort --top --pid --no-stop --debug-file --sysroot --help";;
-		waits) opts="--json --top --pid --no-stop --debug-file --sysroot --help";;
-		tree) opts="--json --pid --no-stop --debug-file --sysroot --help";;
-		check) opts="--json --max --rules --junit --pid --no-stop --debug-file --sysroot --help";;
-		diff) opts="--json --top --debug-file --sysroot --help";;
-		export) opts="--json --weight --by-status --format --output -o --around --depth --pid --no-stop --debug-file --sysroot --help";;
-		tui) opts="--pid --no-stop --interval --stop --debug-file --sysroot --help";;
+		summary|'') opts="--json --top --pid --no-stop --debug-file --layout --sysroot --help";;
+		procs) opts="--json --sort --top --group-by --garbage --pid --no-stop --debug-file --layout --sysroot --help";;
+		proc) opts="--json --all --term --pid --no-stop --debug-file --layout --sysroot --help";;
+		ets) opts="--json --top --pid --no-stop --debug-file --layout --sysroot --help";;
+		binaries) opts="--json --top --pid --no-stop --debug-file --layout --sysroot --help";;
+		memory) opts="--json --top --pid --no-stop --debug-file --layout --sysroot --help";;
+		stacks) opts="--json --top --folded --weight --by-status --pid --no-stop --debug-file --layout --sysroot --help";;
+		threads) opts="--json --pid --no-stop --debug-file --layout --sysroot --help";;
+		nodes) opts="--json --top --pid --no-stop --debug-file --layout --sysroot --help";;
+		ports) opts="--json --sort --top --pid --no-stop --debug-file --layout --sysroot --help";;
+		waits) opts="--json --top --pid --no-stop --debug-file --layout --sysroot --help";;
+		tree) opts="--json --pid --no-stop --debug-file --layout --sysroot --help";;
+		check) opts="--json --max --rules --junit --pid --no-stop --debug-file --layout --sysroot --help";;
+		diff) opts="--json --top --debug-file --layout --sysroot --help";;
+		export) opts="--json --weight --by-status --format --output -o --around --depth --pid --no-stop --debug-file --layout --sysroot --help";;
+		tui) opts="--pid --no-stop --interval --stop --debug-file --layout --sysroot --help";;
 		sample) opts="--pid --seconds --hz --folded --by-status --weight --perf-script --speedscope --json --top --debug-file --help";;
+		layout) opts="--help";;
 		*) opts="--help";;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

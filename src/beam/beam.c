@@ -4,6 +4,7 @@
 #include "beam.h"
 #include "identity.h"
 #include "monlnk.h"
+#include "packed.h"
 #include "live.h"
 #include "needs.h"
 
@@ -100,9 +101,15 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	if (!b->session->exe_verified)
 		vm_gap(b->vm, "the core does not hold beam.smp's build-id: %s was not verified "
 		       "against it", b->exe->path);
-	snprintf(b->vm->debug_file, sizeof b->vm->debug_file, "%s", b->exe->debug_path);
-	if ((err = layout_resolve(b->exe->dw, &b->L)))
+	/* DWARF, when there is any, always wins over a pack */
+	if (b->exe->dw)
+		err = layout_resolve(b->exe->dw, &b->L);
+	else
+		err = beam_pack_layout(b, o->layout_file);
+	if (err)
 		goto fail;
+	snprintf(b->vm->debug_file, sizeof b->vm->debug_file, "%s",
+		 b->exe->dw ? b->exe->debug_path : b->pack_name);
 	b->ml_bad = ml_layout(b);  /* which release's link/monitor layout (monlnk.c) */
 
 	/* a live node is stopped only now: the DWARF session and the offset table
@@ -146,13 +153,15 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	/* gcore stops the process with ptrace: SIGSTOP is a snapshot, not a death */
 	if (b->vm->signo == SIGSTOP)
 		b->vm->signo = b->vm->sigsender = 0;
+	if (b->pack_name[0] && (err = beam_pack_verify(b)))
+		goto fail;
 	read_vm_facts(b);
 	beam_enable_detail(b);
 	beam_enable_liveness(b);
 	beam_enable_dump(b);
 	if (!LHAS(&b->L, G_ERTS_PROC)) {
 		err = bc_error(BC_ENODEBUG, "%s has no 'erts_proc' in its DWARF: not a beam.smp?",
-			       b->exe->debug_path);
+			       b->vm->debug_file);
 		goto fail;
 	}
 	*out = b;
@@ -197,6 +206,7 @@ bc_err *beam_load(struct beam *b, unsigned needs)
 		if (err)
 			return err;
 		b->loaded |= walks[i].part;
+		beam_pack_costs(b, walks[i].part);
 	}
 	return NULL;
 }

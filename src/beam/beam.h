@@ -12,6 +12,7 @@ struct beam_open_opts {
 	const char *exe_path;      /* NULL: the path the core recorded */
 	const char *debug_file;    /* NULL: standard search */
 	const char *sysroot;       /* NULL: the recorded paths as they are */
+	const char *layout_file;   /* a layout pack for a stripped beam.smp (--layout) */
 	int pid;                   /* core_path NULL: a running beam.smp (/proc, process_vm_readv) */
 	int no_stop;               /* read it without stopping it (racy) */
 	int flushed;               /* its memory read anew after each core_flush (the sampler) */

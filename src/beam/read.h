@@ -17,6 +17,7 @@ struct beam {
 	struct session *session;   /* the Dwfl of the core, beam.smp and libraries */
 	struct exe *exe;           /* the session's beam.smp */
 	struct layout L;
+	char pack_name[300];       /* "layout pack ...": L came from it (no DWARF), else "" */
 	uint64_t bias;             /* runtime address = link-time address + bias */
 	struct vm *vm;
 	unsigned loaded;           /* NEED_* parts (needs.h) the walks have filled (beam_load) */

@@ -21,6 +21,46 @@ static const struct spec {
 #define L_SIZE(id, t) [id] = { K_SIZE, t, NULL },
 #include "layout.def"
 };
+#undef L_GLOBAL
+#undef L_GFIELD
+#undef L_GELEM
+#undef L_FIELD
+#undef L_SIZE
+
+static const char *const id_names[L_COUNT] = {
+#define L_GLOBAL(id, n) [id] = #id,
+#define L_GFIELD(id, g, p) [id] = #id,
+#define L_GELEM(id, g) [id] = #id,
+#define L_FIELD(id, t, p) [id] = #id,
+#define L_SIZE(id, t) [id] = #id,
+#include "layout.def"
+};
+#undef L_GLOBAL
+#undef L_GFIELD
+#undef L_GELEM
+#undef L_FIELD
+#undef L_SIZE
+
+const char *layout_id_name(enum layout_id id)
+{
+	return id_names[id];
+}
+
+int layout_id_find(const char *name, size_t len)
+{
+	for (int i = 0; i < L_COUNT; i++)
+		if (strlen(id_names[i]) == len && memcmp(id_names[i], name, len) == 0)
+			return i;
+	return -1;
+}
+
+const char *layout_global_symbol(enum layout_id id, int *is_static)
+{
+	if (specs[id].kind != K_GLOBAL)
+		return NULL;
+	*is_static = strchr(specs[id].name, ':') != NULL;
+	return specs[id].name;
+}
 
 const char *layout_describe(enum layout_id id, char *buf, size_t len)
 {

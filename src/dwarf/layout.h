@@ -40,6 +40,13 @@ const char *layout_describe(enum layout_id id, char *buf, size_t len);
 /* NULL if all ids were found, else an error naming the first missing one. */
 bc_err *layout_need(const struct layout *L, const enum layout_id *ids, size_t n);
 
+/* The entry's name in layout.def ("P_ID"), and the id of a name (-1: none). */
+const char *layout_id_name(enum layout_id id);
+int layout_id_find(const char *name, size_t len);
+/* An L_GLOBAL's variable ("erts_proc", "beam_ranges.c:r"), *is_static set for a
+ * file static; NULL for the other kinds. */
+const char *layout_global_symbol(enum layout_id id, int *is_static);
+
 #define LV(L, id) ((L)->e[id].value)
 #define LHAS(L, id) ((L)->e[id].found)
 

@@ -397,8 +397,13 @@ bc_err *session_open(const struct core *core, const struct session_opts *o, stru
 		report_vdso(s);
 	}
 	dwfl_report_end(s->dwfl, NULL, NULL);
-	if ((err = find_dwarf(s)))
-		goto fail;
+	/* a stripped beam.smp is read through a layout pack (beam.c): the
+	 * reason there is no DWARF is kept to say when no pack fits either */
+	if ((err = find_dwarf(s))) {
+		if (err->code != BC_ENODEBUG || s->o.debug_file)
+			goto fail;
+		s->no_dwarf = err;
+	}
 	*out = s;
 	return NULL;
 fail:
@@ -496,6 +501,7 @@ void session_close(struct session *s)
 	if (s->core_elf)
 		elf_end(s->core_elf);
 	exe_close(s->exe);
+	bc_err_free(s->no_dwarf);
 	free(s->mods);
 	free(s->debuginfo_path);
 	free((char *)s->o.exe_path);

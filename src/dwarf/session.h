@@ -35,6 +35,7 @@ struct session {
 	struct session_mod *mods;
 	size_t nmods;
 	int attached;                  /* unwinder: 0 not yet, 1 attached, -1 failed */
+	bc_err *no_dwarf;              /* exe->dw NULL: why (no --debug-file given) */
 };
 
 /* core NULL: just the executable o->exe_path and its DWARF (bias 0). */

@@ -35,6 +35,11 @@ const struct option_entry target_file_options[] = {
 	{ .kind = OPT_STRING, .name = "debug-file", .arg = "FILE",
 	  .help = "DWARF for a stripped beam.smp", .store = OPT_TARGET,
 	  .offset = offsetof(struct target_opts, debug_file), .complete = OPT_COMPLETE_FILE },
+	{ .kind = OPT_STRING, .name = "layout", .arg = "FILE",
+	  .help = "a stripped beam.smp's offset table from this layout\n"
+		  "pack instead of the compiled-in one (beamcore layout)",
+	  .store = OPT_TARGET, .offset = offsetof(struct target_opts, layout),
+	  .complete = OPT_COMPLETE_FILE },
 	{ .kind = OPT_STRING, .name = "sysroot", .arg = "DIR",
 	  .help = "look for the core's beam.smp and libraries under DIR\n"
 		  "first (a core from a container or another host)",

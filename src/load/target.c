@@ -80,7 +80,8 @@ static bc_err *open_live(const struct target_opts *o, struct target **out)
 {
 	bc_err *bad;
 	if ((bad = must_be("", o->beam, S_IFREG)) ||
-	    (bad = must_be("--debug-file ", o->debug_file, S_IFREG)))
+	    (bad = must_be("--debug-file ", o->debug_file, S_IFREG)) ||
+	    (bad = must_be("--layout ", o->layout, S_IFREG)))
 		return bad;
 	struct target *t = calloc(1, sizeof *t);
 	if (!t)
@@ -89,6 +90,7 @@ static bc_err *open_live(const struct target_opts *o, struct target **out)
 	snprintf(t->label, sizeof t->label, "PID %d", o->pid);
 	t->name = t->label;
 	struct beam_open_opts bo = { .exe_path = o->beam, .debug_file = o->debug_file,
+				     .layout_file = o->layout,
 				     .pid = o->pid, .no_stop = o->no_stop || o->flushed,
 				     .flushed = o->flushed };
 	bc_err *err = beam_open(&bo, &t->beam);
@@ -113,6 +115,7 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 	bc_err *bad;
 	if ((bad = must_be("", o->path, S_IFREG)) || (bad = must_be("", o->beam, S_IFREG)) ||
 	    (bad = must_be("--debug-file ", o->debug_file, S_IFREG)) ||
+	    (bad = must_be("--layout ", o->layout, S_IFREG)) ||
 	    (bad = must_be("--sysroot ", o->sysroot, S_IFDIR)))
 		return bad;
 	int fd = open(o->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -145,7 +148,8 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 			       o->path, fmt ? " (once decompressed)" : "");
 	} else {
 		struct beam_open_opts bo = { .core_path = path, .exe_path = o->beam,
-					     .debug_file = o->debug_file, .sysroot = o->sysroot };
+					     .debug_file = o->debug_file, .sysroot = o->sysroot,
+					     .layout_file = o->layout };
 		err = beam_open(&bo, &t->beam);
 	}
 	if (err) {

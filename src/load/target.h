@@ -13,6 +13,7 @@ struct target_opts {
 	const char *beam;        /* may be NULL */
 	const char *debug_file;  /* may be NULL */
 	const char *sysroot;     /* may be NULL */
+	const char *layout;      /* --layout FILE: a layout pack; may be NULL */
 	int pid;                 /* path NULL: a running beam.smp (--pid) */
 	int no_stop;             /* --no-stop: read it without stopping it */
 	int flushed;             /* pid: read again as it runs (beamcore sample): its

@@ -1,0 +1,237 @@
+/* A beam.smp with no DWARF: its offset table from a layout pack (dwarf/pack.h),
+ * routes to the file statics a stripped build does not name, and the checks
+ * that the pack fits this core before anything is walked through it. */
+#include "packed.h"
+#include "eterm.h"
+#include "pack.h"
+#include "needs.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+bc_err *beam_pack_layout(struct beam *b, const char *layout_file)
+{
+	struct pack_id id;
+	char want[128], known[512];
+	bc_err *err = pack_identify(b->exe->elf, 0, &id);
+	if (err) {
+		bc_err_free(err);
+		return bc_error(BC_ENODEBUG, "%s", b->session->no_dwarf->msg);
+	}
+	if (layout_file) {
+		struct pack p;
+		if (!(err = pack_read(layout_file, &p)))
+			err = pack_apply(&p, &id, b->exe->elf, &b->L);
+		pack_free(&p);
+		if (err)
+			return err;
+		snprintf(b->pack_name, sizeof b->pack_name, "layout pack %s", layout_file);
+		return NULL;
+	}
+	const struct pack *p = pack_builtin(&id);
+	if (!p) {
+		pack_list(known, sizeof known);
+		return bc_error(BC_ENODEBUG, "%s; beamcore has no layout pack for %s (it has %s; "
+				"docs/layout-packs.md adds one)", b->session->no_dwarf->msg,
+				pack_id_str(&id, want, sizeof want), known);
+	}
+	if ((err = pack_apply(p, &id, b->exe->elf, &b->L)))
+		return err;
+	if (!LHAS(&b->L, G_ERTS_PROC))  /* a build whose .dynsym exports no VM global */
+		return bc_error(BC_ENODEBUG, "%s; its .dynsym exports no erts_proc, so the layout "
+				"pack of %s cannot place the VM's globals", b->session->no_dwarf->msg,
+				pack_id_str(&id, want, sizeof want));
+	snprintf(b->pack_name, sizeof b->pack_name, "layout pack %s (compiled in)", p->name);
+	return NULL;
+}
+
+/* beam_ranges.c's r[ERTS_NUM_CODE_IX] is file static: found by its content in
+ * beam.smp's writable segment, the one place where the active code index's
+ * element holds a sorted, non-overlapping array of module ranges and the other
+ * two elements are empty or plausible. Unique, or not at all. */
+#define NUM_CODE_IX 3
+static int ranges_plausible(struct beam *b, uint64_t modules, uint64_t n, int full)
+{
+	const struct layout *L = &b->L;
+	if (!modules && !n)
+		return !full;
+	if (!modules || (modules & 7) || n > (1u << 16) || (full && n < 2))
+		return 0;
+	if (!full)
+		return 1;
+	uint64_t prev_end = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t s, e, r = modules + i * LV(L, S_RANGE);
+		if (beam_read_u64(b, r + LV(L, RANGE_START), &s) < 0 ||
+		    beam_read_u64(b, r + LV(L, RANGE_END), &e) < 0 || s >= e || s < prev_end)
+			return 0;
+		prev_end = e;
+	}
+	return 1;
+}
+
+static void route_ranges(struct beam *b)
+{
+	struct layout *L = &b->L;
+	uint32_t ix;
+	if (LHAS(L, G_RANGES) || !LHAS(L, S_RANGES) || !LHAS(L, RANGES_MODULES) ||
+	    !LHAS(L, RANGES_N) || !LHAS(L, S_RANGE) || !LHAS(L, G_ACTIVE_CODE_IX) ||
+	    beam_read_u32(b, beam_global(b, G_ACTIVE_CODE_IX) + LV(L, ACTIVE_CODE_IX_VAL), &ix) < 0 ||
+	    ix >= NUM_CODE_IX)
+		return;
+	uint64_t elem = LV(L, S_RANGES), found = 0;
+	int nfound = 0;
+	for (int i = 0; i < b->exe->nloads; i++) {
+		const struct exe_load *l = &b->exe->loads[i];
+		if (!(l->flags & PF_W))
+			continue;
+		uint64_t lo = (l->vaddr + b->bias + 7) & ~7ull, hi = l->vaddr + b->bias + l->memsz;
+		for (uint64_t a = lo; a + NUM_CODE_IX * elem <= hi && nfound < 2; a += 8) {
+			int ok = 1;
+			for (uint64_t k = 0; k < NUM_CODE_IX && ok; k++) {
+				uint64_t m, n, e = a + ((ix + k) % NUM_CODE_IX) * elem;
+				ok = beam_read_u64(b, e + LV(L, RANGES_MODULES), &m) == 0 &&
+				     beam_read_u64(b, e + LV(L, RANGES_N), &n) == 0 &&
+				     ranges_plausible(b, m, n, k == 0);
+			}
+			if (ok) {
+				found = a;
+				nfound++;
+			}
+		}
+	}
+	if (nfound == 1)
+		L->e[G_RANGES] = (struct layout_entry){ found - b->bias, NUM_CODE_IX * elem, true };
+}
+
+/* What a file static with no route costs, said as a gap when the command
+ * read what needs it (the walks of these NEED_* parts). */
+static const struct {
+	enum layout_id id;
+	unsigned parts;
+	const char *cost;
+} costs[] = {
+	{ G_RANGES, NEED_PROCS | NEED_STACKS,
+	  "code addresses are not named (current functions, stack frames)" },
+	{ G_TOT_MODULE_BYTES, NEED_MEMORY, "erlang:memory(code) unknown" },
+	{ G_ATOM_SPACE, NEED_MEMORY, "erlang:memory(atom) unknown" },
+	{ G_FLXCTR_GROUPS, NEED_ETS,
+	  "size and memory of ETS tables with decentralized counters unknown" },
+};
+
+void beam_pack_costs(struct beam *b, unsigned parts)
+{
+	for (size_t i = 0; b->pack_name[0] && i < sizeof costs / sizeof costs[0]; i++) {
+		int st;
+		if (!LHAS(&b->L, costs[i].id) && (costs[i].parts & parts))
+			vm_gap(b->vm, "%s: %s is a file static this stripped beam.smp does not name: %s",
+			       b->pack_name, layout_global_symbol(costs[i].id, &st), costs[i].cost);
+	}
+}
+
+/* The checks: a pack of another build that slipped past its identity fails
+ * here, before any walk trusts it. */
+static bc_err *check_atoms(struct beam *b)
+{
+	static const char *const first[] = { "false", "true", "_", "nonode@nohost" };
+	for (size_t i = 0; i < sizeof first / sizeof first[0]; i++) {
+		const char *a = beam_atom(b, make_atom(i));
+		if (!a || strcmp(a, first[i]) != 0)
+			return bc_error(BC_EMISMATCH, "%s does not fit this core: atom %zu reads as "
+					"'%s', not '%s'", b->pack_name, i, a ? a : "(unreadable)",
+					first[i]);
+	}
+	return NULL;
+}
+
+static bc_err *check_ptab(struct beam *b)
+{
+	const struct layout *L = &b->L;
+	uint64_t ptab = beam_global(b, G_ERTS_PROC), tab, pix_mask = 0, invalid = 0;
+	uint32_t max;
+	if (beam_read_u64(b, ptab + LV(L, PTAB_TAB), &tab) < 0 ||
+	    beam_read_u32(b, ptab + LV(L, PTAB_MAX), &max) < 0 || max == 0 || max > (1u << 28))
+		return bc_error(BC_EMISMATCH, "%s does not fit this core: no process table where "
+				"it says erts_proc holds one", b->pack_name);
+	if (LHAS(L, PTAB_PIX_MASK))
+		beam_read_u64(b, ptab + LV(L, PTAB_PIX_MASK), &pix_mask);
+	if (LHAS(L, PTAB_INVALID))
+		beam_read_u64(b, ptab + LV(L, PTAB_INVALID), &invalid);
+	int seen = 0, bad_heap = 0;
+	uint64_t bad_at = 0;
+	for (uint32_t ix = 0; ix < max && ix < 65536 && seen < 64; ix++) {
+		uint64_t p, id, heap, htop, stop, hend, sz;
+		if (beam_read_u64(b, tab + ix * 8ull, &p) < 0 || !p || p == invalid)
+			continue;
+		if (beam_read_u64(b, p + LV(L, P_ID), &id) < 0 || (id & 0xf) != 0x3 ||
+		    ((id >> 32) != ix && ((id >> 4) & pix_mask) != ix))
+			return bc_error(BC_EMISMATCH, "%s does not fit this core: process table slot "
+					"%u holds no pid of that slot (Process.common.id reads "
+					"0x%llx)", b->pack_name, ix, (unsigned long long)id);
+		/* heap <= htop <= stop <= hend = heap + heap_sz: the members that
+		 * move between releases land elsewhere in another's Process */
+		if (beam_read_u64(b, p + LV(L, P_HEAP), &heap) < 0 ||
+		    beam_read_u64(b, p + LV(L, P_HTOP), &htop) < 0 ||
+		    beam_read_u64(b, p + LV(L, P_STOP), &stop) < 0 ||
+		    beam_read_u64(b, p + LV(L, P_HEND), &hend) < 0 ||
+		    beam_read_field(b, p, P_HEAP_SZ, &sz) < 0 || !(heap <= htop && htop <= stop &&
+		    stop <= hend && hend - heap == sz * 8)) {
+			bad_heap++;
+			bad_at = bad_at ? bad_at : ix + 1;
+		}
+		seen++;
+	}
+	if (bad_heap * 4 > seen)
+		return bc_error(BC_EMISMATCH, "%s does not fit this core: %d of %d processes "
+				"(the first in slot %llu) have no heap where it says (heap <= htop "
+				"<= stop <= hend = heap + heap_sz)", b->pack_name, bad_heap, seen,
+				(unsigned long long)bad_at - 1);
+	if (!seen)
+		return bc_error(BC_EMISMATCH, "%s does not fit this core: no process in the first "
+				"slots of the process table", b->pack_name);
+	return NULL;
+}
+
+/* Each thread-specific allocator has an instance per scheduler and one more
+ * (erl_alloc.c: erts_no_schedulers + 1). */
+static bc_err *check_allocators(struct beam *b)
+{
+	const struct layout *L = &b->L;
+	uint64_t nsched;
+	if (!LHAS(L, G_ALLCTR_THR_SPEC) || !LHAS(L, S_ALLCTR_THR_SPEC) || !LHAS(L, TS_ENABLED) ||
+	    !LHAS(L, TS_SIZE) || !LHAS(L, G_NO_SCHEDULERS) ||
+	    beam_read_u64(b, beam_global(b, G_NO_SCHEDULERS), &nsched) < 0)
+		return NULL;
+	uint64_t n = L->e[G_ALLCTR_THR_SPEC].size / LV(L, S_ALLCTR_THR_SPEC);
+	for (uint64_t i = 0; i < n && i < 64; i++) {
+		uint64_t ts = beam_global(b, G_ALLCTR_THR_SPEC) + i * LV(L, S_ALLCTR_THR_SPEC);
+		uint32_t enabled, size;
+		if (beam_read_u32(b, ts + LV(L, TS_ENABLED), &enabled) < 0 || !enabled ||
+		    beam_read_u32(b, ts + LV(L, TS_SIZE), &size) < 0)
+			continue;
+		if (size != nsched + 1)
+			return bc_error(BC_EMISMATCH, "%s does not fit this core: allocator %llu has "
+					"%u instances for %llu schedulers (expected %llu)", b->pack_name,
+					(unsigned long long)i, size, (unsigned long long)nsched,
+					(unsigned long long)nsched + 1);
+	}
+	return NULL;
+}
+
+bc_err *beam_pack_verify(struct beam *b)
+{
+	static const enum layout_id need[] = { G_ERTS_PROC, PTAB_TAB, PTAB_MAX, P_ID, P_HEAP, P_HTOP,
+					       P_STOP, P_HEND, P_HEAP_SZ, G_ATOM_TABLE, IT_ENTRIES,
+					       IT_SEG_TABLE, ATOM_LEN };
+	bc_err *err = layout_need(&b->L, need, sizeof need / sizeof need[0]);
+	if (err) {
+		bc_err *e = bc_error(BC_EMISSING, "%s: %s", b->pack_name, err->msg);
+		bc_err_free(err);
+		return e;
+	}
+	if ((err = check_ptab(b)) || (err = check_atoms(b)) || (err = check_allocators(b)))
+		return err;
+	route_ranges(b);
+	return NULL;
+}

@@ -1,0 +1,375 @@
+/* Layout packs: parse, pick, apply and write (pack.h). */
+#include "pack.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <elf.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The compiled-in packs: pack-RELEASE-FLAVOR.def, in the syntax --layout FILE reads. */
+#define PACK(r, e, f, a) { PL_ID, 0, 0, 0, { r, e, f, a } },
+#define E(id, v, s) { PL_ENTRY, id, v, s, { 0 } },
+#define G(id, s) { PL_GLOBAL, id, 0, s, { 0 } },
+#define S(id, s) { PL_STATIC, id, 0, s, { 0 } },
+static const struct pack_line otp25_jit[] = {
+#include "pack-25.2.3-jit.def"
+};
+static const struct pack_line otp27_jit[] = {
+#include "pack-27.3.4.1-jit.def"
+};
+static const struct pack_line otp29_jit[] = {
+#include "pack-29.1.1-jit.def"
+};
+static const struct pack_line otp29_emu[] = {
+#include "pack-29.1.1-emu.def"
+};
+#undef PACK
+#undef E
+#undef G
+#undef S
+#define BUILTIN(name, a) { name, a, sizeof a / sizeof a[0], NULL, NULL }
+static const struct pack builtins[] = {
+	BUILTIN("otp-25.2.3-jit", otp25_jit),
+	BUILTIN("otp-27.3.4.1-jit", otp27_jit),
+	BUILTIN("otp-29.1.1-jit", otp29_jit),
+	BUILTIN("otp-29.1.1-emu", otp29_emu),
+};
+#define NBUILTIN (sizeof builtins / sizeof builtins[0])
+
+static const struct pack_line *pack_head(const struct pack *p)
+{
+	return p->n && p->lines[0].kind == PL_ID ? &p->lines[0] : NULL;
+}
+
+static int same_id(const struct pack_line *h, const struct pack_id *id)
+{
+	return strcmp(h->s[0], id->release) == 0 && strcmp(h->s[1], id->erts) == 0 &&
+	       strcmp(h->s[2], id->flavor) == 0 && strcmp(h->s[3], id->arch) == 0;
+}
+
+const char *pack_id_str(const struct pack_id *id, char *buf, size_t len)
+{
+	snprintf(buf, len, "OTP %s (erts %s, %s, %s)", id->release, id->erts, id->flavor, id->arch);
+	return buf;
+}
+
+static void head_id(const struct pack_line *h, struct pack_id *id)
+{
+	snprintf(id->release, sizeof id->release, "%s", h->s[0]);
+	snprintf(id->erts, sizeof id->erts, "%s", h->s[1]);
+	snprintf(id->flavor, sizeof id->flavor, "%s", h->s[2]);
+	snprintf(id->arch, sizeof id->arch, "%s", h->s[3]);
+}
+
+const struct pack *pack_builtin(const struct pack_id *id)
+{
+	for (size_t i = 0; i < NBUILTIN; i++)
+		if (same_id(pack_head(&builtins[i]), id))
+			return &builtins[i];
+	return NULL;
+}
+
+void pack_list(char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NBUILTIN && o < len; i++) {
+		const struct pack_line *h = pack_head(&builtins[i]);
+		int n = snprintf(buf + o, len - o, "%s%s (erts %s) %s", i ? ", " : "", h->s[0], h->s[1],
+				 h->s[2]);
+		o += n > 0 ? (size_t)n : 0;
+	}
+}
+
+/* The symbols of the table of that type (SHT_DYNSYM, SHT_SYMTAB), one at a
+ * time: fn returns non-zero to stop. */
+static void each_sym(Elf *elf, unsigned type, int (*fn)(const char *name, const GElf_Sym *s, void *arg),
+		     void *arg)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *name;
+			if (gelf_getsym(d, (int)i, &s) && s.st_shndx != SHN_UNDEF &&
+			    (name = elf_strptr(elf, sh.sh_link, s.st_name)) && fn(name, &s, arg))
+				return;
+		}
+	}
+}
+
+/* The file's bytes at a link-time address (a constant in .rodata). */
+static int file_bytes(Elf *elf, uint64_t addr, void *buf, size_t len)
+{
+	size_t fsize;
+	const char *raw = elf_rawfile(elf, &fsize);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while (raw && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
+		    addr + len > sh.sh_addr + sh.sh_size)
+			continue;
+		uint64_t off = sh.sh_offset + (addr - sh.sh_addr);
+		if (off + len > fsize)
+			return -1;
+		memcpy(buf, raw + off, len);
+		return 0;
+	}
+	return -1;
+}
+
+struct ident_syms {
+	GElf_Sym rel, erts, asm_;
+	int have;  /* bits 1, 2, 4 */
+};
+
+static int ident_sym(const char *name, const GElf_Sym *s, void *arg)
+{
+	struct ident_syms *y = arg;
+	if (strcmp(name, "etp_otp_release") == 0) {
+		y->rel = *s;
+		y->have |= 1;
+	} else if (strcmp(name, "etp_erts_version") == 0) {
+		y->erts = *s;
+		y->have |= 2;
+	} else if (strcmp(name, "etp_beamasm") == 0) {
+		y->asm_ = *s;
+		y->have |= 4;
+	}
+	return y->have == 7;
+}
+
+static int read_cstr(Elf *elf, const GElf_Sym *s, char *buf, size_t len)
+{
+	size_t n = s->st_size && s->st_size < len ? s->st_size : len - 1;
+	if (file_bytes(elf, s->st_value, buf, n) < 0)
+		return -1;
+	buf[n] = '\0';
+	return memchr(buf, '\0', n + 1) && buf[0] ? 0 : -1;
+}
+
+bc_err *pack_identify(Elf *elf, int symtab, struct pack_id *out)
+{
+	memset(out, 0, sizeof *out);
+	struct ident_syms y = { 0 };
+	each_sym(elf, SHT_DYNSYM, ident_sym, &y);
+	if ((y.have & 3) != 3 && symtab)  /* a build that exports none (beamcore layout) */
+		each_sym(elf, SHT_SYMTAB, ident_sym, &y);
+	int32_t jit = 0;
+	if (!(y.have & 1) || !(y.have & 2) || read_cstr(elf, &y.rel, out->release, sizeof out->release) ||
+	    read_cstr(elf, &y.erts, out->erts, sizeof out->erts) ||
+	    ((y.have & 4) && file_bytes(elf, y.asm_.st_value, &jit, 4) < 0))
+		return bc_error(BC_ENODEBUG, "no etp_otp_release/etp_erts_version in its symbols: "
+				"its release cannot be told");
+	snprintf(out->flavor, sizeof out->flavor, "%s", jit ? "jit" : "emu");
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh))
+		return bc_error(BC_EFORMAT, "no ELF header");
+	snprintf(out->arch, sizeof out->arch, "%s", eh.e_machine == EM_X86_64 ? "x86_64"
+				     : eh.e_machine == EM_AARCH64 ? "aarch64" : "other");
+	return NULL;
+}
+
+struct want_globals {
+	const struct pack *p;
+	struct layout *L;
+	bc_err *err;
+};
+
+static int take_global(const char *name, const GElf_Sym *s, void *arg)
+{
+	struct want_globals *w = arg;
+	for (size_t i = 0; i < w->p->n; i++) {
+		const struct pack_line *l = &w->p->lines[i];
+		int st;
+		const char *g;
+		if (l->kind != PL_GLOBAL || !(g = layout_global_symbol(l->id, &st)) ||
+		    g[0] != name[0] || strcmp(g, name) != 0)
+			continue;
+		if (l->size && s->st_size && l->size != s->st_size) {
+			w->err = bc_error(BC_EMISMATCH, "layout pack %s does not fit this beam.smp: "
+					  "global %s is %llu bytes here, %llu in the pack", w->p->name,
+					  name, (unsigned long long)s->st_size,
+					  (unsigned long long)l->size);
+			return 1;
+		}
+		w->L->e[l->id] = (struct layout_entry){ s->st_value, s->st_size ? s->st_size : l->size, true };
+	}
+	return 0;
+}
+
+bc_err *pack_apply(const struct pack *p, const struct pack_id *bin, Elf *elf, struct layout *L)
+{
+	memset(L, 0, sizeof *L);
+	const struct pack_line *h = pack_head(p);
+	char a[128], b[128];
+	if (!h)
+		return bc_error(BC_EFORMAT, "layout pack %s: no PACK(...) line first", p->name);
+	if (!same_id(h, bin)) {
+		struct pack_id pid;
+		head_id(h, &pid);
+		return bc_error(BC_EMISMATCH, "layout pack %s is for %s, but this beam.smp is %s",
+				p->name, pack_id_str(&pid, a, sizeof a), pack_id_str(bin, b, sizeof b));
+	}
+	for (size_t i = 0; i < p->n; i++)
+		if (p->lines[i].kind == PL_ENTRY)
+			L->e[p->lines[i].id] = (struct layout_entry){ p->lines[i].value, p->lines[i].size, true };
+	struct want_globals w = { p, L, NULL };
+	each_sym(elf, SHT_DYNSYM, take_global, &w);
+	if (w.err)
+		return w.err;
+	for (int i = 0; i < L_COUNT; i++)
+		L->nfound += L->e[i].found;
+	return NULL;
+}
+
+/* One line of a pack file: NAME(ARG, ...); its strings are cut in place. */
+static bc_err *parse_line(char *s, const char *path, int lineno, struct pack_line *out, int *empty)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	*empty = !*s || strncmp(s, "/*", 2) == 0 || *s == '*' || strncmp(s, "//", 2) == 0;
+	if (*empty)
+		return NULL;
+	char *open = strchr(s, '('), *close = strrchr(s, ')');
+	if (!open || !close || close < open)
+		return bc_error(BC_EFORMAT, "layout pack %s:%d: not NAME(ARGS)", path, lineno);
+	*close = '\0';
+	size_t nlen = (size_t)(open - s);
+	char *arg[4];
+	int n = 0;
+	for (char *p = open + 1; n < 4;) {
+		while (isspace((unsigned char)*p))
+			p++;
+		arg[n++] = p;
+		char *c = strchr(p, ',');
+		if (!c)
+			break;
+		*c = '\0';
+		p = c + 1;
+	}
+	for (int i = 0; i < n; i++) {  /* trim; unquote */
+		char *e = arg[i] + strlen(arg[i]);
+		while (e > arg[i] && isspace((unsigned char)e[-1]))
+			*--e = '\0';
+		if (arg[i][0] == '"' && e > arg[i] + 1 && e[-1] == '"') {
+			e[-1] = '\0';
+			arg[i]++;
+		}
+	}
+	memset(out, 0, sizeof *out);
+	if (nlen == 4 && strncmp(s, "PACK", 4) == 0 && n == 4) {
+		out->kind = PL_ID;
+		for (int i = 0; i < 4; i++)
+			out->s[i] = arg[i];
+		return NULL;
+	}
+	int want = nlen == 1 && *s == 'E' ? 3 : nlen == 1 && (*s == 'G' || *s == 'S') ? 2 : 0;
+	if (!want || n != want)
+		return bc_error(BC_EFORMAT, "layout pack %s:%d: expected PACK(4 strings), "
+				"E(ID, VALUE, SIZE), G(ID, SIZE) or S(ID, SIZE)", path, lineno);
+	out->kind = *s == 'E' ? PL_ENTRY : *s == 'G' ? PL_GLOBAL : PL_STATIC;
+	out->id = layout_id_find(arg[0], strlen(arg[0]));
+	if (out->id < 0)
+		return bc_error(BC_EFORMAT, "layout pack %s:%d: unknown entry %s (a pack of another "
+				"beamcore?)", path, lineno, arg[0]);
+	int st;
+	if ((out->kind == PL_ENTRY) == (layout_global_symbol(out->id, &st) != NULL))
+		return bc_error(BC_EFORMAT, "layout pack %s:%d: %s is %s", path, lineno, arg[0],
+				out->kind == PL_ENTRY ? "a global (G or S)" : "no global (E)");
+	char *end;
+	out->value = want == 3 ? strtoull(arg[1], &end, 0) : 0;
+	if (want == 3 && (*end || !*arg[1]))
+		return bc_error(BC_EFORMAT, "layout pack %s:%d: bad number %s", path, lineno, arg[1]);
+	out->size = strtoull(arg[want - 1], &end, 0);
+	if (*end || !*arg[want - 1])
+		return bc_error(BC_EFORMAT, "layout pack %s:%d: bad number %s", path, lineno,
+				arg[want - 1]);
+	return NULL;
+}
+
+bc_err *pack_read(const char *path, struct pack *out)
+{
+	memset(out, 0, sizeof *out);
+	out->name = path;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return bc_error(BC_EIO, "--layout %s: %s", path, strerror(errno));
+	size_t cap = 0, len = 0;
+	char buf[4096];
+	size_t r;
+	while ((r = fread(buf, 1, sizeof buf, f)) > 0 && len < (16u << 20)) {
+		char *t = realloc(out->text, len + r + 1);
+		if (!t) {
+			fclose(f);
+			return bc_error(BC_ENOMEM, "out of memory");
+		}
+		out->text = t;
+		memcpy(t + len, buf, r);
+		len += r;
+	}
+	fclose(f);
+	(void)cap;
+	if (!out->text)
+		return bc_error(BC_EFORMAT, "--layout %s: empty", path);
+	out->text[len] = '\0';
+	size_t nl = 1;
+	for (size_t i = 0; i < len; i++)
+		nl += out->text[i] == '\n';
+	out->owned = calloc(nl, sizeof *out->owned);
+	if (!out->owned)
+		return bc_error(BC_ENOMEM, "out of memory");
+	int lineno = 0;
+	for (char *s = out->text; s; lineno++) {
+		char *e = strchr(s, '\n');
+		if (e)
+			*e = '\0';
+		int empty;
+		bc_err *err = parse_line(s, path, lineno + 1, &out->owned[out->n], &empty);
+		if (err)
+			return err;
+		if (!empty) {
+			if ((out->owned[out->n].kind == PL_ID) != (out->n == 0))
+				return bc_error(BC_EFORMAT, "layout pack %s:%d: PACK(...) must be the "
+						"first line, and only it", path, lineno + 1);
+			out->n++;
+		}
+		s = e ? e + 1 : NULL;
+	}
+	out->lines = out->owned;
+	return out->n ? NULL : bc_error(BC_EFORMAT, "--layout %s: no PACK(...) line", path);
+}
+
+void pack_free(struct pack *p)
+{
+	free(p->owned);
+	free(p->text);
+	memset(p, 0, sizeof *p);
+}
+
+int pack_write(FILE *f, const struct pack_id *id, const struct layout *L, const char *source)
+{
+	fprintf(f, "/* beamcore layout pack (docs/layout-packs.md): written by `beamcore layout` */\n"
+		   "/* from %s */\n", source);
+	fprintf(f, "PACK(\"%s\", \"%s\", \"%s\", \"%s\")\n", id->release, id->erts, id->flavor, id->arch);
+	for (int i = 0; i < L_COUNT; i++) {
+		const struct layout_entry *e = &L->e[i];
+		int st = 0;
+		const char *g = layout_global_symbol(i, &st);
+		if (!e->found)
+			fprintf(f, "/* not in this build: %s */\n", layout_id_name(i));
+		else if (g)
+			fprintf(f, "%s(%s, %llu)\n", st ? "S" : "G", layout_id_name(i),
+				(unsigned long long)e->size);
+		else
+			fprintf(f, "E(%s, 0x%llx, %llu)\n", layout_id_name(i),
+				(unsigned long long)e->value, (unsigned long long)e->size);
+	}
+	return ferror(f) ? -1 : 0;
+}

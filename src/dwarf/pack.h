@@ -1,0 +1,59 @@
+/* Layout packs (docs/layout-packs.md): the offset table of one release and
+ * flavor as data, for a beam.smp with no DWARF (a stock, stripped build). A
+ * pack is lines of
+ *   PACK("25", "13.1.5", "jit", "x86_64")  release, erts version, flavor, arch
+ *   E(P_ID, 0x48, 8)      a member offset, type or element size; its width
+ *   G(G_ERTS_PROC, 320)   an exported global: address from .dynsym, size checked
+ *   S(G_RANGES, 96)       a file static: in no symbol table of a stripped build
+ * and comment lines. The packs pack-RELEASE-FLAVOR.def beside it are compiled in (pack.c), the
+ * same syntax as --layout FILE reads; `beamcore layout BEAM` writes one. */
+#ifndef BEAMCORE_PACK_H
+#define BEAMCORE_PACK_H
+#include <libelf.h>
+#include <stdio.h>
+#include "layout.h"
+
+struct pack_id {
+	char release[16], erts[32], flavor[8], arch[16];
+};
+
+enum pack_kind { PL_ID, PL_ENTRY, PL_GLOBAL, PL_STATIC };
+
+struct pack_line {
+	enum pack_kind kind;
+	int id;                  /* enum layout_id; PL_ID: 0 */
+	uint64_t value, size;
+	const char *s[4];        /* PL_ID: release, erts, flavor, arch */
+};
+
+struct pack {
+	const char *name;        /* the file, or the compiled-in pack's */
+	const struct pack_line *lines;
+	size_t n;
+	char *text;              /* a file's: the lines' strings point into it */
+	struct pack_line *owned;
+};
+
+/* What the binary says it is: etp_otp_release, etp_erts_version and
+ * etp_beamasm through .dynsym (their bytes from the file; symtab: .symtab
+ * too, for a build that exports none), the arch from the ELF header. */
+bc_err *pack_identify(Elf *elf, int symtab, struct pack_id *out);
+/* "OTP 25 (erts 13.1.5, jit, x86_64)" */
+const char *pack_id_str(const struct pack_id *id, char *buf, size_t len);
+/* The compiled-in pack for the binary, NULL if none; every pack's identity,
+ * for a message. */
+const struct pack *pack_builtin(const struct pack_id *id);
+void pack_list(char *buf, size_t len);
+/* A pack file (--layout FILE). */
+bc_err *pack_read(const char *path, struct pack *out);
+void pack_free(struct pack *p);
+/* The offset table from pack p for the binary elf (identity bin): refused
+ * when the pack is another release's or flavor's, or when a global's size in
+ * .dynsym is not the pack's (its type's layout differs). Globals come from
+ * .dynsym; file statics and globals this build does not export are left out
+ * (a walk finds another route or names the cost). */
+bc_err *pack_apply(const struct pack *p, const struct pack_id *bin, Elf *elf, struct layout *L);
+/* Write the table L (from DWARF) as a pack. */
+int pack_write(FILE *f, const struct pack_id *id, const struct layout *L, const char *source);
+
+#endif

@@ -17,7 +17,8 @@ bc_err *beam_pack_layout(struct beam *b, const char *layout_file)
 	bc_err *err = pack_identify(b->exe->elf, 0, &id);
 	if (err) {
 		bc_err_free(err);
-		return bc_error(BC_ENODEBUG, "%s", b->session->no_dwarf->msg);
+		return bc_error(BC_ENODEBUG, "%s; its .dynsym does not say its release (no "
+				"etp_otp_release), so no layout pack applies", b->session->no_dwarf->msg);
 	}
 	if (layout_file) {
 		struct pack p;

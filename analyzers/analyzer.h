@@ -214,6 +214,10 @@ struct holder_row {
 	uint64_t count, bytes, exclusive, queued, exclusive_queued;
 };
 void holders_row(const struct rtable *t, size_t r, struct holder_row *out);
+/* The refc binaries only p's queued messages hold (kept outside its heap, not
+ * in process_info(P, binary)): how many distinct, their orig_size summed. */
+void binaries_queued(const struct vm *vm, const struct vm_proc *p, uint64_t *count,
+		     uint64_t *bytes);
 
 /* Each process's supervisor as tree draws it: an index into vm->procs, or -1
  * (tree.c; *parent malloc'd, NULL when the input gives no links). */

@@ -434,6 +434,46 @@ void holders_row(const struct rtable *t, size_t r, struct holder_row *out)
 				    h->exclusive_queued };
 }
 
+/* a process's reference: the binary's address, its lowest bit set when the
+ * heap (not a queued message) holds it */
+struct qref {
+	uint64_t key, size;
+};
+
+static int qref_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct qref *)a)->key, y = ((const struct qref *)b)->key;
+	return x < y ? -1 : x > y;
+}
+
+void binaries_queued(const struct vm *vm, const struct vm_proc *p, uint64_t *count,
+		     uint64_t *bytes)
+{
+	uint32_t ix = (uint32_t)(p - vm->procs);
+	size_t first = 0, n = 0;
+	*count = *bytes = 0;
+	while (first < vm->nbinrefs && vm->binrefs[first].proc != ix)
+		first++;
+	while (first + n < vm->nbinrefs && vm->binrefs[first + n].proc == ix)
+		n++;  /* its run: the loader adds a process's references together */
+	struct qref *q = malloc((n ? n : 1) * sizeof *q);
+	if (!q)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct vm_binref *r = &vm->binrefs[first + i];
+		q[i] = (struct qref){ r->bin | (r->where != VBR_MESSAGE), r->orig_size };
+	}
+	qsort(q, n, sizeof *q, qref_cmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		bool heap = false;
+		for (j = i; j < n && (q[j].key | 1) == (q[i].key | 1); j++)
+			heap |= q[j].key & 1;
+		*count += !heap;
+		*bytes += heap ? 0 : q[i].size;
+	}
+	free(q);
+}
+
 static const char *pct(uint64_t part, uint64_t whole, char *buf, size_t len)
 {
 	if (!whole)

@@ -150,7 +150,8 @@ bc_err *proc_groups(const struct vm *vm, enum proc_group_by by, struct proc_grou
 	}
 	/* process_info(P, binary)'s sizes, per process */
 	for (size_t i = 0; i < vm->nbinrefs; i++)
-		binary[vm->binrefs[i].proc] += vm->binrefs[i].orig_size;
+		binary[vm->binrefs[i].proc] += vm->binrefs[i].where == VBR_OFF_HEAP
+					       ? vm->binrefs[i].orig_size : 0;
 	for (size_t i = 0; i < vm->nprocs; i++) {
 		const struct vm_proc *p = &vm->procs[i];
 		struct proc_group *g = &pg->g[gid[i]];

@@ -186,11 +186,22 @@ static void field_binaries(struct an_out *out, const struct vm *vm, const struct
 			   const char **bins, size_t n)
 {
 	static const char title[] = "Refc binaries {address,size,refc}";
-	if (p->unknown & VPF_BINARY)
+	if (p->unknown & VPF_BINARY) {
 		field_unknown_list(out, vm, "binary", title,
 				   "? (a crash dump does not record which refc binaries a process holds)");
-	else
-		field_list(out, "binary", title, bins, n);
+		field_u64(out, "message_queue_binaries", 0, 1);
+		field_u64(out, "message_queue_binary_bytes", 0, 1);
+		return;
+	}
+	/* beyond process_info(P, binary): those only its queued messages hold */
+	uint64_t qn, qbytes;
+	char t[200], a[32], b[32];
+	binaries_queued(vm, p, &qn, &qbytes);
+	snprintf(t, sizeof t, "%s; in its message queue: %s more, %s", title,
+		 fmt_count(qn, a, sizeof a), fmt_bytes(qbytes, b, sizeof b));
+	field_list(out, "binary", qn ? an_keep(out, t) : title, bins, n);
+	field_u64(out, "message_queue_binaries", qn, 0);
+	field_u64(out, "message_queue_binary_bytes", qbytes, 0);
 }
 
 static const char **terms(struct strings *s, struct vt **t, size_t n)
@@ -441,7 +452,7 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 	const char **bins = an_own(out, calloc(nb ? nb : 1, sizeof *bins), NULL);
 	for (size_t i = 0; bins && i < vm->nbinrefs; i++) {
 		const struct vm_binref *r = &vm->binrefs[i];
-		if (&vm->procs[r->proc] != p)
+		if (&vm->procs[r->proc] != p || r->where != VBR_OFF_HEAP)
 			continue;
 		snprintf(buf, sizeof buf, "{%llu,%llu,%llu}", (unsigned long long)r->bin,
 			 (unsigned long long)r->orig_size, (unsigned long long)r->refc);

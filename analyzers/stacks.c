@@ -314,8 +314,9 @@ static bc_err *build(const struct vm *vm, enum weight w, struct stack_groups *c)
 	c->line = malloc(c->line_cap);
 	if (w == W_BINARY) {
 		binary = calloc(n, sizeof *binary);
-		for (size_t i = 0; binary && i < vm->nbinrefs; i++)
-			binary[vm->binrefs[i].proc] += vm->binrefs[i].orig_size;
+		for (size_t i = 0; binary && i < vm->nbinrefs; i++)  /* process_info(P, binary)'s */
+			binary[vm->binrefs[i].proc] += vm->binrefs[i].where == VBR_OFF_HEAP
+						       ? vm->binrefs[i].orig_size : 0;
 	}
 	bc_err *err = NULL;
 	if (!c->groups || !c->members || !c->order || !gid || !index.slot || !c->line ||

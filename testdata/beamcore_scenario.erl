@@ -30,6 +30,8 @@
 -define(HEAP_ROWS, 500000).   % list kept in sessions_server's state (~30-60 MB heap)
 -define(BINS, 100).           % refc binaries held by bin_router
 -define(FLOOD, 100000).       % unreceived messages in `flooded`
+-define(QBINS, 20).           % refc binaries only `off_heap`'s queued messages hold,
+-define(QBIN_SIZE, 1000).     % each of these bytes
 -define(DEPTH, 50000).        % non-tail frames of `deep_recursion`
 -define(DICT_KEYS, 10000).    % process dictionary keys of `big_dict`
 -define(CALLERS, 10000).      % processes blocked in gen_server:call to `stuck_server`
@@ -61,7 +63,9 @@ main() ->
              {cycles, [[str(whereis(bc_deadlock_a)), str(whereis(bc_deadlock_b))]]},
              {supervision, supervision()},
              {state_flat_size, {obj, [{sessions_server,
-                                       erts_debug:flat_size(sys:get_state(sessions_server))}]}}],
+                                       erts_debug:flat_size(sys:get_state(sessions_server))}]}},
+             {queued_binaries, {obj, [{pid, str(whereis(off_heap))}, {count, ?QBINS},
+                                      {bytes, ?QBINS * ?QBIN_SIZE}]}}],
     settle(100),
     put(extra, Extra),
     %% The ports stay as they are from here on (nobody reads or writes them).
@@ -162,6 +166,7 @@ build() ->
     [spawn(?MODULE, hibernated, []) || _ <- lists:seq(1, ?HIBERNATED)],
     register(off_heap, spawn(?MODULE, off_heap, [Me])),
     wait_ack(off_heap),
+    queue_binaries(whereis(off_heap)),
     Remote = build_dist(os:getenv("BEAMCORE_PEER")),
     Busy = build_ports(),
     [wait_ack(Tag) || Tag <- [idle_sup, watcher, deep_recursion, big_dict]],
@@ -395,6 +400,16 @@ off_heap(Parent) ->
     [self() ! {queued, I, lists:seq(1, I rem 20)} || I <- lists:seq(1, 500)],
     Parent ! {ack, off_heap},
     receive {never, matches} -> ok end.
+
+%% ?QBINS messages to `off_heap`, each with a refc binary of its own, from a
+%% process that then exits: only those queued messages hold the binaries
+%% (process_info(P, binary) does not list them).
+queue_binaries(To) ->
+    {Pid, Ref} = spawn_monitor(fun() ->
+                                   [To ! {queued_bin, binary:copy(<<I>>, ?QBIN_SIZE)}
+                                    || I <- lists:seq(1, ?QBINS)]
+                               end),
+    receive {'DOWN', Ref, process, Pid, normal} -> ok after 60000 -> exit(queue_binaries) end.
 
 %%% ------------------------------------------------------------------
 %%% Ports

@@ -28,6 +28,29 @@ def attribution_bad(fx, doc):
         bad.append(f"attribution sums to {total:,}, live erlang:memory(binary) {live:,}")
     return bad
 
+def queue_bad(fx, gt, holders):
+    """The binaries only queued messages hold (the scenario's off_heap process:
+    ground truth `queued_binaries`), and a busy port's sender: the binary it
+    and its port's queue hold is its alone ("only holder of" it all)."""
+    bad = []
+    q = gt.get("queued_binaries")
+    if q:
+        h = holders.get(q["pid"]) or {}
+        got = (h.get("message_queue_count"), h.get("message_queue_bytes"))
+        print(f"{fx.name}: {q['pid']} in its message queue: live {q['count']} binaries, "
+              f"{q['bytes']:,} bytes; beamcore {got}")
+        if got != (q["count"], q["bytes"]):
+            bad.append(f"{q['pid']} message_queue_count/bytes: live {(q['count'], q['bytes'])}, beamcore {got}")
+    path = os.path.join(fx.dir, "ports.json")
+    ports = fx.json_file("ports.json") if os.path.exists(path) else []
+    ports = ports["ports"] if isinstance(ports, dict) else ports
+    for p in ports:
+        h = holders.get(p["connected"])
+        if p.get("busy") and h and h["exclusive_bytes"] != h["bytes"]:
+            bad.append(f"{p['connected']} (sender on busy {p['id']}): exclusive_bytes "
+                       f"{h['exclusive_bytes']}, its binaries {h['bytes']} (its port's queue holds the rest)")
+    return bad
+
 def main():
     fx = Fixture(sys.argv)
     gt = fx.truth
@@ -62,6 +85,7 @@ def main():
             if not b or (b["size"], b["refc"]) != (size, refc) or p["pid"] not in b["holders"]:
                 bad.append(f"{p['pid']} binary {addr:#x} size {size} refc {refc}: beamcore {b}")
     bad += attribution_bad(fx, doc)
+    bad += queue_bad(fx, gt, holders)
     held = sum(1 for p in idle if p["binary"])
     print(f"{fx.name}: {held} idle holders, {nbins} references compared; "
           f"{len(bad)} mismatches")

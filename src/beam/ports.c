@@ -201,7 +201,7 @@ static int recv_buffer(struct beam *b, const struct vm_port *p, uint64_t drv_dat
 /* The refc binaries the driver queue holds (ErtsIOQueue b_head .. b_tail,
  * one per queued I/O vector; consecutive vectors often share one; a port's
  * queue is a driver one: ErlDrvBinary pointers): how many distinct, and their
- * orig_size summed; each into vm->binholds. -1 when unreadable. */
+ * orig_size summed; each reference into vm->binholds. -1 when unreadable. */
 static int queue_binaries(struct beam *b, uint64_t port, struct vm_port *p)
 {
 	const struct layout *L = &b->L;
@@ -214,14 +214,17 @@ static int queue_binaries(struct beam *b, uint64_t port, struct vm_port *p)
 		uint64_t bin, size;
 		if (beam_read_u64(b, a, &bin) < 0)
 			return -1;
-		int seen = !bin;  /* (a vector without a binary) */
+		if (!bin)
+			continue;  /* (a vector without a binary) */
+		/* each vector holds a reference (one refc) */
+		if (hold(b, bin, VBH_PORT_QUEUE, &size) < 0)
+			return -1;
+		int seen = 0;
 		for (int i = 0; i < 8 && !seen; i++)
 			seen = prev[i] == bin;
 		if (seen)
 			continue;
 		prev[k % 8] = bin;
-		if (hold(b, bin, VBH_PORT_QUEUE, &size) < 0)
-			return -1;
 		p->queue_binaries++;
 		p->queue_binary_bytes += size;
 	}

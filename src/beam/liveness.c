@@ -8,19 +8,19 @@
  * collector copies it; literals and other heaps are not followed. A bitmap
  * over the heaps marks what was reached: no allocation per object, and a walk
  * ends within the heaps' words whatever a corrupt core holds. The heap it
- * leaves: the collector's own sizing (major_collection, adjust_after_fullsweep)
- * applied to those words, from the release's table of heap sizes. */
+ * leaves: the collector's own sizing (gcsize.h: major_collection,
+ * adjust_after_fullsweep) applied to those words, from the release's own
+ * table of heap sizes. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "eterm.h"
+#include "gcsize.h"
 #include "grow.h"
 #include "walks.h"
 
 #define F_HEAP_GROW (1u << 3)        /* erl_process.h */
-#define H_MIN_SIZE 233               /* erl_vm.h */
 #define MAX_AREAS (1u << 16)         /* heap fragments followed; more is a cut */
-#define MAX_HEAP_SIZES 256           /* erl_gc.c has 154 */
 
 struct area {
 	uint64_t lo, hi;             /* [lo, hi), bytes */
@@ -43,7 +43,7 @@ struct lw {
 	size_t n, cap;
 	uint64_t live;
 	bool cut;
-	int64_t sizes[MAX_HEAP_SIZES];
+	int64_t sizes[GC_MAX_HEAP_SIZES];
 	int nsizes;
 };
 
@@ -209,23 +209,6 @@ static void message_roots(struct lw *w, uint64_t p)
 	}
 }
 
-/* erts_next_heap_size: the smallest size of the table at least `size` (the
- * one after it with offset 1); past the table, size itself */
-static uint64_t next_size(const struct lw *w, uint64_t size, int offset, uint64_t min)
-{
-	uint64_t r = size;
-	if (w->nsizes && size < (uint64_t)w->sizes[0])
-		r = (uint64_t)w->sizes[0];
-	else
-		for (int i = 0; i < w->nsizes; i++)
-			if ((uint64_t)w->sizes[i] >= size) {
-				int k = i + offset < w->nsizes ? i + offset : w->nsizes - 1;
-				r = (uint64_t)w->sizes[k];
-				break;
-			}
-	return r < min ? min : r;
-}
-
 struct heaps {
 	uint64_t heap, htop, hend, stop, heap_sz, old_heap, old_htop, old_hend, mbuf, mbuf_sz;
 	uint64_t flags, min_heap_size;
@@ -285,33 +268,23 @@ static int areas(struct lw *w, const struct heaps *h)
 	return 0;
 }
 
-/* The heap a major collection leaves for w->live words (erl_gc.c
- * major_collection and adjust_after_fullsweep, need 0) */
+/* The heap a major collection leaves for live words: the VM's rule
+ * (gcsize.h) with this process's heaps and the release's S_RESERVED */
 static uint64_t heap_after(const struct lw *w, const struct heaps *h, uint64_t before,
 			   uint64_t live)
 {
-	uint64_t cp = 1, reserved = 1;
+	uint64_t reserved = 1;
 	if (w->b->vm->jit) {  /* S_RESERVED: CP_SIZE + S_REDZONE (3 CP_SIZE) */
 		uint32_t layout = 0;
 		if (LHAS(&w->b->L, G_FRAME_LAYOUT))
 			beam_read_u32(w->b, beam_global(w->b, G_FRAME_LAYOUT), &layout);
-		cp = layout == 1 ? 2 : 1;
-		reserved = 4 * cp;
+		reserved = 4 * (layout == 1 ? 2 : 1);
 	}
-	uint64_t stack = (h->hend - h->stop) / 8, min = h->min_heap_size;
-	uint64_t sz = next_size(w, stack + before + reserved, 0, min);
-	if (sz == h->heap_sz && (h->flags & F_HEAP_GROW))
-		sz = next_size(w, h->heap_sz, 1, min);
-	uint64_t need = live + stack + reserved;
-	if (sz < need) {
-		sz = next_size(w, need, 0, min);
-	} else if (3 * sz >= 4 * need && 4 * need < sz && sz > H_MIN_SIZE) {
-		uint64_t wanted = 2 * need;
-		uint64_t shrunk = wanted < min ? min : next_size(w, wanted, 0, min);
-		if (shrunk < sz)
-			sz = shrunk;
-	}
-	return sz;
+	struct gc_heap g = { .sizes = w->sizes, .nsizes = w->nsizes, .heap_sz = h->heap_sz,
+			     .before = before, .stack = (h->hend - h->stop) / 8,
+			     .reserved = reserved, .min_heap_size = h->min_heap_size,
+			     .heap_grow = (h->flags & F_HEAP_GROW) != 0 };
+	return gc_heap_after(&g, live);
 }
 
 static void one(struct lw *w, const struct vm_proc *vp, struct vm_liveness *out)
@@ -366,7 +339,7 @@ static void liveness(void *loader, const struct vm_proc *procs, size_t n, struct
 	uint32_t num = 0;
 	if (LHAS(&w.b->L, G_HEAP_SIZES) && LHAS(&w.b->L, G_NUM_HEAP_SIZES) &&
 	    beam_read_u32(w.b, beam_global(w.b, G_NUM_HEAP_SIZES), &num) == 0 &&
-	    num <= MAX_HEAP_SIZES &&
+	    num <= GC_MAX_HEAP_SIZES &&
 	    core_peek(w.b->core, beam_global(w.b, G_HEAP_SIZES), w.sizes, num * 8) == 0)
 		w.nsizes = (int)num;
 	for (size_t i = 0; i < n; i++)

@@ -237,6 +237,7 @@ bc_err *dump_load(struct dump *d, unsigned needs)
 struct vm *dump_vm(struct dump *d)
 {
 	d->vm->detail = dump_detail;  /* beamcore proc: dictionary and messages (detail.c) */
+	d->vm->liveness = dump_liveness;  /* procs --garbage: the heap sections (liveness.c) */
 	d->vm->not_recorded = not_recorded;
 	d->vm->loader = d;
 	return d->vm;

@@ -52,6 +52,9 @@ const char *heap_print(struct heap *h, const char *p, const char *end, const str
 		       size_t budget, char *buf, size_t len);
 /* A pid "<C.N.S>" or port "#Port<C.N>" at *p as a tree; advances *p. */
 struct vt *heap_link_target(struct heap *h, const char **p, const char *end);
+/* The words of the object on line l, as erts_debug:flat_size/1 counts them
+ * (a sub binary as what it refers to); *cut when they are a guess (termsize.c). */
+uint64_t dump_line_words(struct heap *h, int rel, const struct heap_line *l, bool *cut);
 /* largest_terms and message_shapes of the process (termsize.c). */
 void dump_term_roots(struct heap *h, const struct vm_proc *p, const char *pid, size_t top,
 		     struct vm_proc_detail *out);

@@ -151,6 +151,9 @@ int dump_proc_section(struct dump *d, const char *tag, const char *pid, const ch
 int dump_tag_section(struct dump *d, const char *key, const char **start, const char **end);
 void dump_deep_free(struct dump *d);
 
+/* What a garbage collection would keep and free, from the heap sections
+ * (vm->liveness; liveness.c). */
+void dump_liveness(void *loader, const struct vm_proc *procs, size_t n, struct vm_liveness *out);
 /* One process in full: its dictionary and messages from the deep sections. */
 int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_limits *lim,
 		struct vm_proc_detail *out);

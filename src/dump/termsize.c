@@ -202,6 +202,15 @@ static uint64_t body_words(struct dw *w, const struct heap_line *l, struct curso
 	return 0;
 }
 
+uint64_t dump_line_words(struct heap *h, int rel, const struct heap_line *l, bool *cut)
+{
+	struct dw w = { .h = h, .rel = rel };
+	struct cursor c;
+	uint64_t n = body_words(&w, l, &c);
+	*cut |= w.cut;
+	return n;
+}
+
 static uint64_t flat_size(struct dw *w, const char *p, const char *end)
 {
 	uint64_t sum = 0;

@@ -349,8 +349,7 @@ struct vm_liveness {
 	uint64_t live_words;           /* heap words reachable from its roots: what the
 					* collection keeps (each term once, however shared) */
 	uint64_t heap_after;           /* total_heap_size after it, words, as the VM sizes the
-					* new heap for live_words (a core), or live_words and
-					* the stack (a dump) */
+					* new heap for live_words (gcsize.h) */
 	uint64_t garbage_bytes;        /* what it frees: (total_heap_size - heap_after) * 8,
 					* 0 when the heap would grow */
 };

@@ -342,6 +342,8 @@ static void liveness(void *loader, const struct vm_proc *procs, size_t n, struct
 	    num <= GC_MAX_HEAP_SIZES &&
 	    core_peek(w.b->core, beam_global(w.b, G_HEAP_SIZES), w.sizes, num * 8) == 0)
 		w.nsizes = (int)num;
+	else  /* a file static a stripped beam.smp does not name: erts_init_gc's rule */
+		w.nsizes = gc_heap_sizes(w.sizes, GC_MAX_HEAP_SIZES);
 	for (size_t i = 0; i < n; i++)
 		one(&w, &procs[i], &out[i]);
 	free(w.a);

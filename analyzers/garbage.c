@@ -12,6 +12,11 @@ void proc_liveness(const struct vm *vm, struct vm_liveness *out)
 		vm->liveness(vm->loader, vm->procs, vm->nprocs, out);
 	else
 		memset(out, 0, vm->nprocs * sizeof *out);
+	/* a walk that could not read all it reached claims no figure: its
+	 * live words a lower bound, its garbage would be a guess */
+	for (size_t i = 0; i < vm->nprocs; i++)
+		if (out[i].cut)
+			out[i].known = false;
 }
 
 /* The summary estimates garbage when the heaps are few enough to walk within

@@ -4,7 +4,8 @@ sessions_server's cache list made into a cycle (a cell's tail naming the cell
 itself), then with a tuple of that list given an absurd arity (2^40). Each time
 `proc sessions_server --json` must answer in time (exit 0 or 1), with the state
 listed first and its walk cut (complete false), its size a lower bound past
-the cells before the corruption; message_shapes unaffected.
+the cells before the corruption; message_shapes unaffected; `procs --garbage`
+answers in time with sessions_server's live words unknown or within its heap.
 The list's tuples are {Id, {user, Id rem 9973}, Id * 3} (beamcore_scenario's
 cache): found in the core by their words, the cell that holds one by its
 boxed pointer.
@@ -101,6 +102,21 @@ def main():
                 bad.append(f"{what}: took {took:.1f} s")
             if doc["message_shapes"] != [] or doc["process"]["messages_counted"] != 0:
                 bad.append(f"{what}: message_shapes {doc['message_shapes']}")
+            # the live-words walk of every heap (procs --garbage): in time, and
+            # the corrupt process's figures unknown or within its heap
+            t0 = time.time()
+            r = subprocess.run([fx.beamcore, "procs", core, fx.beam, "--garbage", "--json"],
+                               capture_output=True, text=True, timeout=120)
+            took = time.time() - t0
+            if r.returncode not in (0, 1):
+                bad.append(f"{what}: procs --garbage exit {r.returncode}: {r.stderr.strip()[:300]}")
+                continue
+            ss = next(p for p in json.loads(r.stdout)["processes"]
+                      if p["registered_name"] == "sessions_server")
+            print(f"{what}: procs --garbage {took:.2f} s; sessions_server live_words "
+                  f"{ss['live_words']}, garbage_bytes {ss['garbage_bytes']}")
+            if took > 30 or (ss["live_words"] is not None and ss["live_words"] > ss["total_heap_size"]):
+                bad.append(f"{what}: procs --garbage {took:.1f} s, sessions_server {ss}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"{fx.name}: {len(cases)} corruptions; {len(bad)} failures")

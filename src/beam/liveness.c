@@ -231,8 +231,10 @@ static int read_heaps(struct beam *b, uint64_t p, struct heaps *h)
 	return 0;
 }
 
-/* The heaps' areas, sorted, each its bits; -1 when they cannot be read */
-static int areas(struct lw *w, const struct heaps *h)
+/* The heaps' areas, sorted, each its bits; -1 when they cannot be read or
+ * hold more words than the process's total_heap_size counts (a corrupt core:
+ * the bitmap stays within what the heaps are said to be) */
+static int areas(struct lw *w, const struct heaps *h, uint64_t total_heap_size)
 {
 	const struct layout *L = &w->b->L;
 	w->na = 0;
@@ -256,6 +258,8 @@ static int areas(struct lw *w, const struct heaps *h)
 		w->a[i].bit0 = bits;
 		bits += (w->a[i].hi - w->a[i].lo) / 8;
 	}
+	if (bits > total_heap_size + 1024)
+		return -1;
 	size_t need = bits / 64 + 1;
 	if (need > w->bits_cap) {
 		uint64_t *m = realloc(w->bits, need * sizeof *m);
@@ -302,7 +306,7 @@ static void one(struct lw *w, const struct vm_proc *vp, struct vm_liveness *out)
 	w->cut = false;
 	w->live = 0;
 	w->n = 0;
-	if (areas(w, &h) < 0)
+	if (areas(w, &h, vp->total_heap_size) < 0)
 		return;
 	uint64_t p = vp->addr, dict = 0, arity = 0, regs;
 	roots(w, h.stop, (h.hend - h.stop) / 8);

@@ -14,7 +14,7 @@ milliseconds of the whole node's throughput. Then the scenario node
 (capture.sh 25 --live: 15,724 processes, a 55 MB heap, a 200,000-row ETS
 table) for procs and summary's stop times.
 
-  bench/live_stop.py [--sizes 15000,200000] [--runs 5] [--no-scenario]
+  bench/live_stop.py [--sizes 15000,200000] [--runs 5] [--no-scenario] [--against BEAMCORE]
 Environment: BEAMCORE (default build/beamcore). Needs OTP 25 built
 (testdata/build-otp.sh 25) and ~1.5 GB of RAM at 200,000 processes."""
 import argparse, json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
@@ -39,17 +39,17 @@ def otp25():
         os.symlink(os.path.join(otp, "bin", "x86_64-pc-linux-gnu", f), dst)
     return bindir
 
-def read(beamcore, pid, cmd, *extra):
+def read(beamcore, pid, cmd, *extra, tag=""):
     t0 = time.time()
     r = subprocess.run([beamcore, cmd, "--pid", str(pid), "--json", *extra], capture_output=True,
                        text=True, timeout=600)
     t1 = time.time()
     doc = json.loads(r.stdout) if r.returncode in (0, 1) else {}
-    return {"cmd": " ".join([cmd, *extra]), "rc": r.returncode, "t0": t0 * 1000, "t1": t1 * 1000,
+    return {"cmd": " ".join([cmd, *extra]) + tag, "rc": r.returncode, "t0": t0 * 1000, "t1": t1 * 1000,
             "wall_ms": (t1 - t0) * 1000, "stopped_ms": doc.get("target", {}).get("stopped_ms"),
             "procs": doc.get("target", {}).get("process_count")}
 
-def load_node(beamcore, bindir, n, runs, secs):
+def load_node(bins, bindir, n, runs, secs):
     work = tempfile.mkdtemp(prefix="bc-live-stop.", dir=os.environ.get("TMPDIR", "/var/tmp"))
     subprocess.run(["/usr/bin/erlc", "-o", work, os.path.join(HERE, "live_load.erl")], check=True)
     env = dict(os.environ, BINDIR=bindir, ROOTDIR="/usr/lib/erlang", EMU="beam", PROGNAME="erl")
@@ -65,8 +65,9 @@ def load_node(beamcore, bindir, n, runs, secs):
         runs_done = []
         for cmd in (("procs",), ("summary",), ("procs", "--no-stop")):
             for _ in range(runs):
-                runs_done.append(read(beamcore, node.pid, *cmd))
-                time.sleep(1)
+                for tag, beamcore in bins:  # (with --against: the two binaries in turn)
+                    runs_done.append(read(beamcore, node.pid, *cmd, tag=tag))
+                    time.sleep(1)
         left = secs - (time.time() - started) - 2
         if left < 0:
             print(f"  (the runs took longer than the {secs} s sampled: raise it)")
@@ -99,7 +100,7 @@ def load_node(beamcore, bindir, n, runs, secs):
                     statistics.median(lost), min(low), [r["rc"] for r in rs]))
     return base * 1000, out
 
-def scenario(beamcore, runs):
+def scenario(bins, runs):
     top = tempfile.mkdtemp(prefix="bc-live-stop-scn.", dir=os.environ.get("TMPDIR", "/var/tmp"))
     d = os.path.join(top, "otp25")
     subprocess.run(["bash", os.path.join(TOP, "testdata", "capture.sh"), "25", d, "--live"],
@@ -108,10 +109,12 @@ def scenario(beamcore, runs):
     try:
         res = []
         for cmd in ("procs", "summary"):
-            rs = [read(beamcore, pid, cmd) for _ in range(runs)]
-            st = [r["stopped_ms"] for r in rs]
-            res.append((cmd, rs[0]["procs"], statistics.median(st), max(st),
-                        statistics.median(r["wall_ms"] for r in rs)))
+            rs = [read(b, pid, cmd, tag=tag) for _ in range(runs) for tag, b in bins]
+            for tag, _ in bins:
+                mine = [r for r in rs if r["cmd"] == cmd + tag]
+                st = [r["stopped_ms"] for r in mine]
+                res.append((cmd + tag, mine[0]["procs"], statistics.median(st), max(st),
+                            statistics.median(r["wall_ms"] for r in mine)))
         return res
     finally:
         os.kill(pid, signal.SIGKILL)
@@ -122,23 +125,27 @@ def main():
     ap.add_argument("--sizes", default="15000,200000")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--no-scenario", action="store_true")
+    ap.add_argument("--against", metavar="BEAMCORE", help="also read with this binary, in turn "
+                    "with BEAMCORE (e.g. a build of main): its rows are marked [against]")
     a = ap.parse_args()
     beamcore = os.path.abspath(os.environ.get("BEAMCORE", os.path.join(TOP, "build", "beamcore")))
+    bins = [("", beamcore)] + ([(" [against]", os.path.abspath(a.against))] if a.against else [])
     bindir = otp25()
-    print(f"beamcore {beamcore}; {os.cpu_count()} CPUs; load {open('/proc/loadavg').read().split()[:3]}")
-    print(f"{'processes':>10} {'command':<16} {'stop ms (med/max)':>18} {'wall ms':>8} "
+    print(f"beamcore {' and '.join(b for _, b in bins)}; {os.cpu_count()} CPUs; load {open('/proc/loadavg').read().split()[:3]}")
+    print(f"{'processes':>10} {'command':<26} {'stop ms (med/max)':>18} {'wall ms':>8} "
           f"{'lost ms':>8} {'lowest 10 ms':>13}  exits")
     for n in map(int, a.sizes.split(",")):
-        base, rows = load_node(beamcore, bindir, n, a.runs, 20 + a.runs * 3 * (1 + n // 40000))
+        base, rows = load_node(bins, bindir, n, a.runs,
+                               20 + a.runs * 3 * len(bins) * (1 + n // 40000))
         for n_, cmd, procs, smed, smax, wall, lost, low, rcs in rows:
             stop = f"{smed:.0f} / {smax:.0f}" if smed is not None else "not stopped"
-            print(f"{procs or n_:>10,} {cmd:<16} {stop:>18} {wall:>8.0f} {lost:>8.0f} "
+            print(f"{procs or n_:>10,} {cmd:<26} {stop:>18} {wall:>8.0f} {lost:>8.0f} "
                   f"{100 * low:>12.0f}%  {rcs}")
         print(f"{'':>10} (baseline {base:,.0f} ops/s on {n:,} processes)")
     if not a.no_scenario:
         print("scenario node (capture.sh 25 --live):")
-        for cmd, procs, smed, smax, wall in scenario(beamcore, a.runs):
-            print(f"{procs:>10,} {cmd:<16} {f'{smed:.0f} / {smax:.0f}':>18} {wall:>8.0f}")
+        for cmd, procs, smed, smax, wall in scenario(bins, a.runs):
+            print(f"{procs:>10,} {cmd:<26} {f'{smed:.0f} / {smax:.0f}':>18} {wall:>8.0f}")
 
 if __name__ == "__main__":
     sys.exit(main())

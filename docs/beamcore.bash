@@ -11,7 +11,7 @@ _beamcore()
 		case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break;; esac
 	done
 	case $cmd:$prev in
-	*:--top|*:--term|*:--around|*:--depth|*:--interval|*:--seconds|*:--hz)
+	*:--top|*:--max-stop|*:--term|*:--around|*:--depth|*:--interval|*:--seconds|*:--hz)
 		return;;
 	*:--pid)
 		COMPREPLY=($(compgen -W "$(pgrep -d ' ' '^beam\.' 2>/dev/null)" -- "$cur")); return;;
@@ -36,22 +36,22 @@ _beamcore()
 	esac
 	if [[ $cur == -* ]]; then
 		case $cmd in
-		summary|'') opts="--json --top --pid --no-stop --debug-file --layout --sysroot --help";;
-		procs) opts="--json --sort --top --group-by --garbage --pid --no-stop --debug-file --layout --sysroot --help";;
-		proc) opts="--json --all --term --pid --no-stop --debug-file --layout --sysroot --help";;
-		ets) opts="--json --top --pid --no-stop --debug-file --layout --sysroot --help";;
-		binaries) opts="--json --top --pid --no-stop --debug-file --layout --sysroot --help";;
-		memory) opts="--json --top --pid --no-stop --debug-file --layout --sysroot --help";;
-		stacks) opts="--json --top --folded --weight --by-status --pid --no-stop --debug-file --layout --sysroot --help";;
-		threads) opts="--json --pid --no-stop --debug-file --layout --sysroot --help";;
-		nodes) opts="--json --top --pid --no-stop --debug-file --layout --sysroot --help";;
-		ports) opts="--json --sort --top --pid --no-stop --debug-file --layout --sysroot --help";;
-		waits) opts="--json --top --pid --no-stop --debug-file --layout --sysroot --help";;
-		tree) opts="--json --pid --no-stop --debug-file --layout --sysroot --help";;
-		check) opts="--json --max --rules --junit --pid --no-stop --debug-file --layout --sysroot --help";;
+		summary|'') opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
+		procs) opts="--json --sort --top --group-by --garbage --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
+		proc) opts="--json --all --term --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
+		ets) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
+		binaries) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
+		memory) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
+		stacks) opts="--json --top --folded --weight --by-status --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
+		threads) opts="--json --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
+		nodes) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
+		ports) opts="--json --sort --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
+		waits) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
+		tree) opts="--json --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
+		check) opts="--json --max --rules --junit --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
 		diff) opts="--json --top --debug-file --layout --sysroot --help";;
-		export) opts="--json --weight --by-status --format --output -o --around --depth --pid --no-stop --debug-file --layout --sysroot --help";;
-		tui) opts="--pid --no-stop --interval --stop --debug-file --layout --sysroot --help";;
+		export) opts="--json --weight --by-status --format --output -o --around --depth --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
+		tui) opts="--pid --no-stop --max-stop --max-stop-fail --interval --stop --debug-file --layout --sysroot --help";;
 		sample) opts="--pid --seconds --hz --folded --by-status --weight --perf-script --speedscope --json --top --debug-file --help";;
 		layout) opts="--help";;
 		*) opts="--help";;

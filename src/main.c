@@ -45,11 +45,29 @@ static int run_analyzer(const struct analyzer *an, struct cli *c)
 	/* an unwritable output fails before the target is read */
 	if (c->ao.output && (err = outfile_open(c->ao.output, NULL, &of)))
 		return fail_json(an->name, c->ao.json, err);
+	c->target.snapshot = 1;
 	if ((err = target_open(&c->target, &t))) {
 		outfile_abort(&of);
 		return fail_json(an->name, c->ao.json, err);
 	}
-	if ((err = target_load(t, an->needs_of ? an->needs_of(&c->ao) : an->needs))) {
+	unsigned needs = an->needs_of ? an->needs_of(&c->ao) : an->needs;
+	err = target_load(t, needs);
+	if (!err && target_rehearsing(t)) {
+		/* a live node: the command once as it runs, to learn what it reads;
+		 * the node is then stopped only to copy that, and read from the copy */
+		struct an_out rehearsal = { 0 };
+		bc_err *rerr = an->run(target_vm(t), &c->ao, &rehearsal);
+		FILE *null = !rerr && rehearsal.write ? fopen("/dev/null", "we") : NULL;
+		if (null) {  /* an export's writer reads the node too */
+			bc_err_free(rehearsal.write(null, rehearsal.ctx));
+			fclose(null);
+		}
+		bc_err_free(rerr);
+		an_out_free(&rehearsal);
+		if (!(err = target_snapshot(t)))
+			err = target_load(t, needs);
+	}
+	if (err) {
 		outfile_abort(&of);
 		target_close(t);
 		return fail_json(an->name, c->ao.json, err);

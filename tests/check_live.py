@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """beamcore --pid on a running node (issue 15): capture.sh --live starts the
 scenario node of OTP REL and leaves it idle after writing its ground truth.
-  1. procs, ets, memory and every command's schema read with --pid (stopped):
+  1. procs, ets, memory and every command's schema read with --pid (stopped:
+     a copy taken while stopped, copied_bytes; two reads agree; --max-stop
+     passed gives a racy read, or with --max-stop-fail exit 2):
      every idle process exactly as the ground truth (compare_procs.py & co.);
      the stop time said (target.stopped_ms, the text header); the node keeps
      running afterwards (its heartbeat file advances; not traced, not stopped).
@@ -200,8 +202,42 @@ def main():
         print(f"procs --json: exit {rc} in {secs:.2f} s; stopped {t.get('stopped_ms')} ms, "
               f"racy {t.get('racy')}, os_pid {t.get('os_pid')}, kind {t.get('kind')}")
         if rc != 0 or t.get("kind") != "live" or t.get("os_pid") != pid or t.get("racy") is not False \
-                or not (isinstance(t.get("stopped_ms"), (int, float)) and 0 < t["stopped_ms"] < secs * 1000):
+                or not (isinstance(t.get("stopped_ms"), (int, float)) and 0 < t["stopped_ms"] < secs * 1000) \
+                or not (isinstance(t.get("copied_bytes"), int) and t["copied_bytes"] > 0) \
+                or not isinstance(t.get("racy_bytes"), int):
             bad.append(f"procs --json: exit {rc}, target {json.dumps(t)[:400]}")
+        else:
+            print(f"procs: copied {t['copied_bytes']} bytes while stopped, {t['racy_bytes']} read after")
+        # the copy: a second read finds the same processes, each the same
+        # (the scenario's processes are idle; reductions of the few that run move)
+        rc2, out2, _, _ = run([beamcore, "procs", "--pid", str(pid), "--json", "--top", "1000000"])
+        rc3, out3, _, _ = run([beamcore, "procs", "--pid", str(pid), "--json", "--top", "1000000"])
+        if rc2 != 0 or rc3 != 0:
+            bad.append(f"procs --top 1000000: exits {rc2}, {rc3}")
+        else:
+            one = {p["pid"]: p for p in json.loads(out2)["processes"]}
+            two = {p["pid"]: p for p in json.loads(out3)["processes"]}
+            moved = [k for k in one if k in two and {f: v for f, v in one[k].items() if f != "reductions"}
+                     != {f: v for f, v in two[k].items() if f != "reductions"}]
+            print(f"two snapshot reads: {len(one)} and {len(two)} processes, {len(moved)} differ")
+            if len(one) != len(two) or len(moved) > max(3, len(one) // 1000):
+                bad.append(f"two snapshot reads differ: {len(one)} vs {len(two)} processes, "
+                           f"{len(moved)} changed: {moved[:5]}")
+        # --max-stop: summary copies the 55 MB heap, more than 1 ms of copying
+        rc, out, err, secs = run([beamcore, "summary", "--pid", str(pid), "--json", "--max-stop", "1"])
+        t = json.loads(out).get("target", {}) if rc in (0, 1) else {}
+        if rc not in (0, 1) or t.get("racy") is not True or not isinstance(t.get("stopped_ms"), (int, float)) \
+                or t["stopped_ms"] > 250:
+            bad.append(f"summary --max-stop 1: exit {rc}, target {json.dumps(t)[:300]} {err.strip()[:200]}")
+        else:
+            print(f"summary --max-stop 1: exit {rc}, racy, released after {t['stopped_ms']:.1f} ms, "
+                  f"{t['copied_bytes']} bytes copied")
+        rc, _, err, _ = run([beamcore, "summary", "--pid", str(pid), "--max-stop", "1", "--max-stop-fail"])
+        one_line(bad, "summary --max-stop 1 --max-stop-fail", rc, err, has="--max-stop")
+        rc, out, err, _ = run([beamcore, "memory", "--pid", str(pid), "--json", "--max-stop", "600000"])
+        t = json.loads(out).get("target", {}) if rc in (0, 1) else {}
+        if rc != 0 or t.get("racy") is not False or not t.get("copied_bytes"):
+            bad.append(f"memory --max-stop 600000: exit {rc}, target {json.dumps(t)[:300]}")
         rc, out, err, _ = run([beamcore, "summary", "--pid", str(pid)])
         head = out.splitlines()[:2]
         if rc != 0 or not head or not head[0].startswith(f"live of PID {pid}:") or \
@@ -224,6 +260,10 @@ def main():
         for args, label in [(["diff", "--pid", str(pid)], "diff --pid"),
                             (["procs", "--no-stop", os.path.join(d, "pid")], "--no-stop without --pid"),
                             (["procs", "--pid", "abc"], "--pid abc"),
+                            (["procs", "--pid", str(pid), "--no-stop", "--max-stop", "5"],
+                             "--max-stop with --no-stop"),
+                            (["procs", "--pid", str(pid), "--max-stop-fail"], "--max-stop-fail alone"),
+                            (["procs", "--pid", str(pid), "--max-stop", "0"], "--max-stop 0"),
                             (["procs", "--pid", str(pid), "--interval", "1"], "procs --interval"),
                             (["procs", "--pid", str(pid), beam, beam], "--pid with two words")]:
             rc, _, err, _ = run([beamcore, *args])

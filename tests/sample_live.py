@@ -242,6 +242,33 @@ def main():
                        f"collector frames in each: {gc_frames}; {seq} in lists:seq_loop/3")
         del gpid
 
+        # a stopped read of the busy node: stopped only to copy (stopped_ms,
+        # copied_bytes said), the busy worker found, its scheduler's native
+        # stack unwound from the copy taken inside the stop
+        r = subprocess.run([beamcore, "procs", "--pid", str(node), "--json", "--top", "100000"],
+                           capture_output=True, text=True, timeout=120)
+        doc = json.loads(r.stdout) if r.returncode in (0, 1) else {}
+        t = doc.get("target", {})
+        row = [p for p in doc.get("processes", []) if p["pid"] == worker]
+        if r.returncode != 0 or t.get("racy") is not False or not isinstance(t.get("stopped_ms"), (int, float)) \
+                or not t.get("copied_bytes") or not isinstance(t.get("racy_bytes"), int) or not row:
+            bad.append(f"procs --pid of the busy node: exit {r.returncode}, target {json.dumps(t)[:300]}, "
+                       f"busy_worker {worker} {'found' if row else 'not found'}")
+        else:
+            print(f"  procs --pid: stopped {t['stopped_ms']:.1f} ms to copy {t['copied_bytes']} bytes "
+                  f"({t['racy_bytes']} read after), busy_worker {row[0].get('status')}")
+        r = subprocess.run([beamcore, "threads", "--pid", str(node), "--json"], capture_output=True,
+                           text=True, timeout=120)
+        doc = json.loads(r.stdout) if r.returncode in (0, 1) else {}
+        unwound = [th for th in doc.get("threads", []) if len(th.get("frames") or []) >= 3]
+        if r.returncode != 0 or not doc.get("target", {}).get("copied_bytes") or \
+                len(unwound) < len(doc.get("threads", [])) // 2:
+            bad.append(f"threads --pid of the busy node: exit {r.returncode}, {len(unwound)} of "
+                       f"{len(doc.get('threads', []))} threads unwound 3+ frames")
+        else:
+            print(f"  threads --pid: {len(unwound)} of {len(doc['threads'])} threads unwound from the copy, "
+                  f"stopped {doc['target']['stopped_ms']:.1f} ms")
+
         # bad input: one line, exit 2, the target still running
         sleeper = subprocess.Popen(["sleep", "60"])
         bad += one_line_exit2([beamcore, "sample", "--pid", str(sleeper.pid), "--seconds", "1"],

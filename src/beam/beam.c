@@ -58,6 +58,7 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	if (!b)
 		return bc_error(BC_ENOMEM, "out of memory");
 	b->ranges_ok = -1;
+	struct core_plan *plan = o->plan;  /* consumed: by the snapshot, else freed below */
 	char exe[4096], source[64];
 	const char *exe_path = o->exe_path;
 	bc_err *err = NULL;
@@ -114,12 +115,26 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 
 	/* a live node is stopped only now: the DWARF session and the offset table
 	 * (tens of ms) need no stop; every byte read so far is read again */
-	if (b->core->live && !o->no_stop && (err = core_live_stop(b->core)))
+	struct core_snap_stat st = { .stopped_ms = -1 };
+	if (b->core->live && plan) {  /* stopped only to copy what the command reads */
+		err = core_live_snapshot(b->core, plan, o->stacks, o->max_stop_ms, &st);
+		plan = NULL;
+		if (!err && st.over && o->max_stop_fail)
+			err = bc_error(BC_EIO, "PID %d: stopping it to copy the %llu bytes the read needs "
+				       "would take longer than --max-stop %.0f ms (released after %.1f "
+				       "ms, %llu bytes copied): raise it, or drop --max-stop-fail for a "
+				       "racy read", o->pid, (unsigned long long)st.planned,
+				       o->max_stop_ms, st.stopped_ms, (unsigned long long)st.bytes);
+		if (err)
+			goto fail;
+	} else if (b->core->live && !o->no_stop && (err = core_live_stop(b->core))) {
 		goto fail;
+	}
 	if (b->core->live) {
 		b->vm->live_pid = o->pid;
-		b->vm->racy = !b->core->live_stopped;
-		b->vm->stopped_ms = -1;
+		b->vm->racy = !b->core->live_frozen;
+		b->vm->stopped_ms = st.stopped_ms;
+		b->vm->copied_bytes = st.bytes;
 	}
 	/* .rodata and .text are not in a default core: serve them from the file. */
 	for (int i = 0; i < b->exe->nloads && !b->core->live; i++) {
@@ -167,6 +182,7 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	*out = b;
 	return NULL;
 fail:
+	core_plan_free(plan);
 	beam_close(b);
 	return err;
 }
@@ -216,6 +232,8 @@ void beam_release(struct beam *b)
 	double ms = b->core->live ? core_live_release(b->core) : -1;
 	if (ms >= 0)
 		b->vm->stopped_ms = ms;
+	if (b->core->live)
+		b->vm->racy_bytes = core_live_late_bytes(b->core);
 }
 
 void beam_close(struct beam *b)

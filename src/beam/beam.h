@@ -16,6 +16,13 @@ struct beam_open_opts {
 	int pid;                   /* core_path NULL: a running beam.smp (/proc, process_vm_readv) */
 	int no_stop;               /* read it without stopping it (racy) */
 	int flushed;               /* its memory read anew after each core_flush (the sampler) */
+	/* live: stopped only to copy these pages (core_live_snapshot; consumed by
+	 * beam_open), with the threads' stacks when stacks; past max_stop_ms (> 0)
+	 * released and read racily, or with max_stop_fail an error */
+	struct core_plan *plan;
+	int stacks;
+	double max_stop_ms;
+	int max_stop_fail;
 };
 
 bc_err *beam_open(const struct beam_open_opts *o, struct beam **out);

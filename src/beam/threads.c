@@ -297,8 +297,8 @@ bc_err *beam_load_threads(struct beam *b)
 	if (!vm->threads)
 		return bc_error(BC_ENOMEM, "out of memory");
 	vm->nthreads = c->nthreads;
-	int attached = c->live && !c->live_stopped ? -1 : session_attach(b->session);
-	if (attached < 0 && c->live && !c->live_stopped)
+	int attached = c->live && !c->live_frozen ? -1 : session_attach(b->session);
+	if (attached < 0 && c->live && !c->live_frozen)
 		vm_gap(vm, "native backtraces need the node stopped: run without --no-stop");
 	else if (attached < 0)
 		vm_gap(vm, "native backtraces unavailable: %s", dwfl_errmsg(-1));

@@ -77,6 +77,8 @@ struct core {
 	struct core_live *live;       /* a live process (live.c), NULL for a core file */
 	int live_pid;                 /* that process, 0 for a core file */
 	int live_stopped;             /* its threads are ptrace-stopped (until core_live_release) */
+	int live_frozen;              /* its registers and memory as when stopped: stopped
+				       * now, or read from a snapshot (core_live_snapshot) */
 	const struct core_seg *hint;  /* last segment a read hit (a lookup cache) */
 	const struct core_seg *near[1024]; /* by address bits 16..25: the last segment hit */
 };

@@ -4,10 +4,12 @@
  * livemem.c's, behind the cache the caller chose. */
 #include "live.h"
 #include "livemem.h"
+#include "snap.h"
 #include "stop.h"
 #include "grow.h"
 
 #include <dirent.h>
+#include <sched.h>
 #include <elf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -290,7 +292,7 @@ bc_err *core_live_stop(struct core *c)
 	bc_err *err = stop_process(c->live_pid, &tids, &ntids);
 	if (err)
 		return err;
-	c->live_stopped = 1;
+	c->live_stopped = c->live_frozen = 1;
 	core_flush(c);
 	if (forget(c, l) < 0)
 		err = bc_error(BC_ENOMEM, "out of memory");
@@ -300,6 +302,124 @@ bc_err *core_live_stop(struct core *c)
 		err = read_threads(c, l, tids, ntids);
 	free(tids);
 	return err;
+}
+
+struct core_plan *core_live_plan(const struct core *c)
+{
+	struct livesnap *p = calloc(1, sizeof *p);
+	if (p && livemem_touched(c->mem, p) < 0) {
+		livesnap_free(p);
+		free(p);
+		return NULL;
+	}
+	return (struct core_plan *)p;
+}
+
+void core_plan_free(struct core_plan *p)
+{
+	if (p)
+		livesnap_free((struct livesnap *)p);
+	free(p);
+}
+
+/* A thread's frames lie from its stack pointer (less the red zone) up to its
+ * stack's top: what the native unwinder reads, up to this much of it. */
+#define STACK_COPY (128u << 10)
+#define STACKS_MAX 512
+
+static void add_stacks(struct core *c, struct livesnap *s, size_t most)
+{
+	for (size_t i = 0; i < c->nthreads && most; i++) {
+		uint64_t sp = c->threads[i].rsp;
+		const struct core_seg *g = sp ? core_seg_at(c, sp) : NULL;
+		if (!g || !g->filesz)
+			continue;
+		uint64_t lo = (sp - 128) & ~(uint64_t)63, end = g->vaddr + g->filesz;
+		if (lo < g->vaddr)
+			lo = g->vaddr;
+		if (livesnap_add(s, lo, end - lo > STACK_COPY ? lo + STACK_COPY : end) == 0)
+			most--;
+	}
+}
+
+bc_err *core_live_snapshot(struct core *c, struct core_plan *plan, int stacks, double max_ms,
+			   struct core_snap_stat *st)
+{
+	struct core_live *l = c->live;
+	struct livesnap *s = livemem_snap(c->mem);
+	memset(st, 0, sizeof *st);
+	st->stopped_ms = -1;
+	*s = *(struct livesnap *)plan;  /* the plan's ranges move into the core's snapshot */
+	free(plan);
+	size_t nstacks = stacks ? (c->nthreads + 16 < STACKS_MAX ? c->nthreads + 16 : STACKS_MAX) : 0;
+	if (livesnap_prepare(s, nstacks * STACK_COPY) < 0)
+		return bc_error(BC_ENOMEM, "out of memory for the snapshot");
+	for (size_t i = 0; i < s->nruns; i++)
+		st->planned += s->runs[i].len;
+	pid_t *tids = NULL;
+	size_t ntids = 0;
+	/* While the node waits, the machine's other work must not preempt the
+	 * copy: real-time priority for the window, where permitted (root). */
+	struct sched_param rt = { .sched_priority = 1 }, was;
+	int policy = sched_getscheduler(0);
+	int raised = policy >= 0 && sched_getparam(0, &was) == 0 &&
+		     sched_setscheduler(0, SCHED_FIFO, &rt) == 0;
+	bc_err *err = stop_process(c->live_pid, &tids, &ntids);
+	if (err) {
+		if (raised)
+			sched_setscheduler(0, policy, &was);
+		return err;
+	}
+	c->live_stopped = 1;
+	/* inside the stop: the threads' registers and, for the unwinder, their stacks */
+	free(c->threads);
+	free(l->regs);
+	c->threads = NULL;
+	l->regs = NULL;
+	c->nthreads = 0;
+	err = read_threads(c, l, tids, ntids);
+	free(tids);
+	if (!err && nstacks) {
+		add_stacks(c, s, nstacks);
+		if (livesnap_prepare(s, 0) < 0)
+			err = bc_error(BC_ENOMEM, "out of memory for the snapshot");
+	}
+	int rc = err ? 0 : livesnap_copy(s, c->live_pid, max_ms, stop_elapsed_ms);
+	st->stopped_ms = core_live_release(c);
+	if (raised)
+		sched_setscheduler(0, policy, &was);
+	if (err)
+		return err;
+	if (rc < 0)
+		return bc_error(BC_EIO, "PID %d exited during the read", c->live_pid);
+	st->bytes = livesnap_bytes(s);
+	st->over = rc > 0;
+	if (st->over) {  /* released before the copy was whole: a racy read, no registers */
+		livesnap_free(s);
+		for (size_t i = 0; i < c->nthreads; i++)
+			c->threads[i].rip = c->threads[i].rsp = c->threads[i].rbp = 0;
+	} else {
+		c->live_frozen = 1;
+	}
+	/* what was read before the stop is read again: from the snapshot, else anew */
+	core_flush(c);
+	if (livemem_forget(c->mem) < 0)
+		return bc_error(BC_ENOMEM, "out of memory");
+	livemem_serve_snap(c->mem, !st->over);
+	/* the mappings, after the release: a read the snapshot lacks needs them */
+	free(c->segs);
+	free(c->files);  /* (their paths stay in l->paths until close) */
+	c->segs = NULL;
+	c->files = NULL;
+	c->nsegs = c->nfiles = 0;
+	c->hint = NULL;
+	memset(c->near, 0, sizeof c->near);
+	return read_maps(c, l);
+}
+
+uint64_t core_live_late_bytes(const struct core *c)
+{
+	return c->live ? livemem_late(c->mem) : 0;
 }
 
 bc_err *core_open_live(int pid, enum core_live_mem kind, struct core **out)

@@ -20,6 +20,28 @@ bc_err *core_open_live(int pid, enum core_live_mem kind, struct core **out);
 /* Stop a live process opened unstopped: every thread, its mappings and
  * registers read again, the cache emptied (earlier pointers stay valid). */
 bc_err *core_live_stop(struct core *c);
+/* What a snapshot copies (snap.c): the 4 KiB pages a process's reads asked
+ * for, gathered on an unstopped open (a rehearsal of the command); NULL: out
+ * of memory. */
+struct core_plan;
+struct core_plan *core_live_plan(const struct core *c);
+void core_plan_free(struct core_plan *p);
+struct core_snap_stat {
+	double stopped_ms;   /* how long the process was stopped, -1: not */
+	uint64_t planned;    /* bytes the plan asked for (the stacks besides) */
+	uint64_t bytes;      /* bytes copied */
+	int over;            /* past max_ms: released before the copy was whole */
+};
+/* Stop a live process opened unstopped (LIVE_KEPT), read its threads'
+ * registers (and with stacks, their stacks from the stack pointer), copy
+ * plan's pages (plan is consumed) and release it: reads are then served from
+ * the copy (live_frozen), what it lacks read anew (core_live_late_bytes).
+ * max_ms > 0: past it the copy stops and the process runs again (over; the
+ * reads are then racy, no registers). */
+bc_err *core_live_snapshot(struct core *c, struct core_plan *plan, int stacks, double max_ms,
+			   struct core_snap_stat *st);
+/* Bytes read from the process besides its snapshot (after the release). */
+uint64_t core_live_late_bytes(const struct core *c);
 /* Resume a stopped live process: milliseconds it was stopped, -1 if it was not. */
 double core_live_release(struct core *c);
 /* The executable of a live process as /proc/PID/exe names it (without

@@ -7,6 +7,7 @@
  * they change. A read that fails (memory unmapped under a read of a running
  * process) is a fault like a hole in a core: the walks make it a gap. */
 #include "livemem.h"
+#include "snap.h"
 #include "hmap.h"
 #include "grow.h"
 
@@ -25,6 +26,7 @@ static int gone_pid;  /* a process whose memory went away under a read */
 struct chunk {
 	uint64_t lo;       /* key: the chunk's first address (segment-clipped) */
 	uint32_t len;      /* bytes read (0: unreadable) */
+	uint16_t touched;  /* its 4 KiB pages a read asked for (what a snapshot copies) */
 	uint8_t *data;
 };
 
@@ -42,6 +44,9 @@ struct livemem {
 	struct page *pages;     /* flushed: PAGES, by page number */
 	void **big;             /* core_ptr copies, and chunks forgotten by a stop */
 	size_t nbig, bigcap;
+	struct livesnap snap;   /* the copy taken while stopped; served before any chunk */
+	int have_snap;
+	uint64_t late;          /* bytes read from the process after the snapshot */
 };
 
 int core_live_read(const struct core *c, uint64_t addr, void *buf, size_t len)
@@ -84,6 +89,7 @@ void livemem_free(struct livemem *m)
 	for (size_t i = 0; i < m->nbig; i++)
 		free(m->big[i]);
 	free(m->big);
+	livesnap_free(&m->snap);
 	free(m);
 }
 
@@ -118,11 +124,14 @@ static struct chunk *chunk_read(const struct core *c, struct livemem *m, uint64_
 	struct chunk *ch = &m->chunks[m->nchunks];
 	ch->lo = lo;
 	ch->len = 0;
+	ch->touched = 0;
 	ch->data = malloc(hi - lo);
 	if (ch->data) {
 		struct iovec local = { ch->data, hi - lo }, remote = { (void *)(uintptr_t)lo, hi - lo };
 		ssize_t n = process_vm_readv(c->live_pid, &local, 1, &remote, 1, 0);
 		ch->len = n > 0 ? (uint32_t)n : 0;  /* a short read: the bytes up to the fault */
+		if (m->have_snap)
+			m->late += ch->len;
 		if (n < 0 && errno == ESRCH)
 			gone_pid = c->live_pid;
 	}
@@ -136,10 +145,13 @@ static struct chunk *chunk_read(const struct core *c, struct livemem *m, uint64_
 
 const uint8_t *livemem_chunk_span(const struct core *c, uint64_t addr, size_t want, size_t *got)
 {
+	struct livemem *m = c->mem;
+	const uint8_t *p;
+	if (m->have_snap && (p = livesnap_span(&m->snap, addr, want, got)))
+		return p;
 	const struct core_seg *s = core_seg_at(c, addr);
 	if (!s || addr - s->vaddr >= s->filesz)
 		return NULL;
-	struct livemem *m = c->mem;
 	uint64_t lo = addr & ~(uint64_t)(CHUNK - 1);
 	if (lo < s->vaddr)
 		lo = s->vaddr;
@@ -155,6 +167,9 @@ const uint8_t *livemem_chunk_span(const struct core *c, uint64_t addr, size_t wa
 	if (at >= ch->len)
 		return NULL;
 	*got = ch->len - at < want ? ch->len - at : want;
+	/* the pages asked for: at .. at + *got - 1 (bits of the 16 pages of a chunk) */
+	unsigned first = (unsigned)(at / PAGE), last = (unsigned)((at + *got - 1) / PAGE);
+	ch->touched |= (uint16_t)(((2u << last) - 1) & ~((1u << first) - 1));
 	return ch->data + at;
 }
 
@@ -191,6 +206,34 @@ const void *livemem_chunk_ptr(const struct core *c, uint64_t addr, size_t len)
 	if (p && got < len)  /* across a chunk's end: a copy */
 		return livemem_copy(c, addr, len);
 	return p;
+}
+
+int livemem_touched(const struct livemem *m, struct livesnap *s)
+{
+	for (size_t i = 0; i < m->nchunks; i++) {
+		const struct chunk *ch = &m->chunks[i];
+		for (unsigned b = 0; b < CHUNK / PAGE; b++) {  /* (a chunk starts on a page) */
+			uint64_t lo = ch->lo + (uint64_t)b * PAGE;
+			if ((ch->touched >> b & 1) && livesnap_add(s, lo, lo + PAGE) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+struct livesnap *livemem_snap(struct livemem *m)
+{
+	return &m->snap;
+}
+
+void livemem_serve_snap(struct livemem *m, int on)
+{
+	m->have_snap = on;
+}
+
+uint64_t livemem_late(const struct livemem *m)
+{
+	return m->late;
 }
 
 int livemem_forget(struct livemem *m)

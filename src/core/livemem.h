@@ -19,4 +19,13 @@ void livemem_page_flush(struct core *c);
  * handed out stays allocated until close. -1: out of memory. */
 int livemem_forget(struct livemem *m);
 
+/* The snapshot (snap.c): the pages the reads so far asked for added to s; the
+ * livemem's own snapshot; whether reads are served from it first; bytes read
+ * from the process besides it (after the release: racy). */
+struct livesnap;
+int livemem_touched(const struct livemem *m, struct livesnap *s);
+struct livesnap *livemem_snap(struct livemem *m);
+void livemem_serve_snap(struct livemem *m, int on);
+uint64_t livemem_late(const struct livemem *m);
+
 #endif

@@ -44,6 +44,11 @@ double stop_release(void)
 	return since_ms(&g_t0);
 }
 
+double stop_elapsed_ms(void)
+{
+	return g_n > 0 ? since_ms(&g_t0) : -1;
+}
+
 static void release_at_exit(void)
 {
 	stop_release();
@@ -218,6 +223,43 @@ static bc_err *wait_stop(pid_t pid, int i)
 	}
 }
 
+/* Seize the threads of pid not seized yet (listed in /proc/PID/task), and
+ * interrupt them when interrupt: the new ones from *n on. */
+static bc_err *seize_listed(pid_t pid, const char *path, int interrupt, int *n)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? bc_error(BC_EIO, "PID %d exited", (int)pid)
+				       : bc_error(BC_EIO, "%s: %s", path, strerror(errno));
+	bc_err *err = NULL;
+	int have = *n;
+	struct dirent *e;
+	while ((e = readdir(d)) && !err) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		if (tid <= 0 || known(tid, have))
+			continue;
+		if (*n >= MAX_TIDS) {
+			err = bc_error(BC_EIO, "PID %d has more than %d threads", (int)pid, MAX_TIDS);
+			break;
+		}
+		if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
+			if (errno == ESRCH)
+				continue;  /* exited meanwhile */
+			err = exiting(pid) ? bc_error(BC_EIO, "PID %d exited during the read", (int)pid)
+				: errno == EPERM || errno == EACCES ? stop_why_denied(pid, "ptrace")
+				: bc_error(BC_EIO, "ptrace of PID %d: %s", (int)pid, strerror(errno));
+			break;
+		}
+		g_tid[*n] = tid;
+		g_sig[*n] = 0;
+		g_n = ++*n;  /* (the handlers see it from here on) */
+		if (interrupt && ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0 && errno == ESRCH)
+			g_tid[*n - 1] = 0;
+	}
+	closedir(d);
+	return err;
+}
+
 bc_err *stop_process(pid_t pid, pid_t **tids, size_t *ntids)
 {
 	*tids = NULL;
@@ -225,44 +267,24 @@ bc_err *stop_process(pid_t pid, pid_t **tids, size_t *ntids)
 	if (g_n)
 		return bc_error(BC_EUSAGE, "a process is stopped already");
 	install_once();
-	clock_gettime(CLOCK_MONOTONIC, &g_t0);
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-	bc_err *err = NULL;
+	/* Seize every thread first (a seized thread runs on): the stop begins at
+	 * the interrupts, all sent at once, and lasts no listing or seizing. */
+	int n = 0;
+	bc_err *err = seize_listed(pid, path, 0, &n);
+	clock_gettime(CLOCK_MONOTONIC, &g_t0);
+	for (int i = 0; i < n && !err; i++)
+		if (g_tid[i] && ptrace(PTRACE_INTERRUPT, g_tid[i], NULL, NULL) < 0 && errno == ESRCH)
+			g_tid[i] = 0;
+	for (int i = 0; i < n && !err; i++)
+		if (g_tid[i])
+			err = wait_stop(pid, i);
 	/* Until a listing finds no new thread: a thread created before its parent
 	 * stopped shows up in the next one; once all are stopped none is made. */
 	for (int round = 0; round < 1000 && !err; round++) {
-		DIR *d = opendir(path);
-		if (!d) {
-			err = errno == ENOENT ? bc_error(BC_EIO, "PID %d exited", (int)pid)
-					      : bc_error(BC_EIO, "%s: %s", path, strerror(errno));
-			break;
-		}
-		int first = g_n, n = g_n;
-		struct dirent *e;
-		while ((e = readdir(d)) && !err) {
-			pid_t tid = (pid_t)atoi(e->d_name);
-			if (tid <= 0 || known(tid, n))
-				continue;
-			if (n >= MAX_TIDS) {
-				err = bc_error(BC_EIO, "PID %d has more than %d threads", (int)pid, MAX_TIDS);
-				break;
-			}
-			if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
-				if (errno == ESRCH)
-					continue;  /* exited meanwhile */
-				err = exiting(pid) ? bc_error(BC_EIO, "PID %d exited during the read", (int)pid)
-					: errno == EPERM || errno == EACCES ? stop_why_denied(pid, "ptrace")
-					: bc_error(BC_EIO, "ptrace of PID %d: %s", (int)pid, strerror(errno));
-				break;
-			}
-			g_tid[n] = tid;
-			g_sig[n] = 0;
-			g_n = ++n;  /* (the handlers see it from here on) */
-			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0 && errno == ESRCH)
-				g_tid[n - 1] = 0;
-		}
-		closedir(d);
+		int first = n;
+		err = seize_listed(pid, path, 1, &n);
 		for (int i = first; i < n && !err; i++)
 			if (g_tid[i])
 				err = wait_stop(pid, i);

@@ -14,6 +14,8 @@ bc_err *stop_process(pid_t pid, pid_t **tids, size_t *n);
 /* Detach every stopped thread (a signal that arrived meanwhile is passed on);
  * milliseconds the process was stopped, or -1 when it was not. Idempotent. */
 double stop_release(void);
+/* Milliseconds since the process was stopped, or -1 when it is not. */
+double stop_elapsed_ms(void);
 /* Why ptrace-level access to pid was refused (EPERM/EACCES), naming the fix:
  * another user, no CAP_SYS_PTRACE, yama ptrace_scope, another tracer. */
 bc_err *stop_why_denied(pid_t pid, const char *what);

@@ -464,7 +464,7 @@ int session_attach(struct session *s)
 	if (s->core->live) {  /* the threads we stopped, their registers read already */
 		static const Dwfl_Thread_Callbacks cb = { live_next_thread, NULL, live_memory_read,
 							  live_set_registers, NULL, NULL };
-		if (!s->core->live_stopped)
+		if (!s->core->live_frozen)
 			return -1;
 		s->attached = 0;
 		return session_attach_with(s, s->core->live_pid, &cb, (void *)s->core);

@@ -17,6 +17,15 @@ static int parse_pid(const char *arg, void *opts)
 	return rc;
 }
 
+static int parse_max_stop(const char *arg, void *opts)
+{
+	long v;
+	int rc = option_number("--max-stop", arg, 1, 600000, "milliseconds", &v);
+	if (!rc && opts)
+		((struct target_opts *)opts)->max_stop_ms = v;
+	return rc;
+}
+
 /* a running node instead of a TARGET */
 const struct option_entry target_live_options[] = {
 	{ .kind = OPT_VALUE, .name = "pid", .arg = "PID",
@@ -27,6 +36,14 @@ const struct option_entry target_live_options[] = {
 	  .help = "--pid: read without stopping the node (racy: changing\n"
 		  "values are gaps, exit 1)",
 	  .store = OPT_TARGET, .offset = offsetof(struct target_opts, no_stop), .needs_pid = 1 },
+	{ .kind = OPT_VALUE, .name = "max-stop", .arg = "MS",
+	  .help = "--pid: stop the node at most MS ms (to copy what the\n"
+		  "read needs); past it, release it and read racily",
+	  .store = OPT_TARGET, .parse = parse_max_stop, .needs_pid = 1 },
+	{ .kind = OPT_FLAG, .name = "max-stop-fail",
+	  .help = "--max-stop: past it exit 2 instead of a racy read",
+	  .store = OPT_TARGET, .offset = offsetof(struct target_opts, max_stop_fail),
+	  .needs_pid = 1 },
 	OPT_TABLE_END,
 };
 
@@ -52,6 +69,14 @@ int target_options_check(const struct target_opts *o)
 {
 	if (o->pid && o->sysroot) {
 		fprintf(stderr, "beamcore: --sysroot is for cores from elsewhere, not --pid\n");
+		return BC_EXIT_USAGE;
+	}
+	if (o->no_stop && (o->max_stop_ms || o->max_stop_fail)) {
+		fprintf(stderr, "beamcore: --max-stop is for a stopped read, not --no-stop\n");
+		return BC_EXIT_USAGE;
+	}
+	if (o->max_stop_fail && !o->max_stop_ms) {
+		fprintf(stderr, "beamcore: --max-stop-fail needs --max-stop MS\n");
 		return BC_EXIT_USAGE;
 	}
 	return -1;

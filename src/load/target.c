@@ -21,6 +21,9 @@ struct target {
 	char zpath[32];      /* it as /proc/self/fd/N, the path the loaders open */
 	const char *name;    /* the path the user gave, or "PID N" */
 	char label[32];      /* that for a live process */
+	struct beam_open_opts live;  /* a rehearsal's: how to open it again for the snapshot */
+	int rehearsal;       /* the model is a rehearsal's (target_snapshot) */
+	unsigned needs;      /* what the loads asked for */
 };
 
 /* Messages of the loaders name the copy: name the user's file instead. */
@@ -75,7 +78,20 @@ static bc_err *must_be(const char *what, const char *path, mode_t type)
 			type == S_IFDIR ? "directory" : "regular file");
 }
 
-/* --pid: a running beam.smp, stopped (unless --no-stop) until target_release. */
+static bc_err *open_live_beam(struct target *t, const struct beam_open_opts *bo)
+{
+	bc_err *err = beam_open(bo, &t->beam);
+	if (err)
+		return err->code == BC_EFAULT ? core_live_exited(bo->pid, err) : err;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	t->beam->vm->time = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	t->beam->vm->time_from = "read";
+	return NULL;
+}
+
+/* --pid: a running beam.smp, stopped (unless --no-stop) until target_release;
+ * with snapshot, opened unstopped for a rehearsal (target_snapshot). */
 static bc_err *open_live(const struct target_opts *o, struct target **out)
 {
 	bc_err *bad;
@@ -92,18 +108,37 @@ static bc_err *open_live(const struct target_opts *o, struct target **out)
 	struct beam_open_opts bo = { .exe_path = o->beam, .debug_file = o->debug_file,
 				     .layout_file = o->layout,
 				     .pid = o->pid, .no_stop = o->no_stop || o->flushed,
-				     .flushed = o->flushed };
-	bc_err *err = beam_open(&bo, &t->beam);
+				     .flushed = o->flushed, .max_stop_ms = (double)o->max_stop_ms,
+				     .max_stop_fail = o->max_stop_fail };
+	t->live = bo;
+	t->rehearsal = o->snapshot && !bo.no_stop;
+	bo.no_stop |= t->rehearsal;
+	bc_err *err = open_live_beam(t, &bo);
 	if (err) {
 		target_free(t);
-		return err->code == BC_EFAULT ? core_live_exited(o->pid, err) : err;
+		return err;
 	}
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	t->beam->vm->time = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-	t->beam->vm->time_from = "read";
 	*out = t;
 	return NULL;
+}
+
+int target_rehearsing(const struct target *t)
+{
+	return t->rehearsal;
+}
+
+bc_err *target_snapshot(struct target *t)
+{
+	if (!t->rehearsal)
+		return NULL;
+	struct beam_open_opts bo = t->live;
+	if (!(bo.plan = core_live_plan(t->beam->core)))
+		return bc_error(BC_ENOMEM, "out of memory");
+	bo.stacks = (t->needs & NEED_THREADS) != 0;
+	beam_close(t->beam);
+	t->beam = NULL;
+	t->rehearsal = 0;
+	return open_live_beam(t, &bo);
 }
 
 bc_err *target_open(const struct target_opts *o, struct target **out)
@@ -170,6 +205,7 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 
 bc_err *target_load(struct target *t, unsigned needs)
 {
+	t->needs |= needs;
 	bc_err *err = own_name(t, t->dump ? dump_load(t->dump, needs) : beam_load(t->beam, needs));
 	if (err && t->beam && t->beam->core->live)
 		err = core_live_exited(t->beam->core->live_pid, err);
@@ -199,7 +235,7 @@ void target_close(struct target *t)
 		return;
 	if (t->dump)
 		dump_close(t->dump);
-	else
+	else if (t->beam)
 		beam_close(t->beam);
 	target_free(t);
 }

@@ -18,6 +18,10 @@ struct target_opts {
 	int no_stop;             /* --no-stop: read it without stopping it */
 	int flushed;             /* pid: read again as it runs (beamcore sample): its
 				  * memory cache flushed by core_flush, never stopped */
+	int snapshot;            /* pid, stopped: opened for a rehearsal, then stopped only
+				  * to copy what it read (target_snapshot) */
+	long max_stop_ms;        /* --max-stop: the longest stop for the copy (0: none) */
+	int max_stop_fail;       /* --max-stop-fail: past it exit 2, not a racy read */
 };
 
 /* The options that fill struct target_opts (options.c): --pid and --no-stop,
@@ -35,6 +39,13 @@ bc_err *target_load(struct target *t, unsigned needs);
 struct vm *target_vm(struct target *t);
 /* The core or live process as the loader holds it; NULL for a crash dump. */
 struct beam *target_beam(struct target *t);
+/* A live target opened with snapshot: the command's reads so far were a
+ * rehearsal on the running node (a racy model). target_snapshot stops it,
+ * copies the pages they read (the threads' stacks too when the loads asked for
+ * NEED_THREADS), lets it run and opens a new model over the copy: load and run
+ * the command again. No-op otherwise. */
+int target_rehearsing(const struct target *t);
+bc_err *target_snapshot(struct target *t);
 /* A live target stopped for the read runs again (vm->stopped_ms); no-op otherwise.
  * Reads after it are racy. */
 void target_release(struct target *t);

@@ -421,6 +421,8 @@ struct vm {
 	int os_pid;                    /* the OS process: --pid, a core's NT_PRPSINFO; 0: unknown */
 	bool racy;                     /* live: read without stopping it (--no-stop) */
 	double stopped_ms;             /* live: how long it was stopped; < 0: not stopped */
+	uint64_t copied_bytes;         /* live: bytes copied while stopped (0: read while stopped) */
+	uint64_t racy_bytes;           /* live: bytes read besides that copy, after the release */
 	struct vm_death death;         /* crash dumps: the slogan and what it names */
 	struct vm_proc *procs;
 	size_t nprocs, procs_cap;

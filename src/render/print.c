@@ -15,10 +15,20 @@ static void text_header(FILE *f, const struct vm *vm)
 		vm->erts_version[0] ? vm->erts_version : "?",
 		!vm->have_jit ? "" : vm->jit ? ", JIT" : ", interpreter",
 		vm->node ? vm->node : "?", vm->schedulers);
-	if (vm->live_pid && vm->racy)
+	if (vm->live_pid && vm->racy && vm->stopped_ms >= 0)
+		fprintf(f, "  stopped %.1f ms, released before the copy was whole (--max-stop): read "
+			   "racily, values may be mid-change; impossible ones are gaps\n", vm->stopped_ms);
+	else if (vm->live_pid && vm->racy)
 		fprintf(f, "  read WITHOUT stopping it (--no-stop): values may be mid-change; "
 			   "impossible ones are gaps\n");
-	else if (vm->live_pid && vm->stopped_ms >= 0)
+	else if (vm->live_pid && vm->stopped_ms >= 0 && vm->copied_bytes) {
+		char b[32], r[32];
+		fprintf(f, "  stopped for %.1f ms to copy %s (ptrace), read from the copy", vm->stopped_ms,
+			fmt_bytes(vm->copied_bytes, b, sizeof b));
+		if (vm->racy_bytes)
+			fprintf(f, "; %s read after it ran again", fmt_bytes(vm->racy_bytes, r, sizeof r));
+		fprintf(f, "\n");
+	} else if (vm->live_pid && vm->stopped_ms >= 0)
 		fprintf(f, "  stopped for %.1f ms for the read (ptrace)\n", vm->stopped_ms);
 	if (vm->exe[0])  /* (crash dumps name no executable) */
 		fprintf(f, "  beam.smp %s (build-id %s)\n", vm->exe, vm->build_id[0] ? vm->build_id : "none");
@@ -70,6 +80,9 @@ static void json_target(struct jw *w, const char *key, const struct vm *vm)
 	/* --pid: how long it was stopped, whether it ran meanwhile */
 	jw_f64(w, "stopped_ms", vm->live_pid && vm->stopped_ms >= 0 ? vm->stopped_ms : NAN);
 	jw_bool(w, "racy", vm->live_pid && vm->racy);
+	/* what was copied while stopped, what was read besides after the release */
+	jw_u64_or_null(w, "copied_bytes", vm->live_pid && vm->stopped_ms >= 0, vm->copied_bytes);
+	jw_u64_or_null(w, "racy_bytes", vm->live_pid && vm->stopped_ms >= 0, vm->racy_bytes);
 	jw_obj_end(w);
 }
 

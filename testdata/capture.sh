@@ -13,6 +13,8 @@
 # (SIGUSR1, as --dump) and no other dumps: one state seen both ways (beamcore
 # diff core.gcore erl_crash.dump: no changes).
 # --emu: the emulator flavor (beam.emu, erl -emu_flavor emu; OTP 29 only).
+# --stock: Debian's own erl and stripped beam.smp (erlang-base, OTP 25 only),
+# read through a layout pack (docs/layout-packs.md) instead of our DWARF build.
 # --dist: a distributed node (-sname, loopback only) and a peer node it is
 # linked to and monitors, both ways (beamcore_scenario's build_dist); the peer
 # is killed afterwards.
@@ -23,15 +25,15 @@
 # Exit 0 ok, 77 not enough disk space, 64 usage, other non-zero on failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage() { echo "usage: capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist] [--live]" >&2; exit 64; }
+usage() { echo "usage: capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist] [--live] [--stock]" >&2; exit 64; }
 [ $# -ge 2 ] || usage
 rel=$1; out=$(realpath -m "$2"); shift 2
-gcore=1; kcore=1; dump=0; emu=0; dist=0; deaths=1; live=0
+gcore=1; kcore=1; dump=0; emu=0; dist=0; deaths=1; live=0; stock=0
 for a in "$@"; do
   case $a in
     --no-gcore) gcore=0 ;; --no-kernel-core) kcore=0 ;; --dump) dump=1 ;;
     --gcore-dump) dump=2 ;;
-    --emu) emu=1 ;; --dist) dist=1 ;; --live) live=1; gcore=0; kcore=0 ;; *) usage ;;
+    --emu) emu=1 ;; --dist) dist=1 ;; --stock) stock=1 ;; --live) live=1; gcore=0; kcore=0 ;; *) usage ;;
   esac
 done
 [ $dump != 1 ] || { gcore=0; kcore=0; }
@@ -39,6 +41,7 @@ done
 [ $dump != 2 ] || { gcore=1; kcore=0; dump=1; deaths=0; }
 case $rel in 25|27|29) ;; *) usage ;; esac
 [ $emu = 0 ] || [ "$rel" = 29 ] || usage
+[ $stock = 0 ] || [ "$rel" = 25 ] || usage
 die() { echo "capture.sh: $*" >&2; exit 1; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1fs", b-a}'; }
@@ -53,8 +56,12 @@ if [ "$free_kb" -lt $((4 * 1024 * 1024)) ]; then
   echo "capture.sh: need ~4 GB free in $out, have $((free_kb / 1024)) MB" >&2; exit 77
 fi
 
-otp=$("$here/build-otp.sh" "$rel")
-if [ "$rel" = 25 ]; then
+if [ $stock = 1 ]; then otp=/usr/lib/erlang; else otp=$("$here/build-otp.sh" "$rel"); fi
+if [ $stock = 1 ]; then
+  [ -x /usr/bin/erl ] || die "Debian erlang-base not installed (run testdata/deps.sh)"
+  erlc=/usr/bin/erlc
+  run=(/usr/bin/erl)
+elif [ "$rel" = 25 ]; then
   # Emulator-only build: our beam.smp + erl_child_setup, Debian's other erts
   # binaries and /usr/lib/erlang libraries (same 25.2.3 release).
   erts_bin=$(echo /usr/lib/erlang/erts-*/bin)
@@ -127,7 +134,11 @@ echo "scenario ready in $(since "$t0") (pid $pid)"
 
 exe=$(readlink "/proc/$pid/exe")
 case $exe in "$otp"/*/"$flavor") ;; *) die "running $exe, not our $flavor under $otp" ;; esac
-readelf -S "$exe" | grep -q '\.debug_info' || die "$exe has no DWARF"
+if [ $stock = 1 ]; then
+  readelf -S "$exe" | grep -q '\.debug_info' && die "$exe has DWARF: not the stock stripped build"
+else
+  readelf -S "$exe" | grep -q '\.debug_info' || die "$exe has no DWARF"
+fi
 echo "$exe" >"$out/beam.smp.path"
 echo "$pid" >"$out/pid"
 grep -q "\"os_pid\":\"$pid\"" "$out/ground_truth.json" || die "ground_truth.json is not from pid $pid"

@@ -72,31 +72,42 @@ static int ranges_plausible(struct beam *b, uint64_t modules, uint64_t n, int fu
 	return 1;
 }
 
+static int ranges_at(struct beam *b, uint64_t a, uint32_t ix)
+{
+	const struct layout *L = &b->L;
+	int ok = 1;
+	for (uint64_t k = 0; k < NUM_CODE_IX && ok; k++) {
+		uint64_t m, n, e = a + ((ix + k) % NUM_CODE_IX) * LV(L, S_RANGES);
+		ok = beam_read_u64(b, e + LV(L, RANGES_MODULES), &m) == 0 &&
+		     beam_read_u64(b, e + LV(L, RANGES_N), &n) == 0 &&
+		     ranges_plausible(b, m, n, k == 0);
+	}
+	return ok;
+}
+
 static void route_ranges(struct beam *b)
 {
 	struct layout *L = &b->L;
 	uint32_t ix;
-	if (LHAS(L, G_RANGES) || !LHAS(L, S_RANGES) || !LHAS(L, RANGES_MODULES) ||
+	if (!LHAS(L, S_RANGES) || !LHAS(L, RANGES_MODULES) ||
 	    !LHAS(L, RANGES_N) || !LHAS(L, S_RANGE) || !LHAS(L, G_ACTIVE_CODE_IX) ||
 	    beam_read_u32(b, beam_global(b, G_ACTIVE_CODE_IX) + LV(L, ACTIVE_CODE_IX_VAL), &ix) < 0 ||
 	    ix >= NUM_CODE_IX)
 		return;
 	uint64_t elem = LV(L, S_RANGES), found = 0;
 	int nfound = 0;
+	if (LHAS(L, G_RANGES)) {  /* the pack's anchored route, checked the same way */
+		if (ranges_at(b, beam_global(b, G_RANGES), ix))
+			return;
+		L->e[G_RANGES].found = false;
+	}
 	for (int i = 0; i < b->exe->nloads; i++) {
 		const struct exe_load *l = &b->exe->loads[i];
 		if (!(l->flags & PF_W))
 			continue;
 		uint64_t lo = (l->vaddr + b->bias + 7) & ~7ull, hi = l->vaddr + b->bias + l->memsz;
 		for (uint64_t a = lo; a + NUM_CODE_IX * elem <= hi && nfound < 2; a += 8) {
-			int ok = 1;
-			for (uint64_t k = 0; k < NUM_CODE_IX && ok; k++) {
-				uint64_t m, n, e = a + ((ix + k) % NUM_CODE_IX) * elem;
-				ok = beam_read_u64(b, e + LV(L, RANGES_MODULES), &m) == 0 &&
-				     beam_read_u64(b, e + LV(L, RANGES_N), &n) == 0 &&
-				     ranges_plausible(b, m, n, k == 0);
-			}
-			if (ok) {
+			if (ranges_at(b, a, ix)) {
 				found = a;
 				nfound++;
 			}
@@ -104,6 +115,82 @@ static void route_ranges(struct beam *b)
 	}
 	if (nfound == 1)
 		L->e[G_RANGES] = (struct layout_entry){ found - b->bias, NUM_CODE_IX * elem, true };
+}
+
+/* A file static Hash (hash.h) found by its name: the one place in the
+ * writable segment whose Hash.name points at that string in .rodata. */
+static void route_hash(struct beam *b, enum layout_id id, const char *name)
+{
+	struct layout *L = &b->L;
+	if (LHAS(L, id) || !LHAS(L, HASH_NAME))
+		return;
+	size_t len = strlen(name) + 1, fsize;
+	const char *raw = elf_rawfile(b->exe->elf, &fsize);
+	uint64_t str = 0;
+	for (int i = 0; raw && i < b->exe->nloads && !str; i++) {  /* the string, read-only */
+		const struct exe_load *l = &b->exe->loads[i];
+		if ((l->flags & PF_W) || l->off + l->filesz > fsize)
+			continue;
+		const char *p = memmem(raw + l->off, l->filesz, name, len);
+		if (p && (p == raw + l->off || p[-1] == '\0'))
+			str = l->vaddr + (uint64_t)(p - (raw + l->off)) + b->bias;
+	}
+	uint64_t found = 0;
+	int nfound = 0;
+	for (int i = 0; str && i < b->exe->nloads; i++) {
+		const struct exe_load *l = &b->exe->loads[i];
+		if (!(l->flags & PF_W))
+			continue;
+		uint64_t lo = (l->vaddr + b->bias + 7) & ~7ull, hi = l->vaddr + b->bias + l->memsz, v;
+		for (uint64_t a = lo; a + LV(L, HASH_NAME) + 8 <= hi; a += 8)
+			if (beam_read_u64(b, a + LV(L, HASH_NAME), &v) == 0 && v == str) {
+				found = a;
+				nfound++;
+			}
+	}
+	if (nfound == 1)
+		L->e[id] = (struct layout_entry){ found - b->bias, LHAS(L, S_HASH) ? LV(L, S_HASH) : 0, true };
+}
+
+/* The statics a pack placed by another build's layout (A and F lines) are
+ * checked by what they hold; one that fails is dropped (its cost is said). */
+static int hash_named(struct beam *b, uint64_t at, const char *name)
+{
+	uint64_t p;
+	char buf[32];
+	return LHAS(&b->L, HASH_NAME) && beam_read_u64(b, at + LV(&b->L, HASH_NAME), &p) == 0 &&
+	       beam_read_cstr(b, p, buf, sizeof buf) == 0 && strcmp(buf, name) == 0;
+}
+
+static void drop(struct layout *L, enum layout_id id)
+{
+	L->e[id].found = false;
+}
+
+static void check_routed(struct beam *b)
+{
+	struct layout *L = &b->L;
+	uint64_t v, w;
+	uint32_t u;
+	if (LHAS(L, G_FLXCTR_GROUPS) &&  /* decentralized_counter_groups + 1, at most 65 */
+	    (beam_read_u32(b, beam_global(b, G_FLXCTR_GROUPS), &u) < 0 || u < 2 || u > 1025))
+		drop(L, G_FLXCTR_GROUPS);
+	if (LHAS(L, G_ATOM_SPACE) && LHAS(L, G_RESERVED_ATOM_SPACE) &&
+	    (beam_read_u64(b, beam_global(b, G_ATOM_SPACE), &v) < 0 ||
+	     beam_read_u64(b, beam_global(b, G_RESERVED_ATOM_SPACE), &w) < 0 || !v || v > w ||
+	     w > (1ull << 40))) {
+		drop(L, G_ATOM_SPACE);
+		drop(L, G_RESERVED_ATOM_SPACE);
+	}
+	if (LHAS(L, G_TOT_MODULE_BYTES) &&
+	    (beam_read_u64(b, beam_global(b, G_TOT_MODULE_BYTES), &v) < 0 || !v || v > (1ull << 40)))
+		drop(L, G_TOT_MODULE_BYTES);
+	if (LHAS(L, G_EXPORT_TABLES) && !hash_named(b, beam_global(b, G_EXPORT_TABLES), "export_list"))
+		drop(L, G_EXPORT_TABLES);
+	if (LHAS(L, G_HEAP_SIZES) && (beam_read_u64(b, beam_global(b, G_HEAP_SIZES), &v) < 0 ||
+				      beam_read_u64(b, beam_global(b, G_HEAP_SIZES) + 8, &w) < 0 ||
+				      v != 12 || w != 38))  /* erl_gc.c: the Fibonacci start */
+		drop(L, G_HEAP_SIZES);
 }
 
 /* What a file static with no route costs, said as a gap when the command
@@ -233,6 +320,8 @@ bc_err *beam_pack_verify(struct beam *b)
 	}
 	if ((err = check_ptab(b)) || (err = check_atoms(b)) || (err = check_allocators(b)))
 		return err;
+	check_routed(b);
 	route_ranges(b);
+	route_hash(b, G_FUN_TABLE, "fun_table");
 	return NULL;
 }

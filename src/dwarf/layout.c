@@ -480,3 +480,47 @@ bc_err *layout_resolve(Dwarf *dw, struct layout *L)
 		return bc_error(BC_ENODEBUG, "no beam.smp symbols in the DWARF (is this a beam.smp?)");
 	return NULL;
 }
+
+void layout_cu_exports(Dwarf *dw, void (*fn)(enum layout_id id, const char *name, uint64_t addr,
+					     void *arg), void *arg)
+{
+	struct want w[L_COUNT];
+	enum layout_id ids[L_COUNT];
+	size_t nw = 0;
+	for (int i = 0; i < L_COUNT; i++) {
+		if (specs[i].kind != K_GLOBAL || !strchr(specs[i].name, ':'))
+			continue;
+		size_t n = nw;
+		want_add(w, &nw, specs[i].name);
+		if (nw > n)
+			ids[n] = (enum layout_id)i;
+	}
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, d;
+		const char *cu_name;
+		if (dwarf_offdie(dw, off + hsize, &cu) && (cu_name = dwarf_diename(&cu)) &&
+		    dwarf_child(&cu, &d) == 0) {
+			size_t k = 0;
+			while (k < nw && !cu_matches(&w[k], cu_name))
+				k++;
+			do {
+				Dwarf_Attribute a;
+				Dwarf_Op *ops;
+				size_t n;
+				bool ext = false;
+				const char *name = dwarf_diename(&d);
+				if (k == nw || dwarf_tag(&d) != DW_TAG_variable || !name ||
+				    !dwarf_attr_integrate(&d, DW_AT_external, &a) || dwarf_formflag(&a, &ext) ||
+				    !ext || !dwarf_attr(&d, DW_AT_location, &a) ||
+				    dwarf_getlocation(&a, &ops, &n) != 0 || n < 1 || ops[0].atom != DW_OP_addr)
+					continue;
+				for (size_t j = k; j < nw; j++)
+					if (cu_matches(&w[j], cu_name))
+						fn(ids[j], name, ops[0].number, arg);
+			} while (dwarf_siblingof(&d, &d) == 0);
+		}
+		off = next;
+	}
+}

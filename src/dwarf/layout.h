@@ -47,6 +47,11 @@ int layout_id_find(const char *name, size_t len);
  * file static; NULL for the other kinds. */
 const char *layout_global_symbol(enum layout_id id, int *is_static);
 
+/* The exported variables (name, link-time address) of each file static's
+ * compile unit, for a layout pack's anchored route (pack.h). */
+void layout_cu_exports(Dwarf *dw, void (*fn)(enum layout_id id, const char *name, uint64_t addr,
+					     void *arg), void *arg);
+
 #define LV(L, id) ((L)->e[id].value)
 #define LHAS(L, id) ((L)->e[id].found)
 

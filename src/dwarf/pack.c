@@ -13,6 +13,8 @@
 #define E(id, v, s) { PL_ENTRY, id, v, s, { 0 } },
 #define G(id, s) { PL_GLOBAL, id, 0, s, { 0 } },
 #define S(id, s) { PL_STATIC, id, 0, s, { 0 } },
+#define A(id, s, anchor, d) { PL_ANCHORED, id, (uint64_t)(d), s, { #anchor } },
+#define F(id, s, fn, k) { PL_STORED, id, k, s, { #fn } },
 static const struct pack_line otp25_jit[] = {
 #include "pack-25.2.3-jit.def"
 };
@@ -29,6 +31,8 @@ static const struct pack_line otp29_emu[] = {
 #undef E
 #undef G
 #undef S
+#undef A
+#undef F
 #define BUILTIN(name, a) { name, a, sizeof a / sizeof a[0], NULL, NULL }
 static const struct pack builtins[] = {
 	BUILTIN("otp-25.2.3-jit", otp25_jit),
@@ -176,7 +180,29 @@ bc_err *pack_identify(Elf *elf, int symtab, struct pack_id *out)
 	return NULL;
 }
 
+/* The targets (link-time) of the stores through a 32-bit %rip-relative
+ * address in code at addr (mov r32/r64, disp32(%rip): [REX] 89 /r, mod 00
+ * rm 101), in order; a byte scan, so the pack says which one to take. */
+static int rip_stores(Elf *elf, uint64_t addr, uint64_t len, uint64_t *targets, int max)
+{
+	uint8_t code[512];
+	if (len > sizeof code)
+		len = sizeof code;
+	if (len < 6 || file_bytes(elf, addr, code, len) < 0)
+		return 0;
+	int n = 0;
+	for (uint64_t p = 0; p + 6 <= len && n < max; p++) {
+		if (code[p] != 0x89 || (code[p + 1] & 0xc7) != 0x05)
+			continue;
+		int32_t disp;
+		memcpy(&disp, code + p + 2, 4);
+		targets[n++] = addr + p + 6 + (uint64_t)(int64_t)disp;
+	}
+	return n;
+}
+
 struct want_globals {
+	Elf *elf;
 	const struct pack *p;
 	struct layout *L;
 	bc_err *err;
@@ -189,6 +215,17 @@ static int take_global(const char *name, const GElf_Sym *s, void *arg)
 		const struct pack_line *l = &w->p->lines[i];
 		int st;
 		const char *g;
+		uint64_t t[16];
+		if (l->kind == PL_STORED && strcmp(l->s[0], name) == 0 &&
+		    ELF64_ST_TYPE(s->st_info) == STT_FUNC &&
+		    rip_stores(w->elf, s->st_value, s->st_size, t, 16) > (int)l->value) {
+			w->L->e[l->id] = (struct layout_entry){ t[l->value], l->size, true };
+			continue;
+		}
+		if (l->kind == PL_ANCHORED && strcmp(l->s[0], name) == 0) {
+			w->L->e[l->id] = (struct layout_entry){ s->st_value + l->value, l->size, true };
+			continue;
+		}
 		if (l->kind != PL_GLOBAL || !(g = layout_global_symbol(l->id, &st)) ||
 		    g[0] != name[0] || strcmp(g, name) != 0)
 			continue;
@@ -220,7 +257,7 @@ bc_err *pack_apply(const struct pack *p, const struct pack_id *bin, Elf *elf, st
 	for (size_t i = 0; i < p->n; i++)
 		if (p->lines[i].kind == PL_ENTRY)
 			L->e[p->lines[i].id] = (struct layout_entry){ p->lines[i].value, p->lines[i].size, true };
-	struct want_globals w = { p, L, NULL };
+	struct want_globals w = { elf, p, L, NULL };
 	each_sym(elf, SHT_DYNSYM, take_global, &w);
 	if (w.err)
 		return w.err;
@@ -270,11 +307,14 @@ static bc_err *parse_line(char *s, const char *path, int lineno, struct pack_lin
 			out->s[i] = arg[i];
 		return NULL;
 	}
-	int want = nlen == 1 && *s == 'E' ? 3 : nlen == 1 && (*s == 'G' || *s == 'S') ? 2 : 0;
+	int want = nlen != 1 ? 0 : *s == 'E' ? 3 : *s == 'G' || *s == 'S' ? 2
+		 : *s == 'A' || *s == 'F' ? 4 : 0;
 	if (!want || n != want)
 		return bc_error(BC_EFORMAT, "layout pack %s:%d: expected PACK(4 strings), "
-				"E(ID, VALUE, SIZE), G(ID, SIZE) or S(ID, SIZE)", path, lineno);
-	out->kind = *s == 'E' ? PL_ENTRY : *s == 'G' ? PL_GLOBAL : PL_STATIC;
+				"E(ID, VALUE, SIZE), G(ID, SIZE), S(ID, SIZE), A(ID, SIZE, "
+				"VARIABLE, DISTANCE) or F(ID, SIZE, FUNCTION, N)", path, lineno);
+	out->kind = *s == 'E' ? PL_ENTRY : *s == 'G' ? PL_GLOBAL : *s == 'S' ? PL_STATIC
+		  : *s == 'A' ? PL_ANCHORED : PL_STORED;
 	out->id = layout_id_find(arg[0], strlen(arg[0]));
 	if (out->id < 0)
 		return bc_error(BC_EFORMAT, "layout pack %s:%d: unknown entry %s (a pack of another "
@@ -284,13 +324,17 @@ static bc_err *parse_line(char *s, const char *path, int lineno, struct pack_lin
 		return bc_error(BC_EFORMAT, "layout pack %s:%d: %s is %s", path, lineno, arg[0],
 				out->kind == PL_ENTRY ? "a global (G or S)" : "no global (E)");
 	char *end;
-	out->value = want == 3 ? strtoull(arg[1], &end, 0) : 0;
-	if (want == 3 && (*end || !*arg[1]))
-		return bc_error(BC_EFORMAT, "layout pack %s:%d: bad number %s", path, lineno, arg[1]);
-	out->size = strtoull(arg[want - 1], &end, 0);
-	if (*end || !*arg[want - 1])
+	int sz_arg = want == 3 ? 2 : 1;
+	out->size = strtoull(arg[sz_arg], &end, 0);
+	if (*end || !*arg[sz_arg])
 		return bc_error(BC_EFORMAT, "layout pack %s:%d: bad number %s", path, lineno,
-				arg[want - 1]);
+				arg[sz_arg]);
+	const char *v = want == 3 ? arg[1] : want == 4 ? arg[3] : "0";
+	out->value = want == 4 ? (uint64_t)strtoll(v, &end, 0) : strtoull(v, &end, 0);
+	if (*end || !*v)
+		return bc_error(BC_EFORMAT, "layout pack %s:%d: bad number %s", path, lineno, v);
+	if (want == 4)
+		out->s[0] = arg[2];
 	return NULL;
 }
 
@@ -353,7 +397,8 @@ void pack_free(struct pack *p)
 	memset(p, 0, sizeof *p);
 }
 
-int pack_write(FILE *f, const struct pack_id *id, const struct layout *L, const char *source)
+int pack_write(FILE *f, const struct pack_id *id, const struct layout *L,
+	       const struct pack_anchor *anchors, const char *source)
 {
 	fprintf(f, "/* beamcore layout pack (docs/layout-packs.md): written by `beamcore layout` */\n"
 		   "/* from %s */\n", source);
@@ -364,6 +409,15 @@ int pack_write(FILE *f, const struct pack_id *id, const struct layout *L, const 
 		const char *g = layout_global_symbol(i, &st);
 		if (!e->found)
 			fprintf(f, "/* not in this build: %s */\n", layout_id_name(i));
+		else if (g && st && anchors && anchors[i].name && anchors[i].stored)
+			fprintf(f, "F(%s, %llu, %s, %lld)\n", layout_id_name(i),
+				(unsigned long long)e->size, anchors[i].name,
+				(long long)anchors[i].delta);
+		else if (g && st && anchors && anchors[i].name)
+			fprintf(f, "A(%s, %llu, %s, %s0x%llx)\n", layout_id_name(i),
+				(unsigned long long)e->size, anchors[i].name,
+				anchors[i].delta < 0 ? "-" : "", (unsigned long long)
+				(anchors[i].delta < 0 ? -anchors[i].delta : anchors[i].delta));
 		else if (g)
 			fprintf(f, "%s(%s, %llu)\n", st ? "S" : "G", layout_id_name(i),
 				(unsigned long long)e->size);
@@ -372,4 +426,80 @@ int pack_write(FILE *f, const struct pack_id *id, const struct layout *L, const 
 				(unsigned long long)e->value, (unsigned long long)e->size);
 	}
 	return ferror(f) ? -1 : 0;
+}
+
+/* The section holding a link-time address (SHT_NOBITS too), 0 if none. */
+static size_t section_of(Elf *elf, uint64_t addr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && addr >= sh.sh_addr &&
+		    addr < sh.sh_addr + sh.sh_size)
+			return elf_ndxscn(scn);
+	return 0;
+}
+
+struct anchoring {
+	Elf *elf;
+	const struct layout *L;
+	struct pack_anchor *out;
+	const char *exported;  /* found by exported_sym */
+	uint64_t addr;
+	uint64_t best[L_COUNT];  /* the size of the storing function chosen */
+};
+
+static int exported_sym(const char *name, const GElf_Sym *s, void *arg)
+{
+	struct anchoring *a = arg;
+	if (strcmp(name, a->exported) != 0 || s->st_value != a->addr)
+		return 0;
+	a->exported = NULL;
+	return 1;
+}
+
+static void consider(enum layout_id id, const char *name, uint64_t addr, void *arg)
+{
+	struct anchoring *a = arg;
+	const struct layout_entry *e = &a->L->e[id];
+	int64_t d = (int64_t)(e->value - addr);
+	if (!e->found || section_of(a->elf, addr) != section_of(a->elf, e->value) ||
+	    (a->out[id].name && (d < 0 ? -d : d) >= (a->out[id].delta < 0 ? -a->out[id].delta
+									 : a->out[id].delta)))
+		return;
+	a->exported = name;
+	a->addr = addr;
+	each_sym(a->elf, SHT_DYNSYM, exported_sym, a);
+	if (!a->exported)  /* in .dynsym at that address */
+		a->out[id] = (struct pack_anchor){ name, d, 0 };
+}
+
+/* A file static with no anchor: the smallest exported function storing to it. */
+static int storing_function(const char *name, const GElf_Sym *s, void *arg)
+{
+	struct anchoring *a = arg;
+	uint64_t t[16];
+	if (ELF64_ST_TYPE(s->st_info) != STT_FUNC)
+		return 0;
+	int n = rip_stores(a->elf, s->st_value, s->st_size, t, 16);
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < L_COUNT; i++) {
+			int st;
+			if (!a->L->e[i].found || !layout_global_symbol(i, &st) || !st ||
+			    t[k] != a->L->e[i].value || (a->out[i].name && !a->out[i].stored) ||
+			    (a->out[i].name && a->best[i] <= s->st_size))
+				continue;
+			a->out[i] = (struct pack_anchor){ name, k, 1 };
+			a->best[i] = s->st_size;
+		}
+	return 0;
+}
+
+void pack_anchors(Dwarf *dw, Elf *elf, const struct layout *L, struct pack_anchor *out)
+{
+	memset(out, 0, L_COUNT * sizeof *out);
+	static struct anchoring a;
+	a = (struct anchoring){ elf, L, out, NULL, 0, { 0 } };
+	layout_cu_exports(dw, consider, &a);
+	each_sym(elf, SHT_DYNSYM, storing_function, &a);
 }

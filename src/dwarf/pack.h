@@ -5,6 +5,12 @@
  *   E(P_ID, 0x48, 8)      a member offset, type or element size; its width
  *   G(G_ERTS_PROC, 320)   an exported global: address from .dynsym, size checked
  *   S(G_RANGES, 96)       a file static: in no symbol table of a stripped build
+ *   A(G_ATOM_SPACE, 8, erts_atom_table, 0x80)  a file static at a distance from
+ *                         an exported variable of its compile unit (the compiler
+ *                         lays out a unit's variables alike in every build of it)
+ *   F(G_FLXCTR_GROUPS, 4, erts_flxctr_setup, 0)  a file static that an exported
+ *                         function stores to: the target of its first (0) store
+ *                         through a 32-bit %rip-relative address
  * and comment lines. The packs pack-RELEASE-FLAVOR.def beside it are compiled in (pack.c), the
  * same syntax as --layout FILE reads; `beamcore layout BEAM` writes one. */
 #ifndef BEAMCORE_PACK_H
@@ -17,13 +23,14 @@ struct pack_id {
 	char release[16], erts[32], flavor[8], arch[16];
 };
 
-enum pack_kind { PL_ID, PL_ENTRY, PL_GLOBAL, PL_STATIC };
+enum pack_kind { PL_ID, PL_ENTRY, PL_GLOBAL, PL_STATIC, PL_ANCHORED, PL_STORED };
 
 struct pack_line {
 	enum pack_kind kind;
 	int id;                  /* enum layout_id; PL_ID: 0 */
-	uint64_t value, size;
-	const char *s[4];        /* PL_ID: release, erts, flavor, arch */
+	uint64_t value, size;    /* PL_ANCHORED: the signed distance; PL_STORED: which store */
+	const char *s[4];        /* PL_ID: release, erts, flavor, arch; PL_ANCHORED: s[0]
+				  * the exported variable; PL_STORED: the function */
 };
 
 struct pack {
@@ -53,7 +60,17 @@ void pack_free(struct pack *p);
  * .dynsym; file statics and globals this build does not export are left out
  * (a walk finds another route or names the cost). */
 bc_err *pack_apply(const struct pack *p, const struct pack_id *bin, Elf *elf, struct layout *L);
-/* Write the table L (from DWARF) as a pack. */
-int pack_write(FILE *f, const struct pack_id *id, const struct layout *L, const char *source);
+/* For each file static of L: the nearest exported variable (in .dynsym) of
+ * its compile unit in the same section, and the distance; else the smallest
+ * exported function that stores to it; name NULL: none. */
+struct pack_anchor {
+	const char *name;
+	int64_t delta;
+	int stored;      /* name is a function storing to it (delta: which store) */
+};
+void pack_anchors(Dwarf *dw, Elf *elf, const struct layout *L, struct pack_anchor *out);
+/* Write the table L (from DWARF) as a pack; anchors NULL: none. */
+int pack_write(FILE *f, const struct pack_id *id, const struct layout *L,
+	       const struct pack_anchor *anchors, const char *source);
 
 #endif

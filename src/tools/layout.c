@@ -41,7 +41,9 @@ static int layout_main(const struct target_opts *to, void *opts, char **words, i
 		char hex[129];
 		build_id_hex(s->exe->build_id, s->exe->build_id_len, hex);
 		snprintf(src, sizeof src, "%s (build-id %s)", s->exe->path, hex);
-		if (pack_write(stdout, &id, &L, src) < 0 || fflush(stdout) != 0) {
+		static struct pack_anchor anchors[L_COUNT];
+		pack_anchors(s->exe->dw, s->exe->elf, &L, anchors);
+		if (pack_write(stdout, &id, &L, anchors, src) < 0 || fflush(stdout) != 0) {
 			fprintf(stderr, "beamcore: writing the pack failed\n");
 			rc = BC_EXIT_FAILED;
 		}

@@ -174,6 +174,8 @@ bc_err *procs_group_table(const struct vm *vm, const char *group_by, const char 
  * into out[0..vm->nprocs) (vm->liveness; unknown for every process when the
  * loader cannot tell) */
 void proc_liveness(const struct vm *vm, struct vm_liveness *out);
+/* the same of one process (proc) */
+void proc_liveness_of(const struct vm *vm, const struct vm_proc *p, struct vm_liveness *out);
 /* The summary's: every process's liveness when the heaps are few enough to
  * walk (owned by out), else NULL; the finding on the idle processes' garbage
  * (or that it was not estimated). */

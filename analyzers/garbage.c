@@ -6,17 +6,29 @@
 
 #include "analyzer.h"
 
-void proc_liveness(const struct vm *vm, struct vm_liveness *out)
+/* procs[0..n)'s, through the loader; a walk that could not read all it
+ * reached claims no figure: its live words a lower bound, its garbage would
+ * be a guess */
+static void liveness(const struct vm *vm, const struct vm_proc *procs, size_t n,
+		     struct vm_liveness *out)
 {
 	if (vm->liveness)
-		vm->liveness(vm->loader, vm->procs, vm->nprocs, out);
+		vm->liveness(vm->loader, procs, n, out);
 	else
-		memset(out, 0, vm->nprocs * sizeof *out);
-	/* a walk that could not read all it reached claims no figure: its
-	 * live words a lower bound, its garbage would be a guess */
-	for (size_t i = 0; i < vm->nprocs; i++)
+		memset(out, 0, n * sizeof *out);
+	for (size_t i = 0; i < n; i++)
 		if (out[i].cut)
 			out[i].known = false;
+}
+
+void proc_liveness(const struct vm *vm, struct vm_liveness *out)
+{
+	liveness(vm, vm->procs, vm->nprocs, out);
+}
+
+void proc_liveness_of(const struct vm *vm, const struct vm_proc *p, struct vm_liveness *out)
+{
+	liveness(vm, p, 1, out);
 }
 
 /* The summary estimates garbage when the heaps are few enough to walk within

@@ -444,6 +444,10 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 	field_u64(out, "stack_size", p->stack_size, p->unknown & VPF_STACK_SIZE);
 	field_u64(out, "memory", p->memory, p->unknown & VPF_MEMORY);
 	field_u64(out, "reductions", p->reductions, p->unknown & VPF_REDUCTIONS);
+	struct vm_liveness live;  /* what a garbage collection would keep and free (procs --garbage) */
+	proc_liveness_of(vm, p, &live);
+	field_u64(out, "live_words", live.live_words, !live.known);
+	field_u64(out, "garbage_bytes", live.garbage_bytes, !live.known);
 
 	/* refc binaries: [address, orig_size, refc] as process_info(P, binary) */
 	size_t nb = 0, ib = 0;

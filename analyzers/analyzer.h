@@ -188,7 +188,8 @@ bc_err *kind_findings(const struct vm *vm, const struct vm_liveness *live, struc
 /* procs_table's columns: the indices of its rtable's cols */
 enum procs_col { PC_PID, PC_NAME, PC_REGNAME, PC_INITIAL, PC_MEMORY, PC_THS, PC_HEAP, PC_STACK,
 		 PC_MSGQ, PC_REDS, PC_STATUS, PC_CURRENT, PC_NLINKS, PC_NMONITORS, PC_NMONITORED,
-		 PC_PROC_LIB_INITIAL, PC_ANCESTORS, PC_LIVE_WORDS, PC_GARBAGE_BYTES };
+		 PC_PROC_LIB_INITIAL, PC_ANCESTORS, PC_LABEL, PC_LABEL_SOURCE, PC_LIVE_WORDS,
+		 PC_GARBAGE_BYTES };
 /* The --sort keys (the default is total_heap_size): the column a key sorts
  * (-1: no such key); key i (NULL past the last), in the browser's order; all
  * of them, "memory, total_heap_size, ...". */

@@ -121,14 +121,14 @@ static int bin_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* JSON's registered_name is the name or null, as in every command; text's NAME
- * falls back to the initial call (a holder is rarely registered) */
+/* JSON's registered_name is the name or null, as in every command; label
+ * (and text's LABEL) is vm_proc_label's (a holder is rarely registered) */
 enum { H_PID, H_NAME, H_SHOWN, H_COUNT, H_BYTES, H_REFS, H_WRT, H_WRT_BYTES, H_QUEUE,
        H_QUEUE_BYTES, H_EXCL };
 static const struct rcol holder_cols[] = {
 	[H_PID] = { "pid", "PID", RC_STR, 0 },
 	[H_NAME] = { "registered_name", NULL, RC_STR, RCOL_JSON_ONLY },
-	[H_SHOWN] = { NULL, "NAME", RC_STR, RCOL_WIDE | RCOL_TEXT_ONLY },
+	[H_SHOWN] = { "label", "LABEL", RC_STR, RCOL_WIDE | RCOL_CUT_MIDDLE },
 	[H_COUNT] = { "count", "BINARIES", RC_U64, 0 },
 	[H_BYTES] = { "bytes", "BYTES", RC_BYTES, 0 },
 	[H_REFS] = { "references", NULL, RC_U64, RCOL_JSON_ONLY },
@@ -148,9 +148,8 @@ static void holder_cell(void *vctx, size_t row, size_t col, struct rcell *out, c
 	case H_PID: out->s = vm_pid_str(p, buf, len); break;
 	case H_NAME: out->s = p->registered_name; break;
 	case H_SHOWN:
-		out->s = p->registered_name;
-		if (!out->s)
-			out->s = vm_mfa_str(vm_shown_initial_call(p), buf, len);
+		out->s = vm_proc_label(p, buf, len);
+		out->null = !out->s;
 		break;
 	case H_COUNT: out->u = h->count; break;
 	case H_BYTES: out->u = h->bytes; break;

@@ -486,8 +486,8 @@ static const char *fmt_value(const struct key *k, uint64_t v, char *buf, size_t 
 	     : k->unit == U_WORDS ? fmt_words(v, buf, len) : fmt_count(v, buf, len);
 }
 
-/* An offender's identity: pid, registered name, and the name text shows (the
- * registered name, else the initial call); a table's id, name and owner. */
+/* An offender's identity: pid, registered name, and the name text shows (its
+ * label: vm_proc_label); a table's id, name and owner. */
 struct who {
 	char pid[32], name[300], id[64];
 	const char *regname, *shown;
@@ -499,8 +499,7 @@ static void who(const struct vm *vm, const struct key *k, uint32_t idx, struct w
 		const struct vm_proc *p = &vm->procs[idx];
 		vm_pid_str(p, w->pid, sizeof w->pid);
 		w->regname = p->registered_name;
-		w->shown = p->registered_name ? p->registered_name
-			 : vm_mfa_str(vm_shown_initial_call(p), w->name, sizeof w->name);
+		w->shown = vm_proc_label(p, w->name, sizeof w->name);
 		return;
 	}
 	const struct vm_ets *t = &vm->ets[idx];
@@ -548,11 +547,12 @@ static const struct rrec counts_rec = {
 	.line = "check: %s rule%s: %s passed, %s failed, %s not evaluated\n\n", .line_keys = counts_line,
 };
 
-enum { PO_PID, PO_REGNAME, PO_NAME, PO_VALUE };
+enum { PO_PID, PO_REGNAME, PO_NAME, PO_LABEL, PO_VALUE };
 static const struct rfield proc_off_fields[] = {
 	{ .key = "pid", .kind = RF_STR },
 	{ .key = "registered_name", .kind = RF_STR },
 	{ .key = "name", .kind = RF_STR, .null_text = "" },
+	{ .key = "label", .kind = RF_STR, .flags = RCOL_JSON_ONLY },  /* = name */
 	{ .key = "value", .kind = RF_U64 },
 };
 static const char *const proc_off_line[] = { "pid", "name", "value", NULL };
@@ -591,7 +591,7 @@ static void offender_get(void *ctx, uint64_t id, size_t f, struct rval *v, char 
 }
 
 static const struct rrec proc_off_rec = {
-	.fields = proc_off_fields, .nfields = 4, .get = offender_get,
+	.fields = proc_off_fields, .nfields = 5, .get = offender_get,
 	.line = "         %-14s %-32s %14s\n", .line_keys = proc_off_line,
 };
 static const struct rrec ets_off_rec = {

@@ -7,7 +7,7 @@
 #include "analyzer.h"
 #include "needs.h"
 
-enum { C_ID, C_NAME, C_DRIVER, C_REGNAME, C_CONNECTED, C_QUEUE, C_QBINS, C_QBIN_BYTES, C_BUSY,
+enum { C_ID, C_NAME, C_DRIVER, C_REGNAME, C_CONNECTED, C_CONNECTED_LABEL, C_QUEUE, C_QBINS, C_QBIN_BYTES, C_BUSY,
        C_BUSY_Q, C_INPUT,
        C_OUTPUT, C_OS_PID, C_OS_FD, C_OS_PID_TEXT, C_OS_FD_TEXT, C_LINKS, C_MONITORS,
        C_MONITORED_BY, C_SUSPENDED };
@@ -18,6 +18,8 @@ static const struct rcol cols[] = {
 	[C_DRIVER] = { "driver", NULL, RC_STR, RCOL_JSON_ONLY },
 	[C_REGNAME] = { "registered_name", "REGISTERED", RC_STR, 0 },
 	[C_CONNECTED] = { "connected", "CONNECTED", RC_STR, 0 },
+	/* its owner's label (vm_proc_label); null: not a process of the node */
+	[C_CONNECTED_LABEL] = { "connected_label", "OWNER", RC_STR, RCOL_WIDE | RCOL_CUT_MIDDLE },
 	[C_QUEUE] = { "queue_size", "QUEUE", RC_BYTES, 0 },
 	[C_QBINS] = { "queue_binaries", NULL, RC_U64, RCOL_JSON_ONLY },
 	[C_QBIN_BYTES] = { "queue_binary_bytes", NULL, RC_U64, RCOL_JSON_ONLY },
@@ -133,6 +135,13 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 		out->s = vm_pid2str(p->connected, buf, len);
 		out->null = p->unknown & VPTF_CONNECTED;
 		break;
+	case C_CONNECTED_LABEL: {
+		const struct vm_proc *owner = p->unknown & VPTF_CONNECTED ? NULL
+					      : vm_find_proc(c->vm, p->connected);
+		out->s = owner ? vm_proc_label(owner, buf, len) : NULL;
+		out->null = !out->s;
+		break;
+	}
 	case C_QUEUE: out->u = p->queue_size; out->null = p->unknown & VPTF_QUEUE; break;
 	case C_QBINS: out->u = p->queue_binaries; out->null = p->unknown & VPTF_QUEUE_BINARIES; break;
 	case C_QBIN_BYTES:

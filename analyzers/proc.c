@@ -101,6 +101,48 @@ static const struct vm_proc *find_registered(const struct vm *vm, const char *ar
 	return NULL;
 }
 
+#define CANDIDATES_SHOWN 5
+
+/* The one process whose label (vm_proc_label) is arg, else the one whose
+ * label holds it; several: a usage error naming the first few. */
+static bc_err *find_labelled(const struct vm *vm, const char *what, const char *arg,
+			     const struct vm_proc **out)
+{
+	const struct vm_proc *exact = NULL, *found[CANDIDATES_SHOWN];
+	size_t nexact = 0, n = 0;
+	char buf[512];
+	for (size_t i = 0; i < vm->nprocs; i++) {
+		const char *l = vm_proc_label(&vm->procs[i], buf, sizeof buf);
+		if (!l || !strstr(l, arg))
+			continue;
+		if (!strcmp(l, arg) && !nexact++)
+			exact = &vm->procs[i];
+		if (n < CANDIDATES_SHOWN)
+			found[n] = &vm->procs[i];
+		n++;
+	}
+	if (nexact == 1 || n == 1) {
+		*out = nexact == 1 ? exact : found[0];
+		return NULL;
+	}
+	if (!n && !is_atom(arg))  /* (a pid without its <>, ...) */
+		return bc_error(BC_EUSAGE, "%s %s: neither a local pid like <0.123.0>, a registered "
+				"name nor a part of a process's label", what, arg);
+	if (!n)
+		return bc_error(BC_EFORMAT, "no process registered as %s or labelled with it in this %s",
+				arg, vm->kind);
+	char list[400] = "";
+	size_t o = 0;
+	for (size_t i = 0; i < n && i < CANDIDATES_SHOWN && o < sizeof list; i++) {
+		char pid[32], lb[512], cut[512];
+		snprintf(cut, sizeof cut, "%s", vm_proc_label(found[i], lb, sizeof lb));
+		o += (size_t)snprintf(list + o, sizeof list - o, "%s%s %s", i ? ", " : "",
+				      vm_pid_str(found[i], pid, sizeof pid), render_cut_middle(cut, 44));
+	}
+	return bc_error(BC_EUSAGE, "%s %s: %zu processes' labels hold it: %s%s", what, arg, n, list,
+			n > CANDIDATES_SHOWN ? ", ..." : "");
+}
+
 bc_err *proc_by_arg(const struct vm *vm, const char *what, const char *arg,
 		   const struct vm_proc **out)
 {
@@ -117,11 +159,8 @@ bc_err *proc_by_arg(const struct vm *vm, const char *what, const char *arg,
 			return bc_error(BC_EUSAGE, "%s %s: not a local pid like <0.123.0>", what, arg);
 		if (!(p = vm_find_proc(vm, pid)))
 			return bc_error(BC_EFORMAT, "no process %s in this %s", arg, vm->kind);
-	} else if (!is_atom(arg)) {
-		return bc_error(BC_EUSAGE, "%s %s: neither a local pid like <0.123.0> nor a "
-				"registered name", what, arg);
-	} else if (!(p = find_registered(vm, arg))) {
-		return bc_error(BC_EFORMAT, "no process registered as %s in this %s", arg, vm->kind);
+	} else if (!(p = is_atom(arg) ? find_registered(vm, arg) : NULL)) {
+		return find_labelled(vm, what, arg, out);
 	}
 	*out = p;
 	return NULL;
@@ -420,6 +459,9 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 	snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)p->addr);
 	field_str(out, "address", strcmp(vm->kind, "core") == 0 ? keep(s, buf) : NULL);
 	field_str(out, "registered_name", p->registered_name);
+	const char *label = vm_proc_label(p, buf, sizeof buf);
+	field_str(out, "label", label ? keep(s, label) : NULL);
+	field_str(out, "label_source", vm_proc_label_source(p));
 	field_str(out, "initial_call", vm_mfa_str(&p->initial_call, buf, sizeof buf) ? keep(s, buf) : NULL);
 	/* proc_lib's identity: '$initial_call' and '$ancestors' (null: none, or unreadable;
 	 * the ancestors list comes after the scalars) */

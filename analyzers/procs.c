@@ -12,11 +12,12 @@ enum { C_PID = PC_PID, C_NAME = PC_NAME, C_REGNAME = PC_REGNAME, C_INITIAL = PC_
        C_REDS = PC_REDS, C_STATUS = PC_STATUS, C_CURRENT = PC_CURRENT, C_NLINKS = PC_NLINKS,
        C_NMONITORS = PC_NMONITORS, C_NMONITORED = PC_NMONITORED,
        C_PROC_LIB_INITIAL = PC_PROC_LIB_INITIAL, C_ANCESTORS = PC_ANCESTORS,
-       C_LIVE = PC_LIVE_WORDS, C_GARBAGE = PC_GARBAGE_BYTES, C_NCOLS };
+       C_LABEL = PC_LABEL, C_LABEL_SOURCE = PC_LABEL_SOURCE, C_LIVE = PC_LIVE_WORDS,
+       C_GARBAGE = PC_GARBAGE_BYTES, C_NCOLS };
 
 static const struct rcol cols[] = {
 	[C_PID] = { "pid", "PID", RC_STR, 0 },
-	[C_NAME] = { NULL, "NAME/INITIAL CALL", RC_STR, RCOL_TEXT_ONLY | RCOL_WIDE },
+	[C_NAME] = { NULL, "LABEL", RC_STR, RCOL_TEXT_ONLY | RCOL_WIDE | RCOL_CUT_MIDDLE },
 	[C_REGNAME] = { "registered_name", NULL, RC_STR, RCOL_JSON_ONLY },
 	[C_INITIAL] = { "initial_call", NULL, RC_STR, RCOL_JSON_ONLY },
 	[C_MEMORY] = { "memory", "MEMORY", RC_BYTES, 0 },
@@ -32,6 +33,8 @@ static const struct rcol cols[] = {
 	[C_NMONITORED] = { "monitored_by_count", NULL, RC_U64, RCOL_JSON_ONLY },
 	[C_PROC_LIB_INITIAL] = { "proc_lib_initial_call", NULL, RC_STR, RCOL_JSON_ONLY },
 	[C_ANCESTORS] = { "ancestors", NULL, RC_LIST, RCOL_JSON_ONLY },
+	[C_LABEL] = { "label", NULL, RC_STR, RCOL_JSON_ONLY },
+	[C_LABEL_SOURCE] = { "label_source", NULL, RC_STR, RCOL_JSON_ONLY },
 	/* with --garbage (or sorted by garbage_bytes): a walk of every heap */
 	[C_LIVE] = { "live_words", "LIVE", RC_WORDS, 0 },
 	[C_GARBAGE] = { "garbage_bytes", "GARBAGE", RC_BYTES, 0 },
@@ -111,15 +114,23 @@ static int mfa_cmp(const struct vm_mfa *a, const struct vm_mfa *b)
 	return c ? c : (a->arity > b->arity) - (a->arity < b->arity);
 }
 
-/* What the NAME column shows: the registered name, else the initial call
- * (proc_lib's for proc_lib:init_p/5, as observer); no name sorts after every name. */
+/* What the LABEL column shows (vm_proc_label): registered names first, then
+ * the libraries' labels, then by initial call (proc_lib's where it has one). */
 static int name_cmp(const struct vm_proc *x, const struct vm_proc *y)
 {
 	if (!!x->registered_name != !!y->registered_name)
 		return x->registered_name ? -1 : 1;
 	if (x->registered_name)
 		return strcmp(x->registered_name, y->registered_name);
-	return mfa_cmp(vm_shown_initial_call(x), vm_shown_initial_call(y));
+	if (!!x->label != !!y->label)
+		return x->label ? -1 : 1;
+	if (x->label)
+		return strcmp(x->label, y->label);
+	const struct vm_mfa *mx = x->proc_lib_initial_call.module ? &x->proc_lib_initial_call
+								   : &x->initial_call;
+	const struct vm_mfa *my = y->proc_lib_initial_call.module ? &y->proc_lib_initial_call
+								   : &y->initial_call;
+	return mfa_cmp(mx, my);
 }
 
 static int text_cmp(const struct vm_proc *x, const struct vm_proc *y, int k)
@@ -243,10 +254,17 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 	switch (col) {
 	case C_PID: out->s = vm_pid_str(p, buf, len); break;
 	case C_NAME:
-		out->s = p->registered_name ? p->registered_name
-					    : vm_mfa_str(vm_shown_initial_call(p), buf, len);
+		out->s = vm_proc_label(p, buf, len);
 		if (!out->s)
 			out->s = "";
+		break;
+	case C_LABEL:
+		out->s = vm_proc_label(p, buf, len);
+		out->null = !out->s;
+		break;
+	case C_LABEL_SOURCE:
+		out->s = vm_proc_label_source(p);
+		out->null = !out->s;
 		break;
 	case C_REGNAME:
 		out->s = p->registered_name;
@@ -592,6 +610,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		return err;
 	}
 	void *rows = NULL;
+	if (vm->label_note)
+		an_find(out, "labels", "info", "%s", vm->label_note);
 	bc_err *err = table(vm, o->sort, o->top, "processes", o->garbage, &out->tables[0], &rows);
 	if (!err && !an_own(out, rows, NULL))
 		err = bc_error(BC_ENOMEM, "out of memory");

@@ -16,12 +16,14 @@
 
 enum { T_PROCS, T_QUEUES, T_ETS, T_HOLDERS, T_ORPHANS };
 
-/* "<0.4142.0> sessions_server" or "<0.81.0> (beamcore_scenario:idle/1)" */
+/* "<0.4142.0> sessions_server", "<0.2780.0> {rabbit_amqqueue_process,...}" (a
+ * label) or "<0.81.0> (beamcore_scenario:idle/1)" */
 static const char *who(const struct vm_proc *p, char *buf, size_t len)
 {
 	char pid[32], mfa[256];
-	if (p->registered_name)
-		snprintf(buf, len, "%s %s", vm_pid_str(p, pid, sizeof pid), p->registered_name);
+	const char *name = p->registered_name ? p->registered_name : p->label;
+	if (name)
+		snprintf(buf, len, "%s %s", vm_pid_str(p, pid, sizeof pid), name);
 	else if (vm_mfa_str(vm_shown_initial_call(p), mfa, sizeof mfa))
 		snprintf(buf, len, "%s (%s)", vm_pid_str(p, pid, sizeof pid), mfa);
 	else
@@ -437,6 +439,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	ets_findings(vm, &t[T_ETS], &said, out);
 	binary_findings(vm, &t[T_HOLDERS], out);
 	limit_findings(vm, orph, out);
+	if (vm->label_note)  /* what a crash dump cannot say of labels */
+		an_find(out, "labels", "info", "%s", vm->label_note);
 	memory_kv(vm, out);
 	return NULL;
 }

@@ -499,7 +499,7 @@ static int roll_up(struct tree *t)
 /* The output: "trees", the roots, each with its "children" (JSON: nested, cut
  * at MAX_DEPTH levels); text: every process in pre-order, one line each,
  * indented by depth. Record ids are indices into vm->procs. */
-enum { N_PID, N_REGNAME, N_TYPE, N_CHILDREN, N_CUT, N_SUBTREE, N_LABEL };
+enum { N_PID, N_REGNAME, N_TYPE, N_CHILDREN, N_CUT, N_SUBTREE, N_LINE, N_LABEL };
 static const struct rfield node_fields[] = {
 	{ .key = "pid", .kind = RF_STR },
 	{ .key = "registered_name", .kind = RF_STR },
@@ -508,7 +508,8 @@ static const struct rfield node_fields[] = {
 	{ .key = "children_cut", .kind = RF_BOOL },
 	{ .key = "subtree", .kind = RF_REC },
 	/* "  <0.80.0> kernel_sup (supervisor)": indented by depth */
-	{ .key = "label", .kind = RF_STR, .flags = RCOL_TEXT_ONLY },
+	{ .key = "line", .kind = RF_STR, .flags = RCOL_TEXT_ONLY },
+	{ .key = "label", .kind = RF_STR, .flags = RCOL_JSON_ONLY },  /* vm_proc_label */
 };
 static const struct rfield subtree_fields[] = {
 	{ .key = "processes", .kind = RF_U64, .text = RT_COUNT },
@@ -559,11 +560,13 @@ static void node_get(void *ctx, uint64_t x, size_t f, struct rval *v, char *buf,
 		v->id = x;
 		v->rec = &subtree_rec;
 		break;
-	case N_LABEL: {
+	case N_LABEL:
+		v->s = vm_proc_label(p, buf, len);
+		v->null = !v->s;
+		break;
+	case N_LINE: {
 		char pid[32], mfa[256];
-		const char *name = p->registered_name;
-		if (!name)
-			name = vm_mfa_str(vm_shown_initial_call(p), mfa, sizeof mfa);
+		const char *name = vm_proc_label(p, mfa, sizeof mfa);
 		snprintf(buf, len, "%*s%s %s%s", (int)(2 * (n->depth < 40 ? n->depth : 40)), "",
 			 vm_pid_str(p, pid, sizeof pid), name ? name : "",
 			 is_supervisor(t, (uint32_t)x) ? " (supervisor)" : "");
@@ -587,7 +590,7 @@ static uint64_t node_item(void *ctx, uint64_t x, size_t f, size_t i)
 	return (uint64_t)w->at;
 }
 
-static const char *const node_line[] = { "label", "subtree.processes", "subtree.memory",
+static const char *const node_line[] = { "line", "subtree.processes", "subtree.memory",
 					  "subtree.message_queue_len", "subtree.ets_memory",
 					  "subtree.binary", NULL };
 static const struct rrec node_rec = {
@@ -814,11 +817,11 @@ bc_err *tree_parents(const struct vm *vm, int32_t **parent)
  * the refc binaries only they hold) a subtree must hold to be named */
 #define SHARE_MIN 20
 
-/* What a finding calls p: its registered name, else its shown initial call. */
+/* What a finding calls p: its label (vm_proc_label). */
 static const char *proc_name(const struct vm_proc *p, char *buf, size_t len)
 {
-	return p->registered_name ? p->registered_name
-	       : vm_mfa_str(vm_shown_initial_call(p), buf, len) ? buf : "";
+	const char *label = vm_proc_label(p, buf, len);
+	return label ? label : "";
 }
 
 bc_err *tree_findings(const struct vm *vm, struct an_out *out)

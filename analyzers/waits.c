@@ -242,10 +242,11 @@ static bc_err *cycles(struct waits *s)
 
 /* ---- tables ---- */
 
-enum { W_WAITER, W_NAME, W_CALLEE, W_NODE, W_VIA, W_UNKNOWN };
+enum { W_WAITER, W_NAME, W_LABEL, W_CALLEE, W_NODE, W_VIA, W_UNKNOWN };
 static const struct rcol wcols[] = {
 	[W_WAITER] = { "waiter", "WAITER", RC_STR, 0 },
-	[W_NAME] = { "registered_name", "NAME", RC_STR, 0 },
+	[W_NAME] = { "registered_name", NULL, RC_STR, RCOL_JSON_ONLY },
+	[W_LABEL] = { "label", "LABEL", RC_STR, RCOL_WIDE | RCOL_CUT_MIDDLE },
 	[W_CALLEE] = { "callee", "CALLEE", RC_STR, 0 },
 	[W_NODE] = { "node", NULL, RC_STR, RCOL_JSON_ONLY },
 	[W_VIA] = { "via", "VIA", RC_STR, 0 },
@@ -260,6 +261,7 @@ static void wcell(void *ctx, size_t row, size_t col, struct rcell *out, char *bu
 	switch (col) {
 	case W_WAITER: out->s = vm_pid_str(p, buf, len); break;
 	case W_NAME: out->s = p->registered_name; break;
+	case W_LABEL: out->s = vm_proc_label(p, buf, len); out->null = !out->s; break;
 	case W_CALLEE: out->s = w->callee_str; out->null = !w->callee_str; break;
 	case W_NODE: out->s = w->node; break;
 	case W_VIA: out->s = w->via; break;
@@ -267,10 +269,11 @@ static void wcell(void *ctx, size_t row, size_t col, struct rcell *out, char *bu
 	}
 }
 
-enum { G_CALLEE, G_NAME, G_NODE, G_COUNT, G_VIA, G_PIDS };
+enum { G_CALLEE, G_NAME, G_LABEL, G_NODE, G_COUNT, G_VIA, G_PIDS };
 static const struct rcol gcols[] = {
 	[G_CALLEE] = { "callee", "CALLEE", RC_STR, 0 },
-	[G_NAME] = { "registered_name", "NAME", RC_STR, 0 },
+	[G_NAME] = { "registered_name", NULL, RC_STR, RCOL_JSON_ONLY },
+	[G_LABEL] = { "label", "LABEL", RC_STR, RCOL_WIDE | RCOL_CUT_MIDDLE },
 	[G_NODE] = { "node", NULL, RC_STR, RCOL_JSON_ONLY },
 	[G_COUNT] = { "count", "WAITERS", RC_U64, 0 },
 	[G_VIA] = { "via", "VIA", RC_STR, 0 },
@@ -279,14 +282,16 @@ static const struct rcol gcols[] = {
 
 static void gcell(void *ctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
 {
-	(void)buf;
-	(void)len;
 	const struct waits *s = ctx;
 	const struct group *g = &s->g[row];
 	const struct wait *w = &s->w[s->order[g->first]];
 	switch (col) {
 	case G_CALLEE: out->s = w->callee_str; break;
 	case G_NAME: out->s = w->callee >= 0 ? s->vm->procs[w->callee].registered_name : NULL; break;
+	case G_LABEL:  /* the callee's (null: a remote or unknown one) */
+		out->s = w->callee >= 0 ? vm_proc_label(&s->vm->procs[w->callee], buf, len) : NULL;
+		out->null = !out->s;
+		break;
 	case G_NODE: out->s = w->node; break;
 	case G_COUNT: out->u = g->n; break;
 	case G_VIA: out->s = w->via; break;
@@ -318,10 +323,11 @@ static const char *citem(void *ctx, size_t row, size_t col, size_t i, char *buf,
 	(void)col;
 	const struct waits *s = ctx;
 	const struct vm_proc *p = &s->vm->procs[s->cyc[s->cyc_first[row] + i]];
-	char pid[32];
+	char pid[32], mfa[256];
 	vm_pid_str(p, pid, sizeof pid);
-	if (p->registered_name)
-		snprintf(buf, len, "%s (%s)", pid, p->registered_name);
+	const char *label = vm_proc_label(p, mfa, sizeof mfa);
+	if (label)
+		snprintf(buf, len, "%s (%s)", pid, label);
 	else
 		snprintf(buf, len, "%s", pid);
 	return buf;
@@ -526,10 +532,12 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	t[0] = (struct rtable){ .json_key = "cycles", .cols = ccols, .ncols = 1, .nrows = s->ncyc,
 				.ctx = s, .cell = ccell, .item = o->json ? citem_json : citem,
 				.bare_lists = 1, .hide_empty = 1 };  /* no heading without a cycle */
-	t[1] = (struct rtable){ .json_key = "groups", .cols = gcols, .ncols = 6,
+	t[1] = (struct rtable){ .json_key = "groups", .cols = gcols,
+				.ncols = sizeof gcols / sizeof gcols[0],
 				.nrows = o->top && o->top < s->ng ? o->top : s->ng, .ctx = s,
 				.cell = gcell, .item = gitem };
-	t[2] = (struct rtable){ .json_key = "waits", .cols = wcols, .ncols = 6,
+	t[2] = (struct rtable){ .json_key = "waits", .cols = wcols,
+				.ncols = sizeof wcols / sizeof wcols[0],
 				.nrows = o->top && o->top < s->n ? o->top : s->n, .ctx = s,
 				.cell = wcell };
 	char buf[512], n1[32];

@@ -15,7 +15,7 @@ _beamcore()
 		return;;
 	*:--pid)
 		COMPREPLY=($(compgen -W "$(pgrep -d ' ' '^beam\.' 2>/dev/null)" -- "$cur")); return;;
-	*:--debug-file|*:--layout|*:--rules|*:--junit|*:--output|*:-o|*:--speedscope)
+	*:--debug-file|*:--layout|*:--labels|*:--rules|*:--junit|*:--output|*:-o|*:--speedscope)
 		COMPREPLY=($(compgen -f -- "$cur")); return;;
 	*:--sysroot)
 		COMPREPLY=($(compgen -d -- "$cur")); return;;
@@ -36,22 +36,22 @@ _beamcore()
 	esac
 	if [[ $cur == -* ]]; then
 		case $cmd in
-		summary|'') opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		procs) opts="--json --sort --top --group-by --garbage --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		proc) opts="--json --all --term --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		ets) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		binaries) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		memory) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		stacks) opts="--json --top --folded --weight --by-status --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		threads) opts="--json --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		nodes) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		ports) opts="--json --sort --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		waits) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		tree) opts="--json --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		check) opts="--json --max --rules --junit --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		diff) opts="--json --top --debug-file --layout --sysroot --help";;
-		export) opts="--json --weight --by-status --format --output -o --around --depth --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --help";;
-		tui) opts="--pid --no-stop --max-stop --max-stop-fail --interval --stop --debug-file --layout --sysroot --help";;
+		summary|'') opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		procs) opts="--json --sort --top --group-by --garbage --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		proc) opts="--json --all --term --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		ets) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		binaries) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		memory) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		stacks) opts="--json --top --folded --weight --by-status --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		threads) opts="--json --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		nodes) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		ports) opts="--json --sort --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		waits) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		tree) opts="--json --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		check) opts="--json --max --rules --junit --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		diff) opts="--json --top --debug-file --layout --sysroot --labels --help";;
+		export) opts="--json --weight --by-status --format --output -o --around --depth --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		tui) opts="--pid --no-stop --max-stop --max-stop-fail --interval --stop --debug-file --layout --sysroot --labels --help";;
 		sample) opts="--pid --seconds --hz --folded --by-status --weight --perf-script --speedscope --json --top --debug-file --help";;
 		layout) opts="--help";;
 		*) opts="--help";;

@@ -54,7 +54,8 @@ for pid, q in got.items():
                    f"{q['proc_lib_initial_call']!r}")
         break
 
-# the NAME column: the proc_lib initial call of an unnamed proc_lib:init_p/5 process
+# the LABEL column: the proc_lib initial call of an unnamed proc_lib:init_p/5
+# process that no label rule names (docs/labels.md; check_real.py checks those)
 rc, out, err = fx.run("procs")
 shown = {}
 for line in out.splitlines():
@@ -65,7 +66,8 @@ named = 0
 for p in gt["processes"]:
     q = got.get(p["pid"])
     if not q or q["registered_name"] or q["initial_call"] != "proc_lib:init_p/5" \
-            or not q["proc_lib_initial_call"] or p["pid"] not in shown:
+            or not q["proc_lib_initial_call"] or p["pid"] not in shown \
+            or q.get("label_source") not in ("proc_lib_initial_call", None):
         continue
     named += 1
     if shown[p["pid"]] != q["proc_lib_initial_call"]:

@@ -19,10 +19,14 @@ Checked (exit 1 when wrong), what beamcore already gets right:
   - on a core, `procs --garbage`'s garbage_bytes of the idle processes against
     what erlang:garbage_collect/1 freed in each (gc.json): the sum within 10%,
     and every process that freed more than 64 KiB within 10%.
+  - labels (names.json: registered name, '$process_label', RabbitMQ's process_name,
+    Elixir Registry via-names, proc_lib's initial call): every process's label in
+    procs --json and every command's JSON, label_source; procs' and the summary's
+    text show the application's names; `proc LABEL` by a unique substring, an
+    ambiguous one exit 64. On a dump: Registry names (ETS rows) fall back, said.
 Printed as "GAP ..." lines with numbers, never failed on (later work turns each
-into an assertion): labels (the application's own names: RabbitMQ's process_name,
-Elixir Registry via-names, '$process_label'), `proc LABEL`, ports on a dump, binary
-memory attribution, the summary's first lines, long lists in `proc`.
+into an assertion): ports on a dump, binary memory attribution, the summary's
+first lines, long lists in `proc`.
 Usage: check_real.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES).
 Exit 0 pass, 1 fail, 77 skip."""
 import json, os, sys
@@ -139,27 +143,141 @@ print(f"tree: beamcore places {placed} of {len(live)} processes ({pct(placed, le
       f"{dict(sorted(by_kind.items()))}; {sum(map(len, live_children.values()))} which_children "
       f"edges present, {len(bc_parent)} edges checked; complete={tree['complete']}")
 
-# --- labels: the application's own names
+# --- labels: one per process, as the node says it (names.json): registered
+# name; else '$process_label'; else the library's name (RabbitMQ process_name,
+# an Elixir Registry key); else proc_lib's initial call; else the initial call.
+# A dump records no ETS rows (Registry names: the fallback, and a gap said) and
+# not every refc binary (a label holding one shows #Binary<not dumped>).
+import re
+gaps_said = " ".join(f["text"] for f in fx.json("procs", ok=(0, 1))["findings"] if f["kind"] == "labels")
+
+def expected(pid):
+    """the label beamcore must show for pid, and why it may differ"""
+    n = names[pid]
+    if dump and n["label_source"] == "registry":
+        return n["proc_lib_initial_call"] or n["initial_call"], "registry rows"
+    return n["label"], None
+
+def same_label(got_label, pid):
+    want, _ = expected(pid)
+    if got_label == want:
+        return True
+    # a dump's binary that was not dumped: the rest of the label exact
+    parts = (got_label or "").split("#Binary<not dumped>")
+    if dump and len(parts) > 1:
+        return re.fullmatch(".*?".join(re.escape(x) for x in parts), want) is not None
+    return False
+
 own = {p: n for p, n in names.items() if n["label_source"] in ("process_name", "registry", "process_label")}
-shown = sum(1 for p, n in own.items() if (got.get(p) or {}).get("label") == n["label"])
-with_label = sum(1 for p in own if "label" in (got.get(p) or {}))
 sources = {}
 for n in own.values():
     sources[n["label_source"]] = sources.get(n["label_source"], 0) + 1
-gap(f"labels: {len(own)} processes named by the application "
-    f"({', '.join(f'{k} {v}' for k, v in sorted(sources.items()))}); "
-    f"procs --json has a label for {with_label}, equal to the live one for {shown}")
+wrong = [(p, (got.get(p) or {}).get("label"), expected(p)[0]) for p in names
+         if p in got and not same_label(got[p].get("label"), p)]
+cut = sum(1 for p in names if p in got and "#Binary<not dumped>" in (got[p].get("label") or ""))
+fallback = sum(1 for p in names if p in got and expected(p)[1])
+if wrong:
+    bad.append(f"labels: procs --json label of {len(wrong)} of {len(names)} processes is not the "
+               f"live one, e.g. {wrong[:3]}")
+srcs = [(p, got[p].get("label_source"), names[p]["label_source"]) for p in names
+        if p in got and not expected(p)[1] and got[p].get("label_source") != names[p]["label_source"]]
+if srcs:
+    bad.append(f"labels: label_source of {len(srcs)} processes differs, e.g. {srcs[:3]}")
+if fallback and "records no rows" not in gaps_said:
+    bad.append(f"labels: {fallback} Registry names are not in the dump and nothing says so")
+print(f"labels: {len(names)} processes ({len(own)} named by the application: "
+      f"{', '.join(f'{k} {v}' for k, v in sorted(sources.items()))}), {len(names) - len(wrong)} "
+      f"labels equal the live ones" + (f" ({cut} with a binary the dump did not write, "
+      f"{fallback} Registry names a dump cannot hold: their initial call, said)" if dump else ""))
+
+# the text: every process named by the application shows its label (its start
+# and end, cut in the middle) in procs and in the summary's tables
+def shows(cell, label):
+    if cell.startswith(label + " ") or cell.rstrip() == label:
+        return True
+    head, sep, rest = cell.partition("..")
+    return bool(sep) and label.startswith(head) and any(
+        rest.startswith(label[-k:] + " ") for k in range(8, len(label) - len(head) + 1))
+
+def text_rows(out):
+    at, rows = None, {}
+    for line in out.splitlines():
+        if line.startswith("PID") and "LABEL" in line:
+            at = line.index("LABEL")
+        elif at is not None and line.startswith("<"):
+            rows[line.split()[0]] = line[at:]
+    return rows
+
+prows = text_rows(fx.run("procs")[1])
+checked = [p for p in own if not expected(p)[1] and "#Binary" not in (got.get(p) or {}).get("label", "#Binary")]
+unshown = [(p, prows.get(p, "")[:60]) for p in checked if not shows(prows.get(p, ""), names[p]["label"])]
+if unshown:
+    bad.append(f"labels: procs text does not show {len(unshown)} labels, e.g. {unshown[:2]}")
+summary = fx.json("summary", ok=(0, 1))
+srows = text_rows(fx.run("summary")[1])
+in_summary = [p["pid"] for t in ("processes", "message_queues") for p in summary.get(t, [])
+              if p["pid"] in own]
+bad_summary = [p for p in in_summary if not expected(p)[1] and p in srows and
+               "#Binary" not in got[p]["label"] and not shows(srows[p], names[p]["label"])]
+if bad_summary:
+    bad.append(f"labels: the summary's tables do not show the label of {bad_summary[:3]}")
+print(f"labels: procs text shows {len(checked) - len(unshown)} of {len(checked)} application names; the "
+      f"summary's tables {len(in_summary) - len(bad_summary)} of {len(in_summary)}")
+
+# proc LABEL: a unique substring opens its process; an ambiguous one is a usage
+# error (64) naming a few candidates on one line
 probe = "hx.backlog" if app == "rabbitmq" else "{:session, 17}"
-want = [p for p, n in own.items() if probe in n["label"]]
-rc, out, err = fx.run("proc", arg=probe)
-gap(f"labels: `proc {probe}` exits {rc} ({err.strip().splitlines()[0][:80] if err.strip() else 'ok'}); "
-    f"the live label names {want}")
+want = [p for p, n in names.items() if probe in expected(p)[0]]
+rc, out, err = fx.run("proc", "--json", arg=probe)
+if want:
+    if rc not in (0, 1) or json.loads(out)["process"]["pid"] != want[0]:
+        bad.append(f"labels: `proc {probe}` exits {rc} ({err.strip()[:80]}), want {want[0]}")
+elif rc not in (2, 64) or "label" not in err:
+    bad.append(f"labels: `proc {probe}` exits {rc} with no process labelled so")
+many = "hx.q" if app == "rabbitmq" else "{:pool,"
+cands = [p for p, n in names.items() if many in expected(p)[0]]
+rc, out, err = fx.run("proc", arg=many)
+line = err.strip()
+if len(cands) > 1 and (rc != 64 or "\n" in line or f"{len(cands)} processes" not in line
+                       or line.count("<0.") > 5):
+    bad.append(f"labels: ambiguous `proc {many}` ({len(cands)} candidates): exit {rc}, {line[:160]!r}")
+print(f"labels: `proc {probe}` opens {want[:1]}; `proc {many}` exits 64 for {len(cands)} candidates")
+if app == "rabbitmq" and not dump:
+    # a user's rule, from $XDG_CONFIG_HOME/beamcore/labels and from --labels: ranch's
+    # connection supervisors by their listener, rows {{conns_sup, Ref}, Pid} of
+    # ranch_server (docs/labels.md's example); a bad file: one line, exit 64
+    import tempfile
+    rule = 'ets ranch_server arity=2 pid=2 name=1.2 where=1.1:conns_sup label="ranch conns_sup %n"\n'
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "beamcore"))
+        with open(os.path.join(d, "beamcore", "labels"), "w") as f:
+            f.write("# mine\n" + rule)
+        with open(os.path.join(d, "bad"), "w") as f:
+            f.write(rule + "ets t pid=1\n")
+        env = dict(os.environ, XDG_CONFIG_HOME=d)
+        import subprocess
+        def run(*args):
+            r = subprocess.run([fx.beamcore, "procs", *args, *fx.target, fx.beam, "--json"],
+                               capture_output=True, text=True, env=env, timeout=300)
+            return r.returncode, r.stdout, r.stderr
+        rc, out, err = run()
+        conns = [p for p in json.loads(out)["processes"] if p["proc_lib_initial_call"] == "ranch_conns_sup:init/7"] \
+            if rc in (0, 1) else []
+        if not conns or any(not (p["label"] or "").startswith("ranch conns_sup {acceptor,") or
+                           p["label_source"] != "ets" for p in conns):
+            bad.append(f"labels: the default file's rule did not label ranch_conns_sup: exit {rc}, "
+                       f"{[(p['pid'], p['label']) for p in conns][:2]} {err.strip()[:100]}")
+        rc, out, err = run("--labels", os.path.join(d, "bad"))
+        if rc != 64 or err.count("\n") != 1 or "bad:2: ets: pid=POS and name=POS" not in err:
+            bad.append(f"labels: a bad --labels file: exit {rc}, {err.strip()[:120]!r}")
+        print(f"labels: a user's rule names {len(conns)} ranch_conns_sup processes; a bad file exits 64")
 
 if app == "elixir":
     # an Elixir module's registered name, as procs prints it and as Elixir writes it
     for arg in ("Elixir.BcApp.Store", "BcApp.Store"):
         rc, out, err = fx.run("proc", arg=arg)
-        gap(f"labels: `proc {arg}` exits {rc}")
+        if rc not in (0, 1):
+            bad.append(f"labels: `proc {arg}` exits {rc}: {err.strip()[:100]}")
 
 # --- ports
 rc, out, err = fx.run("ports", "--json")
@@ -305,16 +423,20 @@ for k in ("process_count", "process_limit"):
         bad.append(f"memory --json: target.{k} {mt[k]}, procs says {procs['target'][k]}")
 # JSON registered_name is the process's registered name or null, in every
 # command (binaries and summary put the initial call there)
-def named(x, out):
+def named(x, out, labels=None):
     if isinstance(x, dict):
         pid = x.get("pid") or x.get("waiter")
         if "registered_name" in x and pid in live:
             out.append((pid, x["registered_name"]))
+        if labels is not None and "label" in x and pid in names:
+            labels.append((pid, x["label"]))
+        if labels is not None and "connected_label" in x and x.get("connected") in names:
+            labels.append((x["connected"], x["connected_label"]))
         for v in x.values():
-            named(v, out)
+            named(v, out, labels)
     elif isinstance(x, list):
         for v in x:
-            named(v, out)
+            named(v, out, labels)
 
 for cmd in ("summary", "procs", "stacks", "waits", "tree", "ports", "check", "binaries", "proc"):
     if cmd == "binaries" and dump:
@@ -325,8 +447,12 @@ for cmd in ("summary", "procs", "stacks", "waits", "tree", "ports", "check", "bi
     if rc not in (0, 1, 3):
         bad.append(f"{cmd} --json: exit {rc} {err.strip()[:200]}")
         continue
-    pairs = []
-    named(json.loads(out), pairs)
+    pairs, labels = [], []
+    named(json.loads(out), pairs, labels)
+    off = [(p, l, expected(p)[0]) for p, l in labels if not same_label(l, p)]
+    if off or (cmd in ("summary", "procs", "tree", "ports", "check", "proc") and not labels):
+        bad.append(f"{cmd} --json: label of {len(off)} of {len(labels)} processes is not the "
+                   f"live one, e.g. {off[:3]}")
     wrong = [(p, n) for p, n in pairs if n != live[p]["registered_name"]]
     if wrong:
         bad.append(f"{cmd} --json: registered_name of {len(wrong)} of {len(pairs)} processes is not "

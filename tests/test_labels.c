@@ -25,6 +25,7 @@ static void bad(const char *text, const char *want)
 	char what[512];
 	snprintf(what, sizeof what, "bad %s -> '%s' (want '%s')", text, err, want);
 	check(rc < 0 && r.n == 0 && strstr(err, want) && !strchr(err, '\n'), what);
+	label_rules_free(&r);
 }
 
 static struct vt *atom(struct vt_arena *a, const char *s)
@@ -70,6 +71,7 @@ int main(void)
 		      r.rule[2].where.ix[0] == 2 && !strcmp(r.rule[2].where_atom, "x"),
 		      "registry: where, source, origin line 5");
 	}
+	label_rules_free(&r);
 	bad("dict\n", "f:1: dict: what does it read?");
 	bad("\nfoo bar\n", "f:2: 'foo' is not a kind of rule");
 	bad("ets t name=1\n", "pid=POS and name=POS");

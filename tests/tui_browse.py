@@ -102,7 +102,7 @@ def main():
             fail(f"top row by message queue: {rows(s)[0]!r}")
 
         t.keys("/", *"bin_router")
-        s = t.wait("filter", lambda s: "Filter (pid, name, function): bin_router_" in s)
+        s = t.wait("filter", lambda s: "Filter (pid, label, function): bin_router_" in s)
         t.keys("Enter")
         s = t.wait("filtered list", lambda s: "filter: bin_router" in s and len(rows(s)) == 1)
         save("procs-filter", s)

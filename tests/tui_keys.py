@@ -65,9 +65,9 @@ def main():
             row = next((r for r in rows(s) if r.startswith(susp["pid"] + " ")), "")
             check(f"{at}: STATUS shows 'suspended' whole", " suspended " in row + " ", s)
             t.keys("/")
-            s = t.wait("second /", lambda s: "Filter (pid, name, function):" in s)
+            s = t.wait("second /", lambda s: "Filter (pid, label, function):" in s)
             check(f"{at}: / again starts a new filter",
-                  "Filter (pid, name, function): _" in s, s)
+                  "Filter (pid, label, function): _" in s, s)
             t.keys("Escape")
             t.wait("unfiltered", lambda s: "filter:" not in s and len(rows(s)) > 5)
             # sort by heap_size, stack_size: the column shown, marked

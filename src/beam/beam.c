@@ -3,6 +3,8 @@
  * services (detail, export); beam_load runs the walks a command asks for. */
 #include "beam.h"
 #include "identity.h"
+#include "labelrows.h"
+#include "labels.h"
 #include "monlnk.h"
 #include "packed.h"
 #include "live.h"
@@ -187,12 +189,36 @@ fail:
 	return err;
 }
 
+/* The label rules that read ETS tables (labels.h) need the tables: read with
+ * the processes when there is such a rule (the table list is small). */
+static void label_tables(struct beam *b)
+{
+	const struct label_rules *lr = label_rules();
+	size_t n = 0;
+	for (size_t i = 0; i < lr->n; i++)
+		n += lr->rule[i].kind != LABEL_DICT;
+	if (!n)
+		return;
+	if (!(b->loaded & NEED_ETS)) {
+		bc_err *e = beam_load_ets(b);
+		if (e) {
+			vm_gap(b->vm, "labels from ETS tables: %s", e->msg);
+			bc_err_free(e);
+			return;
+		}
+		b->loaded |= NEED_ETS;
+	}
+	beam_label_tables(b);
+}
+
 static bc_err *load_procs(struct beam *b)
 {
 	bc_err *err = beam_load_procs(b);
 	if (!err && vm_index_pids(b->vm) < 0)
 		err = bc_error(BC_ENOMEM, "out of memory");
 	b->vm->procs_read = !err;
+	if (!err)
+		label_tables(b);
 	return err;
 }
 

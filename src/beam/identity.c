@@ -1,8 +1,10 @@
 /* proc_lib's identity of every process, read during the procs walk: the
  * '$initial_call' and '$ancestors' keys of its dictionary (proc_lib.erl puts
- * them there). Only those two keys are looked up, each by its hash bucket as
- * erl_process_dict.c finds it (an atom hashes to its index), so a process
- * costs a few reads however large its dictionary is. */
+ * them there), and the keys the label rules name (labels.h: '$process_label',
+ * process_name, ...). Only those keys are looked up, each by its hash bucket
+ * as erl_process_dict.c finds it (an atom hashes to its index), so a process
+ * costs a few reads however large its dictionary is; a label is decoded into
+ * one reused arena and interned (no allocation per process). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,7 @@
 #include "eterm.h"
 #include "terms.h"
 #include "term.h"
+#include "labels.h"
 
 #define MAX_ANCESTORS (1u << 16)   /* longer is a corrupt list, not a family */
 #define MAX_BUCKET (1u << 20)
@@ -22,6 +25,12 @@ struct beam_ident {
 	size_t names_cap;
 	struct { uint64_t term; const char *s; } pids[PID_CACHE];
 	struct vt_arena *arena;                /* another node's pid in a list: printed once */
+	/* the label rules' dictionary keys, in rule order: the key atom's term (0:
+	 * no such atom, so no process has it) */
+	const struct label_rule **label_rule;
+	uint64_t *label_key;
+	size_t nlabel;
+	struct vt_arena *label_arena;          /* one label's term, reset per use */
 };
 
 void beam_ident_free(struct beam *b)
@@ -29,25 +38,58 @@ void beam_ident_free(struct beam *b)
 	if (!b->ident)
 		return;
 	free(b->ident->names);
+	free(b->ident->label_rule);
+	free(b->ident->label_key);
+	vt_arena_free(b->ident->label_arena);
 	vt_arena_free(b->ident->arena);
 	free(b->ident);
 	b->ident = NULL;
 }
 
+/* The label rules' dictionary keys (interned, to compare by pointer); -1 OOM. */
+static int label_keys(struct beam_ident *id)
+{
+	const struct label_rules *lr = label_rules();
+	size_t n = 0;
+	for (size_t i = 0; i < lr->n; i++)
+		n += lr->rule[i].kind == LABEL_DICT;
+	if (!n)
+		return 0;
+	id->label_rule = calloc(n, sizeof *id->label_rule);
+	id->label_key = calloc(n, sizeof *id->label_key);
+	if (!id->label_rule || !id->label_key)
+		return -1;
+	for (size_t i = 0; i < lr->n; i++)
+		if (lr->rule[i].kind == LABEL_DICT)
+			id->label_rule[id->nlabel++] = &lr->rule[i];
+	return 0;
+}
+
 /* The atom table's index of each key, by walking it once from the start:
- * proc_lib's atoms come early (it is loaded at boot). */
+ * proc_lib's atoms come early (it is loaded at boot); a label key that is no
+ * atom at all costs the whole walk (once per core). */
 static void find_keys(struct beam *b, struct beam_ident *id)
 {
 	const char *ic = vm_intern(b->vm, "$initial_call", 13);
 	const char *an = vm_intern(b->vm, "$ancestors", 10);
+	const char *want[64];
+	size_t nwant = id->nlabel < 64 ? id->nlabel : 64, left = nwant;
+	for (size_t k = 0; k < nwant; k++)
+		want[k] = vm_intern(b->vm, id->label_rule[k]->what, strlen(id->label_rule[k]->what));
 	beam_atom(b, make_atom(0));  /* sizes the atom cache: atom_entries */
-	for (int64_t i = 0; i < b->atom_entries && (!id->k_initial_call || !id->k_ancestors); i++) {
+	for (int64_t i = 0; i < b->atom_entries && (!id->k_initial_call || !id->k_ancestors || left);
+	     i++) {
 		uint64_t t = make_atom(i);
 		const char *s = beam_atom(b, t);
 		if (s == ic)
 			id->k_initial_call = t;
 		else if (s == an)
 			id->k_ancestors = t;
+		for (size_t k = 0; k < nwant; k++)
+			if (s && s == want[k] && !id->label_key[k]) {
+				id->label_key[k] = t;
+				left--;
+			}
 	}
 }
 
@@ -64,6 +106,12 @@ int beam_ident_init(struct beam *b)
 	id->mask = ~(uint64_t)3;
 	if (LHAS(L, G_PTR_MASK))
 		beam_read_u64(b, beam_global(b, G_PTR_MASK), &id->mask);
+	if (label_keys(id) < 0) {
+		free(id->label_rule);
+		free(id->label_key);
+		free(id);
+		return -1;
+	}
 	find_keys(b, id);
 	b->ident = id;
 	return 0;
@@ -180,6 +228,26 @@ static int ancestors(struct beam *b, uint64_t v, struct vm_proc *vp)
 	return vm_set_ancestors(b->vm, vp, id->names, n);
 }
 
+/* The first label rule whose key the dictionary holds: vp->label. An
+ * unreadable value is no label (the next rule may give one). */
+static void proc_label(struct beam *b, uint64_t dict, struct vm_proc *vp)
+{
+	struct beam_ident *id = b->ident;
+	for (size_t k = 0; k < id->nlabel; k++) {
+		uint64_t v;
+		if (!id->label_key[k] || lookup(b, dict, id->label_key[k], &v) <= 0)
+			continue;
+		if (!id->label_arena && !(id->label_arena = vt_arena_new()))
+			return;
+		vt_arena_reset(id->label_arena);
+		struct vt *t = beam_decode_term(b, id->label_arena, v, 32, 200);
+		if (!t || t->kind == VT_UNREADABLE)
+			continue;
+		vm_set_label(b->vm, vp, id->label_rule[k], t, NULL, NULL);
+		return;
+	}
+}
+
 void beam_proc_identity(struct beam *b, uint64_t dict, struct vm_proc *vp)
 {
 	const struct beam_ident *id = b->ident;
@@ -200,6 +268,8 @@ void beam_proc_identity(struct beam *b, uint64_t dict, struct vm_proc *vp)
 		vp->has_ancestors = false;
 		vp->unknown |= VPF_IDENTITY;
 	}
+	if (id->nlabel)
+		proc_label(b, dict, vp);
 }
 
 /* The length of the proper list v (-1: not one, or longer than MAX_REG, 1024),

@@ -78,8 +78,30 @@ static const struct heap_line *find_line(const struct lines *l, uint64_t addr)
 
 /* A heap address: the process's own heap, else a literal (literals are dumped
  * once, in =literals). */
+/* The line "ADDR:..." of [s, e) (a section's body), by search. */
+static const struct heap_line *search_line(struct heap *h, const char *s, const char *e,
+					   uint64_t addr)
+{
+	char key[32];
+	int n = snprintf(key, sizeof key, "\n%llX:", (unsigned long long)addr);
+	const char *p = s < e ? memmem(s - 1, (size_t)(e - s + 1), key, (size_t)n) : NULL;
+	if (!p)
+		return NULL;
+	p += n;
+	const char *nl = memchr(p, '\n', (size_t)(e - p));
+	h->scan_line = (struct heap_line){ addr, p, nl ? nl : e };
+	return &h->scan_line;
+}
+
 const struct heap_line *heap_line_at(struct heap *h, uint64_t addr)
 {
+	if (h->scan) {
+		const char *s, *e;
+		const struct heap_line *l = search_line(h, h->scan, h->scan_end, addr);
+		if (!l && dump_tag_section(h->d, "literals", &s, &e) == 0)
+			l = search_line(h, s, e, addr);
+		return l;
+	}
 	const struct heap_line *l = find_line(&h->lines, addr);
 	if (l)
 		return l;
@@ -90,6 +112,22 @@ const struct heap_line *heap_line_at(struct heap *h, uint64_t addr)
 			heap_index(s, e, &h->lit);
 	}
 	return find_line(&h->lit, addr);
+}
+
+int heap_binary_section(struct heap *h, const char *key, const char **start, const char **end)
+{
+	if (!h->scan)
+		return dump_tag_section(h->d, key, start, end);
+	char line[112];
+	int n = snprintf(line, sizeof line, "\n=%s\n", key);
+	const char *p = h->bins && n > 0 && (size_t)n < sizeof line ?
+		memmem(h->bins, (size_t)(h->bins_end - h->bins), line, (size_t)n) : NULL;
+	if (!p)
+		return -1;
+	*start = p + n;
+	const char *nl = memchr(*start, '\n', (size_t)(h->bins_end - *start));
+	*end = nl ? nl + 1 : h->bins_end;
+	return 0;
 }
 
 int heap_b64(int c)

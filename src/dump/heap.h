@@ -27,6 +27,12 @@ struct heap {
 	int lit_tried;
 	size_t budget;              /* nodes left */
 	size_t items, bytes;
+	/* no index: lines are searched in [scan, scan_end) (a heap read for one
+	 * term, as the identity pass reads labels: no allocation), literals in
+	 * =literals the same way; scan_line holds the last found */
+	const char *scan, *scan_end;
+	struct heap_line scan_line;
+	const char *bins, *bins_end;  /* scan mode: the =binary sections (before =atoms) */
 };
 
 /* The body of section "=TAG<pid>\n": [*start, *end), or -1. */
@@ -39,6 +45,9 @@ int heap_index(const char *p, const char *end, struct lines *l);
 void heap_lines_free(struct lines *l);
 /* The line of a heap address: the process's own heap, else a literal; NULL. */
 const struct heap_line *heap_line_at(struct heap *h, uint64_t addr);
+/* The body of section "=KEY" ("binary:7F..."): by the dump's index, or in
+ * scan mode by a search of h->bins; -1: none. */
+int heap_binary_section(struct heap *h, const char *key, const char **start, const char **end);
 /* The value of a base64 digit, -1 for any other character. */
 int heap_b64(int c);
 

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "heap.h"
+#include "labels.h"
 
 #define MAX_ANCESTORS (1u << 16)
 
@@ -40,13 +42,90 @@ struct dump_ident {
 	struct lit *lits;             /* sorted by address, after the scan */
 	size_t nlits;
 	bool lits_ready, oom;
+	/* the label rules' dictionary keys, in rule order, as a heap line writes
+	 * the {Key, Value} tuple: "t2:A<len>:<key>," */
+	const struct label_rule *label_rule[32];
+	char label_key[32][280];
+	size_t nlabel;
+	struct vt_arena *label_arena; /* one label's term, reset per use */
+	const char *bins, *bins_end;  /* the =binary sections, before =atoms */
 };
+
+/* The =atoms section, the dump's last but =end: found from the end (its lines
+ * never start with '='); NULL when the dump has none (cut). */
+static const char *atoms_section(const struct dump *d, const char **end)
+{
+	static const char tag[] = "\n=atoms\n";
+	const char *lim = d->map + d->end, *p = lim;
+	while (p > d->map && (p = memrchr(d->map, '\n', (size_t)(p - d->map)))) {
+		if (p + 1 < lim && p[1] == '=') {
+			if ((size_t)(lim - p) >= sizeof tag - 1 && memcmp(p, tag, sizeof tag - 1) == 0) {
+				*end = lim;
+				return p + sizeof tag - 2;  /* at its first line's "\n" */
+			}
+			if ((size_t)(lim - p) < 5 || memcmp(p, "\n=end", 5) != 0)
+				return NULL;  /* another section last: no =atoms (a cut dump) */
+			lim = p + 1;
+		}
+	}
+	return NULL;
+}
+
+/* The =binary sections right before =atoms (at: its "\n"), each a header
+ * and one line: [start, *end) for the labels' binaries, searched (the scan
+ * has not indexed them yet); NULL: none. */
+static const char *binary_sections(const struct dump *d, const char *at, const char **end)
+{
+	static const char tag[] = "\n=binary:";
+	const char *start = at;
+	for (;;) {  /* back over one section: its body line, then its header */
+		const char *body = start > d->map ? memrchr(d->map, '\n', (size_t)(start - d->map)) : NULL;
+		const char *head = body && body > d->map ? memrchr(d->map, '\n', (size_t)(body - d->map))
+							 : NULL;
+		if (!head || (size_t)(start - head) < sizeof tag - 1 ||
+		    memcmp(head, tag, sizeof tag - 1) != 0)
+			break;
+		start = head;
+	}
+	*end = at + 1;
+	return start == at ? NULL : start;
+}
+
+/* Whether the node had the atom: a line of =atoms, as the dump prints it
+ * (quoted when it must be); true when the dump has no =atoms. No process
+ * holds a key the node never had: its heaps need no search for it. */
+static bool had_atom(const char *as, const char *ae, const char *name)
+{
+	if (!as)
+		return true;
+	struct vt t = { .kind = VT_ATOM, .text = name };
+	static const struct vt_limits lim = { 1, 1, 1 };
+	char line[300];
+	line[0] = '\n';
+	vt_print(&t, &lim, line + 1, sizeof line - 2);
+	size_t n = strlen(line);
+	line[n++] = '\n';
+	return memmem(as, (size_t)(ae - as), line, n) != NULL;
+}
 
 struct dump_ident *dump_ident_new(struct dump *d)
 {
 	struct dump_ident *id = calloc(1, sizeof *id);
-	if (id)
-		id->d = d;
+	if (!id)
+		return NULL;
+	id->d = d;
+	const struct label_rules *lr = label_rules();
+	const char *ae = NULL, *as = atoms_section(d, &ae);
+	if (as)  /* (as - 7: the "\n" of "\n=atoms") */
+		id->bins = binary_sections(d, as - 7, &id->bins_end);
+	for (size_t i = 0; i < lr->n && id->nlabel < 32; i++) {
+		const struct label_rule *r = &lr->rule[i];
+		size_t k = strlen(r->what);
+		if (r->kind != LABEL_DICT || k > 255 || !had_atom(as, ae, r->what))
+			continue;
+		id->label_rule[id->nlabel] = r;
+		snprintf(id->label_key[id->nlabel++], sizeof id->label_key[0], "t2:A%zX:%s,", k, r->what);
+	}
 	return id;
 }
 
@@ -223,6 +302,49 @@ static void decode(struct dump_ident *id, struct vm_proc *p, int key, const char
 		p->unknown |= VPF_IDENTITY;
 }
 
+/* Whether the heap line holding the tuple text at t (in [hs, he)) is one of
+ * the dictionary's entries [ds, de) ("H<addr>" lines). */
+static bool listed(const char *t, const char *ds, const char *de, const char *hs)
+{
+	const char *ls = t;
+	while (ls > hs && ls[-1] != '\n')
+		ls--;
+	const char *a = ls;
+	uint64_t addr = hex(&a, t);
+	char key[32];
+	int n = snprintf(key, sizeof key, "\nH%" PRIX64 "\n", addr);
+	return a + 1 == t && *a == ':' && memmem(ds - 1, (size_t)(de - ds + 1), key, (size_t)n);
+}
+
+/* The first label rule whose key the dictionary holds: p->label. The value
+ * is decoded by searching the heap's lines (no index: no allocation per
+ * process); one that cannot be decoded is no label. */
+static void labels(struct dump_ident *id, struct vm_proc *p, const char *ds, const char *de,
+		   const char *hs, const char *he)
+{
+	for (size_t k = 0; k < id->nlabel; k++) {
+		const char *pat = id->label_key[k];
+		size_t n = strlen(pat);
+		const char *t = hs;
+		while ((t = memmem(t, (size_t)(he - t), pat, n)) && !listed(t, ds, de, hs))
+			t += n;
+		if (!t)
+			continue;
+		if (!id->label_arena && !(id->label_arena = vt_arena_new()))
+			return;
+		vt_arena_reset(id->label_arena);
+		struct heap h = { .d = id->d, .a = id->label_arena, .budget = 4096, .items = 32,
+				  .bytes = 200, .scan = hs, .scan_end = he, .lit_tried = 1,
+				  .bins = id->bins, .bins_end = id->bins_end };
+		const char *e = t + n, *ee = memchr(e, '\n', (size_t)(he - e));
+		struct vt *v = heap_element(&h, &e, ee ? ee : he, 0);
+		if (!v || v->kind == VT_UNREADABLE || v->kind == VT_CUT)
+			continue;
+		vm_set_label(id->d->vm, p, id->label_rule[k], v, NULL, NULL);
+		return;
+	}
+}
+
 /* The two keys in p's heap [hs, he), listed in its dictionary [ds, de). */
 static void resolve(struct dump_ident *id, struct vm_proc *p, const char *ds, const char *de,
 		    const char *hs, const char *he)
@@ -240,21 +362,15 @@ static void resolve(struct dump_ident *id, struct vm_proc *p, const char *ds, co
 			    memcmp(t, keys[k].text, keys[k].n) != 0)
 				continue;
 			/* the tuple's line: "ADDR:" then the tuple, listed in the dictionary */
-			const char *ls = t;
-			while (ls > hs && ls[-1] != '\n')
-				ls--;
-			const char *a = ls;
-			uint64_t addr = hex(&a, t);
-			char key[32];
-			int n = snprintf(key, sizeof key, "\nH%" PRIX64 "\n", addr);
-			if (a + 1 != t || *a != ':' ||
-			    !memmem(ds - 1, (size_t)(de - ds + 1), key, (size_t)n))
+			if (!listed(t, ds, de, hs))
 				continue;
 			const char *e = t + keys[k].n, *ee = memchr(e, '\n', (size_t)(he - e));
 			found |= 1 << k;
 			decode(id, p, k, e, ee ? ee : he, hs, he);
 		}
 	}
+	if (id->nlabel)
+		labels(id, p, ds, de, hs, he);
 }
 
 void dump_ident_dict(struct proc_pass *pp, size_t off)
@@ -338,6 +454,34 @@ static void index_literals(struct dump_ident *id)
 		qsort(id->lits, id->nlits, sizeof *id->lits, lit_cmp);
 }
 
+/* A dump holds no ETS rows: the labels registry rules read there are not
+ * shown, and said (vm->label_note) when a process owning such tables is in the
+ * dump (an ets rule's table names are not known while the processes are read). */
+static void rows_not_recorded(struct vm *vm)
+{
+	char note[512];
+	size_t o = 0;
+	const struct label_rules *lr = label_rules();
+	for (size_t k = 0; k < lr->n; k++) {
+		const struct label_rule *r = &lr->rule[k];
+		size_t owners = 0;
+		for (size_t i = 0; r->kind == LABEL_REGISTRY && i < vm->nprocs; i++) {
+			const struct vm_proc *p = &vm->procs[i];
+			const char *mod = p->proc_lib_initial_call.module ? p->proc_lib_initial_call.module
+									  : p->initial_call.module;
+			owners += mod && !strcmp(mod, r->what);
+		}
+		if (owners && o < sizeof note)
+			o += (size_t)snprintf(note + o, sizeof note - o, "%slabels of rule %s (%s) not "
+					      "shown: they are rows of ETS tables that %zu process%s "
+					      "of %s own%s", o ? "; " : "", r->origin, r->source,
+					      owners, owners == 1 ? "" : "es", r->what,
+					      o ? "" : ", and a crash dump records no rows");
+	}
+	if (o)
+		vm->label_note = vm_intern(vm, note, strlen(note));
+}
+
 bool dump_ident_end(struct proc_pass *pp)
 {
 	struct dump_ident *id = pp->ident;
@@ -351,10 +495,12 @@ bool dump_ident_end(struct proc_pass *pp)
 		p->unknown &= ~(uint32_t)VPF_IDENTITY;
 		decode(id, p, x->key, m + x->val, m + x->val_end, m + x->heap, m + x->heap_end);
 	}
+	rows_not_recorded(vm);
 	bool oom = id->oom;
 	free(id->pend);
 	free(id->names);
 	free(id->lits);
+	vt_arena_free(id->label_arena);
 	free(id);
 	pp->ident = NULL;
 	return !oom;

@@ -317,7 +317,7 @@ static struct vt *body(struct heap *h, uint64_t addr, int depth)
 		char key[64];
 		const char *s, *s_end;
 		snprintf(key, sizeof key, "binary:%llX", (unsigned long long)bin);
-		if (dump_tag_section(h->d, key, &s, &s_end) < 0)
+		if (heap_binary_section(h, key, &s, &s_end) < 0)
 			return other(h, "#Binary<not dumped>");
 		(void)s_end;
 		const char *se = memchr(s, '\n', (size_t)(h->d->map + h->d->end - s));

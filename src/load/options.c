@@ -62,6 +62,11 @@ const struct option_entry target_file_options[] = {
 		  "first (a core from a container or another host)",
 	  .store = OPT_TARGET, .offset = offsetof(struct target_opts, sysroot),
 	  .complete = OPT_COMPLETE_DIR },
+	{ .kind = OPT_STRING, .name = "labels", .arg = "FILE",
+	  .help = "more label rules (docs/labels.md), after the built-in\n"
+		  "ones and $XDG_CONFIG_HOME/beamcore/labels",
+	  .store = OPT_TARGET, .offset = offsetof(struct target_opts, labels),
+	  .complete = OPT_COMPLETE_FILE },
 	OPT_TABLE_END,
 };
 

@@ -12,6 +12,7 @@
 #include "live.h"
 #include "decompress.h"
 #include "dump.h"
+#include "labels.h"
 
 /* Either a core (beam) or a crash dump (dump). */
 struct target {
@@ -141,9 +142,29 @@ bc_err *target_snapshot(struct target *t)
 	return open_live_beam(t, &bo);
 }
 
+/* The label rules of the files (labels.h): the default file, then --labels;
+ * once per run (diff opens two targets). A bad file is a usage error. */
+static bc_err *label_files(const struct target_opts *o)
+{
+	static bool done;
+	char path[4096], err[512];
+	if (done)
+		return NULL;
+	done = true;
+	const char *def = label_default_path(path, sizeof path);
+	if (def && label_rules_load(def, false, err, sizeof err) < 0)
+		return bc_error(BC_EUSAGE, "label rules: %s", err);
+	if (o->labels && label_rules_load(o->labels, true, err, sizeof err) < 0)
+		return bc_error(BC_EUSAGE, "--labels: %s", err);
+	return NULL;
+}
+
 bc_err *target_open(const struct target_opts *o, struct target **out)
 {
 	*out = NULL;
+	bc_err *lerr = label_files(o);
+	if (lerr)
+		return lerr;
 	if (!o->path)
 		return open_live(o, out);
 	char head[32] = { 0 };

@@ -14,6 +14,7 @@ struct target_opts {
 	const char *debug_file;  /* may be NULL */
 	const char *sysroot;     /* may be NULL */
 	const char *layout;      /* --layout FILE: a layout pack; may be NULL */
+	const char *labels;      /* --labels FILE: label rules after the default file's; NULL */
 	int pid;                 /* path NULL: a running beam.smp (--pid) */
 	int no_stop;             /* --no-stop: read it without stopping it */
 	int flushed;             /* pid: read again as it runs (beamcore sample): its

@@ -100,13 +100,8 @@ int label_rules_load(const char *path, bool must_exist, char *err, size_t errlen
 		snprintf(err, errlen, "%s: a NUL byte: not a rules file", path);
 		return -1;
 	}
-	char *origin = strdup(path);
-	int r = origin ? label_rules_parse(text, origin, &rules, err, errlen) : -1;
-	if (!origin)
-		snprintf(err, errlen, "%s: out of memory", path);
-	if (r < 0)
-		free(origin);
-	/* text stays: the rules point into it */
+	int r = label_rules_parse(text, path, &rules, err, errlen);  /* (it keeps a copy) */
+	free(text);
 	return r < 0 ? -1 : 0;
 }
 
@@ -257,14 +252,34 @@ static int parse_line(char *line, struct label_rule *r, char *err, size_t errlen
 	return 0;
 }
 
+/* Back to the first n rules (a file that failed adds none). */
+static void drop_after(struct label_rules *r, size_t n)
+{
+	while (r->n > n)
+		free((char *)r->rule[--r->n].origin);
+}
+
+void label_rules_free(struct label_rules *r)
+{
+	drop_after(r, 0);
+	for (size_t i = 0; i < r->ntexts; i++)
+		free(r->texts[i]);
+	free(r->texts);
+	free(r->rule);
+	memset(r, 0, sizeof *r);
+}
+
 int label_rules_parse(const char *text, const char *origin, struct label_rules *out, char *err,
 		      size_t errlen)
 {
-	char *copy = strdup(text);  /* the rules point into it: kept */
-	if (!copy) {
+	char *copy = strdup(text);  /* the rules point into it: kept in out->texts */
+	char **texts = copy ? realloc(out->texts, (out->ntexts + 1) * sizeof *texts) : NULL;
+	if (!texts) {
+		free(copy);
 		snprintf(err, errlen, "%s: out of memory", origin);
 		return -1;
 	}
+	out->texts = texts;
 	size_t lineno = 0, added = 0, n0 = out->n;
 	for (char *line = copy, *next; line; line = next) {
 		next = strchr(line, '\n');
@@ -281,7 +296,7 @@ int label_rules_parse(const char *text, const char *origin, struct label_rules *
 			continue;
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%zu: %s", origin, lineno, why);
-			out->n = n0;
+			drop_after(out, n0);
 			free(copy);
 			return -1;
 		}
@@ -292,7 +307,7 @@ int label_rules_parse(const char *text, const char *origin, struct label_rules *
 			if (a)
 				out->rule = a;
 			snprintf(err, errlen, "%s: out of memory", origin);
-			out->n = n0;
+			drop_after(out, n0);
 			free(copy);
 			return -1;
 		}
@@ -302,7 +317,9 @@ int label_rules_parse(const char *text, const char *origin, struct label_rules *
 		out->rule[out->n++] = r;
 		added++;
 	}
-	if (!added)
+	if (added)
+		out->texts[out->ntexts++] = copy;
+	else
 		free(copy);
 	return 0;
 }

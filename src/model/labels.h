@@ -44,6 +44,8 @@ struct label_rule {
 struct label_rules {
 	struct label_rule *rule;
 	size_t n;
+	char **texts;                 /* the parsed texts the rules point into */
+	size_t ntexts;
 };
 
 /* The rules in force (the built-in ones until files are added). */
@@ -55,6 +57,8 @@ int label_rules_load(const char *path, bool must_exist, char *err, size_t errlen
 /* Rules from text (the built-in ones, tests): as label_rules_load. */
 int label_rules_parse(const char *text, const char *origin, struct label_rules *out, char *err,
 		      size_t errlen);
+/* Free rules parsed with label_rules_parse (not label_rules()'s). */
+void label_rules_free(struct label_rules *r);
 /* The default file: $XDG_CONFIG_HOME/beamcore/labels, else
  * ~/.config/beamcore/labels, into buf; NULL when neither is set. */
 const char *label_default_path(char *buf, size_t len);

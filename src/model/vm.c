@@ -1,5 +1,6 @@
 #include "vm.h"
 #include "term.h"
+#include "labels.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -323,6 +324,19 @@ const char *vm_proc_label(const struct vm_proc *p, char *buf, size_t len)
 	const struct vm_mfa *m = p->proc_lib_initial_call.module ? &p->proc_lib_initial_call
 								   : &p->initial_call;
 	return vm_mfa_str(m, buf, len);
+}
+
+int vm_set_label(struct vm *vm, struct vm_proc *p, const struct label_rule *r,
+		 const struct vt *name, const char *table, const char *parent)
+{
+	char buf[512];
+	const struct vm_mfa *m = p->proc_lib_initial_call.module ? &p->proc_lib_initial_call
+								 : &p->initial_call;
+	label_text(r, name, table, parent, label_is_elixir(m->module), buf, sizeof buf);
+	if (!(p->label = vm_intern(vm, buf, strlen(buf))))
+		return -1;
+	p->label_source = r->source;
+	return 0;
 }
 
 const char *vm_proc_label_source(const struct vm_proc *p)

@@ -441,6 +441,10 @@ struct vm {
 	const char **port_items;       /* the ports' lists (struct vm_port) */
 	size_t nport_items, port_items_cap;
 	uint64_t port_count, port_limit;  /* as the VM counted them; 0: unknown */
+	/* labels the input never holds, said by the commands that show labels (a
+	 * crash dump records no ETS rows: Registry names); NULL: none. Not a gap:
+	 * nothing was left unread. */
+	const char *label_note;
 	const char **ancestors;        /* '$ancestors' lists: interned names, "<0.N.S>" */
 	size_t nancestors, ancestors_cap;
 	uint32_t anc_last_first, anc_last_n;  /* the last list added (shared when repeated) */
@@ -521,6 +525,13 @@ const struct vm_mfa *vm_shown_initial_call(const struct vm_proc *p);
  * an Elixir Registry key, ...); else its proc_lib initial call, else its
  * initial call ("m:f/a" written into buf); NULL when none is known. */
 const char *vm_proc_label(const struct vm_proc *p, char *buf, size_t len);
+/* p's label from the name term a label rule found (labels.h: label_text, in
+ * Elixir's syntax when p's module is Elixir's, interned); table and parent for
+ * the rule's %t and %p (NULL: none). 0, -1 out of memory. */
+struct label_rule;
+struct vt;
+int vm_set_label(struct vm *vm, struct vm_proc *p, const struct label_rule *r,
+		 const struct vt *name, const char *table, const char *parent);
 /* Where that label comes from: "registered_name", p->label_source,
  * "proc_lib_initial_call", "initial_call"; NULL when there is none. */
 const char *vm_proc_label_source(const struct vm_proc *p);

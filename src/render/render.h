@@ -13,7 +13,10 @@ enum rcol_kind { RC_STR, RC_U64, RC_BYTES, RC_WORDS, RC_WORDS_AS_BYTES, RC_BOOL,
 		 RC_LIST /* u items, fetched with rtable.item: a JSON array of strings */ };
 /* RCOL_BROWSE_LAST: the browser (src/tui) shows it after the others (a long
  * identifier that would push the numbers off an 80-column screen) */
-enum { RCOL_TEXT_ONLY = 1, RCOL_JSON_ONLY = 2, RCOL_LEFT = 4, RCOL_WIDE = 8, RCOL_BROWSE_LAST = 16 };
+/* RCOL_CUT_MIDDLE: a wide column cut keeps its text's start and end (a label:
+ * {rabbit_amqqueue_process,..queue,<<"hx.backlog">>}}: the kind and the name) */
+enum { RCOL_TEXT_ONLY = 1, RCOL_JSON_ONLY = 2, RCOL_LEFT = 4, RCOL_WIDE = 8, RCOL_BROWSE_LAST = 16,
+       RCOL_CUT_MIDDLE = 32 };
 
 struct rcol {
 	const char *json;     /* JSON key (Erlang's own names) */
@@ -65,6 +68,8 @@ void render_table_json(struct jw *w, const struct rtable *t);
 void render_table_text(FILE *f, const struct rtable *t);
 
 /* A table cell as text: "?" when unreadable; lists show at most max_items. */
+/* buf cut to width characters in its middle ("..", start and end kept); in place. */
+char *render_cut_middle(char *buf, size_t width);
 const char *render_cell(const struct rtable *t, size_t r, size_t c, size_t max_items, char *buf,
 			size_t len);
 

@@ -14,6 +14,30 @@ static size_t u8len(const char *s)
 	return n;
 }
 
+char *render_cut_middle(char *buf, size_t width)
+{
+	size_t n = u8len(buf);
+	if (n <= width || width < 8)
+		return buf;
+	size_t head = (width - 2) * 2 / 5, tail = width - 2 - head;  /* characters kept */
+	size_t h = 0, chars = 0;
+	while (buf[h] && chars < head) {
+		h++;
+		while (((unsigned char)buf[h] & 0xc0) == 0x80)
+			h++;
+		chars++;
+	}
+	size_t t = strlen(buf);
+	for (chars = 0; t > h && chars < tail; chars++) {
+		t--;
+		while (t > h && ((unsigned char)buf[t] & 0xc0) == 0x80)
+			t--;
+	}
+	memcpy(buf + h, "..", 2);
+	memmove(buf + h + 2, buf + t, strlen(buf + t) + 1);
+	return buf;
+}
+
 const char *render_cell(const struct rtable *t, size_t r, size_t c, size_t max_items, char *buf,
 			size_t len)
 {
@@ -53,6 +77,8 @@ static const char *text_of(const struct rtable *t, size_t r, size_t c, char *buf
 	const char *s = render_cell(t, r, c, 3, buf, len);
 	if (s != buf)
 		return s;
+	if ((t->cols[c].flags & (RCOL_WIDE | RCOL_CUT_MIDDLE)) == (RCOL_WIDE | RCOL_CUT_MIDDLE))
+		return render_cut_middle(buf, WIDE_MAX);
 	if ((t->cols[c].flags & RCOL_WIDE) && u8len(buf) > WIDE_MAX) {
 		size_t cut = 0, chars = 0;
 		while (buf[cut] && chars < WIDE_MAX - 2) {

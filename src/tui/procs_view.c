@@ -1,5 +1,5 @@
 /* The process list: the procs analyzer's table (procs_table), sorted by one of
- * its keys, filtered by a substring of pid, name or current function. Only the
+ * its keys, filtered by a substring of pid, label or current function. Only the
  * visible rows are formatted. A big list is sorted lazily: first only its
  * first TOP_ROWS rows (procs_table's bounded heap, O(n)), the whole order when
  * the cursor goes past them, a filter needs every row or the screen is taller:
@@ -46,7 +46,7 @@ static const struct {
 	int width, right;     /* width 0: shares what is left */
 } dcols[ND] = {
 	[D_PID] = { PC_PID, "PID", 11, 0 },
-	[D_NAME] = { PC_NAME, "NAME/INITIAL CALL", 0, 0 },
+	[D_NAME] = { PC_NAME, "LABEL", 0, 0 },
 	[D_MEM] = { PC_MEMORY, "MEMORY", 7, 1 },
 	[D_THS] = { PC_THS, "TOT_HEAP", 9, 1 },
 	[D_MSGQ] = { PC_MSGQ, "MSGQ", 7, 1 },
@@ -273,7 +273,7 @@ static void widths(const struct ui *u, int *w)
 	}
 	int rest = u->cols - fixed + 1;
 	int nw = rest * 2 / 5;
-	nw = nw < 6 ? 6 : nw > 24 ? 24 : nw;
+	nw = nw < 6 ? 6 : nw > 44 ? 44 : nw;
 	w[D_NAME] = nw;
 	w[D_CUR] = rest - nw > 1 ? rest - nw : 1;
 }
@@ -294,6 +294,12 @@ static void line(const struct pv *p, const struct ui *u, int y, size_t r, const 
 				: fmt_count((uint64_t)(p->rate[r] + 0.5), cell, sizeof cell);
 		else
 			s = ui_cell(&p->t, r, col(p, d), cell, sizeof cell);
+		if (d == D_NAME && r != (size_t)-1 && s != cell) {  /* a label: its start and end */
+			snprintf(cell, sizeof cell, "%s", s);
+			s = cell;
+		}
+		if (d == D_NAME && r != (size_t)-1)
+			s = render_cut_middle(cell, (size_t)w[d]);
 		if (r == (size_t)-1 && (int)col(p, d) == p->sortcol && !p->by_rate) {
 			/* v: largest first (numbers); ^: ascending (text) */
 			snprintf(cell, sizeof cell, "%s%s", dcols[d].right ? "v" : "^", s);
@@ -320,7 +326,7 @@ static void draw(struct view *v, struct ui *u)
 		need_full(p, u);
 	size_t n = nrows(p);
 	if (p->editing)
-		snprintf(title, sizeof title, "Filter (pid, name, function): %s_", p->filter);
+		snprintf(title, sizeof title, "Filter (pid, label, function): %s_", p->filter);
 	else
 		snprintf(title, sizeof title, "Processes: %s of %s, sorted by %s%s%s", fmt_count(p->full ? n : p->total, a, sizeof a),
 			 fmt_count(p->full ? p->t.nrows : p->total, b, sizeof b),
@@ -460,7 +466,7 @@ struct view *procs_view_new(struct ui *u)
 		.footer = "Enter open / filter s sort G group u e b a g n d views ? keys q quit",
 		.help = "Up/Down, j/k, PgUp/PgDn, Home/End   move\n"
 			"Enter      open the process under the cursor\n"
-			"/          filter by pid, name or current function (a new one;\n"
+			"/          filter by pid, label or current function (a new one;\n"
 			"           Enter keeps it, Esc drops it)\n"
 			"s, F6      next sort key: memory, total_heap_size, message_queue_len,\n"
 			"           reductions, heap_size, stack_size, pid, name, status,\n"

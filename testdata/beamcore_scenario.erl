@@ -168,9 +168,23 @@ build() ->
     wait_ack(off_heap),
     queue_binaries(whereis(off_heap)),
     Remote = build_dist(os:getenv("BEAMCORE_PEER")),
+    build_labelled(),
     Busy = build_ports(),
     [wait_ack(Tag) || Tag <- [idle_sup, watcher, deep_recursion, big_dict]],
     {Stuck ++ Backend ++ Remote, Busy}.
+
+%% OTP 27+: three workers labelled with proc_lib:set_label/1 (kept under
+%% '$process_label'; ground truth process_label, beamcore's label).
+build_labelled() ->
+    _ = code:ensure_loaded(proc_lib),
+    case erlang:function_exported(proc_lib, set_label, 1) of
+        true ->
+            [spawn(fun() -> proc_lib:set_label({bc_labelled, N, <<"worker">>}),
+                            receive stop -> ok end
+                   end) || N <- lists:seq(1, 3)],
+            ok;
+        false -> ok
+    end.
 
 %% Suspend once they sit in their receive (after settle/1). The suspension
 %% belongs to us and lasts as long as we live (forever).
@@ -786,6 +800,11 @@ proc(Pid, Info) ->
            {message_shapes, message_shapes(G(messages))},
            {proc_lib_initial_call, pl_initial_call(G(dictionary))},
            {ancestors, ancestors(G(dictionary))},
+           %% OTP 27's proc_lib:set_label/1, as io_lib:print prints it; null: none
+           {process_label, case lists:keyfind('$process_label', 1, G(dictionary)) of
+                               {_, L} -> print(L);
+                               false -> null
+                           end},
            {binary, [[Addr, Size, Refc] || {Addr, Size, Refc} <- G(binary)]}]}.
 
 %% ets:info/1 returns undefined if the table died meanwhile.

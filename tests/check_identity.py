@@ -40,6 +40,17 @@ for p in gt["processes"]:
     if have != want:
         name = p.get("registered_name") or p.get("initial_call")
         bad.append(f"{p['pid']} ({name}): live {want}, beamcore {have}")
+# OTP 27's proc_lib:set_label/1 ('$process_label', the ground truth's
+# process_label, as io_lib:print prints it): the label of an unregistered process
+labelled = [p for p in gt["processes"] if p.get("process_label") and not p["registered_name"]
+            and p["pid"] in got]
+for p in labelled:
+    q = got[p["pid"]]
+    if (q.get("label"), q.get("label_source")) != (p["process_label"], "process_label"):
+        bad.append(f"{p['pid']}: label {q.get('label')!r} ({q.get('label_source')}), live "
+                   f"'$process_label' {p['process_label']!r}")
+print(f"'$process_label': {len(labelled)} processes labelled (OTP 27+ ground truth with "
+      f"process_label; none before)")
 if compared < len(gt["processes"]) * 0.9:
     bad.append(f"only {compared} of {len(gt['processes'])} live processes compared")
 if with_ic == 0 or with_anc == 0:

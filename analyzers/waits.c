@@ -466,10 +466,12 @@ static void findings(const struct waits *s, struct an_out *out, size_t max)
 		const struct group *g = &s->g[0];
 		const struct wait *w = &s->w[s->order[g->first]];
 		const char *name = w->callee >= 0 ? vm->procs[w->callee].registered_name : NULL;
+		/* the text: its registered name, else its library's label (a queue's) */
+		const char *shown = name ? name : w->callee >= 0 ? vm->procs[w->callee].label : NULL;
 		struct an_finding *f = an_find(out, "bottleneck", g->n >= 100 ? "warning" : "info",
 			"%s processes wait in %s on %s%s%s (%s waiters on %s callees in all)",
-			fmt_count(g->n, n1, sizeof n1), w->via, w->callee_str, name ? " " : "",
-			name ? name : "", fmt_count(s->n, n2, sizeof n2), fmt_count(s->ng, n3, sizeof n3));
+			fmt_count(g->n, n1, sizeof n1), w->via, w->callee_str, shown ? " " : "",
+			shown ? shown : "", fmt_count(s->n, n2, sizeof n2), fmt_count(s->ng, n3, sizeof n3));
 		if (w->callee >= 0)
 			an_find_proc(f, &vm->procs[w->callee]);
 		if (f) {

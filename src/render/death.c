@@ -56,8 +56,8 @@ static const char *who(const struct vm_proc *p, struct vm_pid pid, char *buf, si
 	vm_pid2str(pid, s, sizeof s);
 	if (!p)
 		snprintf(buf, len, "%s", s);
-	else if (p->registered_name)
-		snprintf(buf, len, "%s %s", s, p->registered_name);
+	else if (p->registered_name || p->label)  /* (a library's label: vm_proc_label) */
+		snprintf(buf, len, "%s %s", s, p->registered_name ? p->registered_name : p->label);
 	else
 		snprintf(buf, len, "%s (%s)", s,
 			 vm_mfa_str(vm_shown_initial_call(p), m, sizeof m) ? m : "unknown initial call");

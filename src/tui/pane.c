@@ -381,10 +381,11 @@ static struct view *pids_view(const struct pane *p, struct ui *u)
 		unsigned num, ser;
 		const struct vm_proc *vp = sscanf(pid, "<0.%u.%u>", &num, &ser) == 2
 			? vm_find_proc(u->vm, (struct vm_pid){ num, ser }) : NULL;
-		if (vp && vp->registered_name)
-			snprintf(line, sizeof line, "%s  %s", pid, vp->registered_name);
-		else if (vp && vm_mfa_str(&vp->initial_call, mfa, sizeof mfa))
-			snprintf(line, sizeof line, "%s  (%s)", pid, mfa);
+		const char *label = vp ? vm_proc_label(vp, mfa, sizeof mfa) : NULL;
+		if (label && (vp->registered_name || vp->label))
+			snprintf(line, sizeof line, "%s  %s", pid, label);
+		else if (label)
+			snprintf(line, sizeof line, "%s  (%s)", pid, label);
 		else
 			snprintf(line, sizeof line, "%s", pid);
 		if (!(list[i] = an_keep(&q->out, line))) {

@@ -13,8 +13,10 @@
 # (SIGUSR1, as --dump) and no other dumps: one state seen both ways (beamcore
 # diff core.gcore erl_crash.dump: no changes).
 # --emu: the emulator flavor (beam.emu, erl -emu_flavor emu; OTP 29 only).
-# --stock: Debian's own erl and stripped beam.smp (erlang-base, OTP 25 only),
-# read through a layout pack (docs/layout-packs.md) instead of our DWARF build.
+# --stock: Debian's own erl and stripped beam.smp, read through a layout pack
+# (docs/layout-packs.md) instead of our DWARF build: 25 as installed (erlang-base),
+# 27 trixie's under chroot (testdata/stock-root.sh; /dev, /proc and OUTDIR
+# bind-mounted into the root while the node runs).
 # --dist: a distributed node (-sname, loopback only) and a peer node it is
 # linked to and monitors, both ways (beamcore_scenario's build_dist); the peer
 # is killed afterwards.
@@ -41,7 +43,7 @@ done
 [ $dump != 2 ] || { gcore=1; kcore=0; dump=1; deaths=0; }
 case $rel in 25|27|29) ;; *) usage ;; esac
 [ $emu = 0 ] || [ "$rel" = 29 ] || usage
-[ $stock = 0 ] || [ "$rel" = 25 ] || usage
+[ $stock = 0 ] || [ "$rel" = 25 ] || [ "$rel" = 27 ] || usage
 die() { echo "capture.sh: $*" >&2; exit 1; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1fs", b-a}'; }
@@ -56,8 +58,18 @@ if [ "$free_kb" -lt $((4 * 1024 * 1024)) ]; then
   echo "capture.sh: need ~4 GB free in $out, have $((free_kb / 1024)) MB" >&2; exit 77
 fi
 
-if [ $stock = 1 ]; then otp=/usr/lib/erlang; else otp=$("$here/build-otp.sh" "$rel"); fi
-if [ $stock = 1 ]; then
+root=
+if [ $stock = 1 ] && [ "$rel" = 27 ]; then
+  root=$("$here/stock-root.sh" 27)
+  otp=$root/usr/lib/erlang
+  erts=$(cd "$otp" && echo erts-*/bin)
+  erlc=/usr/bin/erlc
+  # the node under chroot; OUTDIR at its own path inside, so every path holds
+  run=(env BINDIR=/usr/lib/erlang/$erts ROOTDIR=/usr/lib/erlang EMU=beam PROGNAME=erl
+       /usr/sbin/chroot "$root" /usr/bin/sh -c 'cd "$0" && exec "$@"' "$out" "/usr/lib/erlang/$erts/erlexec")
+elif [ $stock = 1 ]; then otp=/usr/lib/erlang; else otp=$("$here/build-otp.sh" "$rel"); fi
+if [ -n "$root" ]; then :
+elif [ $stock = 1 ]; then
   [ -x /usr/bin/erl ] || die "Debian erlang-base not installed (run testdata/deps.sh)"
   erlc=/usr/bin/erlc
   run=(/usr/bin/erl)
@@ -101,9 +113,15 @@ cleanup() {
   for p in $pid $peerpid; do
     if kill -0 "$p" 2>/dev/null; then kill -KILL "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; fi
   done
+  if [ -n "$root" ]; then for m in "$root$out" "$root/proc" "$root/dev"; do umount "$m" 2>/dev/null || true; done; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+if [ -n "$root" ]; then
+  mkdir -p "$root$out"
+  mount --bind /dev "$root/dev" && mount -t proc proc "$root/proc" && mount --bind "$out" "$root$out" ||
+    die "cannot mount /dev, /proc and $out into $root"
+fi
 
 if [ $dist = 1 ]; then
   mkdir -p "$out/peer"; rm -f "$out/peer/peer_ready"

@@ -59,6 +59,7 @@ otp27-dist 27 --dist --no-gcore
 otp29-dist 29 --dist --no-gcore
 otp29-emu-dist 29 --emu --dist --no-gcore
 otp25-stock 25 --stock --no-gcore
+otp27-stock 27 --stock --no-gcore
 EOF
 
 # Frame-pointer frames (+JPperf true: erts_frame_layout FP_RA), kernel core only.

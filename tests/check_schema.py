@@ -30,7 +30,8 @@ except ImportError:
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA_DIR = os.path.join(HERE, "..", "docs", "schema")
 JSON_MD = os.path.join(HERE, "..", "docs", "json.md")
-NO_JSON = {"tui"}  # interactive: no --json
+# tui: interactive; layout: writes a layout pack (C source) from a beam.smp, not a target
+NO_JSON = {"tui", "layout"}
 # a running node only (no core or dump): its --json is checked against its
 # schema by tests/sample_live.py on live nodes, through validators() here
 LIVE_ONLY = {"sample"}

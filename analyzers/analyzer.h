@@ -39,6 +39,8 @@ struct an_opts {
 	long depth;         /* export dot: --depth N (-1: not given) */
 	const char *group_by; /* procs: --group-by KIND (NULL: one row per process) */
 	int garbage;        /* procs: --garbage (live_words, garbage_bytes) */
+	size_t arg_count;   /* the count after the argument (arg_with); 0: none given */
+	int rows;           /* ets: --rows (a table's rows) */
 	int all;            /* proc: every item of its lists in text too */
 	const char *term;   /* proc: --term PATH */
 };
@@ -65,6 +67,10 @@ struct analyzer {
 	unsigned (*needs_of)(const struct an_opts *o);
 	int header;               /* text output starts with the target header */
 	const char *arg_name;     /* takes one argument before TARGET, e.g. "PID" */
+	/* the argument is taken only with this option given (ets TABLE --rows),
+	 * and may be followed by a count (an_opts.arg_count): a word of digits
+	 * before TARGET; NULL: always */
+	const char *arg_with;
 	const char *arg_help;     /* what arg_name may be, for `beamcore help NAME` */
 	/* its options (base/options.h), a table in its own file; any other is
 	 * exit 64 */

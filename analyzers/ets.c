@@ -1,4 +1,6 @@
-/* ets: every ETS table with its owner, as ets:info/1 would list it, largest first. */
+/* ets: every ETS table with its owner, as ets:info/1 would list it, largest
+ * first; ets TABLE --rows [N]: one table's first rows. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,8 +83,89 @@ bc_err *ets_table(const struct vm *vm, size_t top, struct rtable *t, void **priv
 	return NULL;
 }
 
+#define SHOW_ROWS 20  /* ets TABLE --rows without a count */
+
+/* The table TABLE names: its id (#Ref<...>) or its name, when one table has it. */
+static bc_err *table_by_arg(const struct vm *vm, const char *arg, const struct vm_ets **out)
+{
+	char id[64], list[600] = "";
+	size_t n = 0;
+	*out = NULL;
+	for (size_t i = 0; i < vm->nets; i++) {
+		const struct vm_ets *t = &vm->ets[i];
+		if (!(t->unknown & VEF_ID) && strcmp(vm_ets_id_str(t, id, sizeof id), arg) == 0) {
+			*out = t;
+			return NULL;
+		}
+		if (!(t->unknown & VEF_NAME) && t->name && strcmp(t->name, arg) == 0) {
+			if (n++ < 4)
+				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+					 n > 1 ? ", " : "", vm_ets_id_str(t, id, sizeof id));
+			*out = t;
+		}
+	}
+	if (n > 1)
+		return bc_error(BC_EUSAGE, "ets %s: %zu tables have that name (unnamed tables share "
+				"names): give its id, one of %s%s", arg, n, list, n > 4 ? ", ..." : "");
+	if (!n)
+		return bc_error(BC_EFORMAT, "ets %s: no ETS table of that name or id in this %s "
+				"(beamcore ets lists them)", arg, vm->kind);
+	return NULL;
+}
+
+static void release_rows(void *r)
+{
+	vm_ets_rows_free(r);
+	free(r);
+}
+
+/* ets TABLE --rows [N]: the table, then its first N rows (all counted). */
+static bc_err *run_rows(const struct vm *vm, const struct an_opts *o, struct an_out *out)
+{
+	const struct vm_ets *t;
+	char buf[600], n1[32], n2[32], n3[32];
+	if (!vm->ets_rows)
+		return bc_error(BC_EFORMAT, "ets %s --rows: a crash dump does not record a table's "
+				"rows (its =ets section gives size and memory only): a core does", o->arg);
+	bc_err *err = table_by_arg(vm, o->arg, &t);
+	if (err)
+		return err;
+	size_t max = o->arg_count ? o->arg_count : SHOW_ROWS;
+	struct vm_ets_rows *r = an_own(out, calloc(1, sizeof *r), release_rows);
+	if (!r || vm->ets_rows(vm->loader, t, max, r) < 0)
+		return bc_error(BC_ENOMEM, "out of memory");
+	if (r->cut)
+		an_gap(out, "ets %s: rows not read to the end (%s): %llu counted", o->arg, r->cut,
+		       (unsigned long long)r->counted);
+	out->fields_key = "table";
+	struct an_field *f = out->fields;
+	f[0] = (struct an_field){ .key = "id", .kind = t->unknown & VEF_ID ? AF_NULL : AF_STR,
+				  .s = an_keep(out, vm_ets_id_str(t, buf, sizeof buf)) };
+	f[1] = (struct an_field){ .key = "name", .kind = t->unknown & VEF_NAME ? AF_NULL : AF_STR,
+				  .s = t->name };
+	f[2] = (struct an_field){ .key = "owner", .kind = AF_STR,
+				  .s = an_keep(out, vm_pid2str(t->owner, buf, sizeof buf)) };
+	f[3] = (struct an_field){ .key = "type", .kind = AF_STR, .s = t->type };
+	f[4] = (struct an_field){ .key = "size", .kind = t->unknown & VEF_SIZE ? AF_UNKNOWN : AF_U64,
+				  .u = t->size };
+	f[5] = (struct an_field){ .key = "rows_counted", .kind = AF_U64, .u = r->counted };
+	f[6] = (struct an_field){ .key = "rows_complete", .kind = AF_BOOL, .u = !r->cut };
+	if (r->counted > r->nrows)
+		snprintf(buf, sizeof buf, "Rows (the first %s of %s; ... and %s more: --rows N for N)",
+			 fmt_count(r->nrows, n1, sizeof n1), fmt_count(r->counted, n2, sizeof n2),
+			 fmt_count(r->counted - r->nrows, n3, sizeof n3));
+	else
+		snprintf(buf, sizeof buf, "Rows (all %s)", fmt_count(r->nrows, n1, sizeof n1));
+	f[7] = (struct an_field){ .key = "rows", .kind = AF_LIST, .list = r->rows, .n = r->nrows,
+				  .title = an_keep(out, buf) };
+	out->nfields = 8;
+	return NULL;
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
+	if (o->rows)
+		return run_rows(vm, o, out);
 	void *rows = NULL;
 	bc_err *err = ets_table(vm, o->top, &out->tables[0], &rows);
 	if (!err && !an_own(out, rows, NULL))
@@ -92,9 +175,23 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	return err;
 }
 
+static const struct option_entry options[] = {
+	OPT_INCLUDE(an_json_option),
+	OPT_INCLUDE(an_top_option),
+	OPT_FLAG("rows", "ets TABLE --rows [N]: the table's first N rows (20; a core only),\n"
+		 "TABLE its name or id (#Ref<...>)", OPT_OWN, struct an_opts, rows),
+	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
+	OPT_SLOT(OPT_SLOT_TARGET_FILE),
+	OPT_TABLE_END,
+};
+
 const struct analyzer analyzer_ets = {
 	.name = "ets",
-	.options = an_rows_options,
+	.options = options,
+	.arg_name = "[TABLE --rows [N]]",
+	.arg_with = "rows",
+	.arg_help = "with --rows: TABLE a table's name or id (#Ref<0.1.2.3>), N how many\n"
+		    "        rows to show (20)",
 	.summary = "every ETS table with its owner, size and memory, largest first",
 	.needs = NEED_ETS,
 	.run = run,

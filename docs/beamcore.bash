@@ -39,7 +39,7 @@ _beamcore()
 		summary|'') opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
 		procs) opts="--json --sort --top --group-by --garbage --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
 		proc) opts="--json --all --term --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
-		ets) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
+		ets) opts="--json --top --rows --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
 		binaries) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
 		memory) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;
 		stacks) opts="--json --top --folded --weight --by-status --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --help";;

@@ -303,5 +303,6 @@ void beam_enable_detail(struct beam *b)
 {
 	b->vm->detail = detail;
 	b->vm->term = beam_term_view;
+	b->vm->ets_rows = beam_ets_rows_view;
 	b->vm->loader = b;
 }

@@ -31,10 +31,6 @@ void beam_shape_text(struct tw *w, uint64_t term, char *buf, size_t len);
 typedef int (*beam_root_fn)(void *arg, int kind, uint64_t idx, uint64_t term, uint64_t aux);
 void beam_each_root(struct beam *b, const struct vm_proc *vp, uint64_t dict, beam_root_fn fn,
 		    void *arg, bool *queue_cut);
-/* beamcore proc --term on a core (termwalk.c): vm->term */
-struct vm_term_view;
-int beam_term_view(void *loader, const struct vm_proc *vp, const char *path, size_t max,
-		   struct vm_term_view *out);
 /* The function of a stack frame by its return address (0: vp's current one). */
 const char *beam_frame_function(struct beam *b, const struct vm_proc *vp, uint64_t ra, char *buf,
 				size_t len);

@@ -9,6 +9,7 @@
 #include "termpath.h"
 #include "terms.h"
 #include "termsize.h"
+#include "walks.h"
 
 #define MAX_SPINE (1ull << 28)  /* list cells counted; more: a cycle or corruption */
 

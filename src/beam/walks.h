@@ -42,8 +42,13 @@ size_t beam_read_ptab_slots(struct beam *b, uint64_t tab, uint32_t max, uint64_t
  * loading the processes (the sampler; procs.c); the narrow one when unreadable. */
 void beam_pid_layout(struct beam *b);
 
-/* Lets analyzers ask for one process in full (vm->detail; detail.c). */
+/* Lets analyzers ask for one process in full (vm->detail; detail.c), one of
+ * its terms by path (vm->term; termwalk.c) and a table's rows (vm->ets_rows;
+ * tablerows.c). */
 void beam_enable_detail(struct beam *b);
+int beam_term_view(void *loader, const struct vm_proc *vp, const char *path, size_t max,
+		   struct vm_term_view *out);
+int beam_ets_rows_view(void *loader, const struct vm_ets *t, size_t max, struct vm_ets_rows *out);
 /* Lets analyzers ask what a garbage collection would free (vm->liveness; liveness.c). */
 void beam_enable_liveness(struct beam *b);
 /* beamcore export --format crashdump: vm->dump_ops (dumpout.c). */

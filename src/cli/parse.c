@@ -261,8 +261,30 @@ static int needs_pid(const struct option_entry *o, void *arg)
 	return np->found != NULL;
 }
 
-/* The words: TARGET [BEAM], --pid PID [BEAM], A B, the command's argument. */
-static int check_words(struct cli *c)
+static int given_name(const struct seen *seen, const char *name)
+{
+	for (size_t i = 0; i < seen->ngiven; i++)
+		if (strcmp(seen->given[i]->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* A count word: digits only (not a file named so: it must leave a target). */
+static int count_word(const char *w, size_t *n)
+{
+	char *e;
+	if (*w < '0' || *w > '9')
+		return 0;
+	unsigned long long v = strtoull(w, &e, 10);
+	if (*e || v > (1ull << 40))
+		return 0;
+	*n = (size_t)v;
+	return 1;
+}
+
+/* The words: TARGET [BEAM], --pid PID [BEAM], A B, the command's argument
+ * (and its count). */
+static int check_words(struct cli *c, const struct seen *seen)
 {
 	const struct analyzer *cmd = c->cmd;
 	struct target_opts *t = &c->target;
@@ -279,7 +301,7 @@ static int check_words(struct cli *c)
 		}
 		return -1;
 	}
-	if (cmd->arg_name) {
+	if (cmd->arg_name && (!cmd->arg_with || given_name(seen, cmd->arg_with))) {
 		if (c->nwords < (t->pid ? 1 : 2)) {
 			fprintf(stderr, "beamcore: usage: beamcore %s %s TARGET [BEAM]\n", cmd->name,
 				cmd->arg_name);
@@ -288,6 +310,11 @@ static int check_words(struct cli *c)
 		c->ao.arg = c->words[0];
 		c->words++;
 		c->nwords--;
+		if (cmd->arg_with && c->nwords > (t->pid ? 0 : 1) &&
+		    count_word(c->words[0], &c->ao.arg_count)) {
+			c->words++;
+			c->nwords--;
+		}
 	}
 	if (t->pid && c->nwords > 1) {
 		fprintf(stderr, "beamcore: too many arguments: with --pid PID, only BEAM (the node's "
@@ -361,7 +388,7 @@ static int check_line(struct cli *c, struct seen *seen, const struct analyzer *n
 		fprintf(stderr, "beamcore: --%s needs --pid PID (a running node)\n", np.found->name);
 		return BC_EXIT_USAGE;
 	}
-	rc = check_words(c);
+	rc = check_words(c, seen);
 	if (rc >= 0 || c->cmd->main)
 		return rc;
 	if (c->cmd->check && (rc = c->cmd->check(&c->ao)) >= 0)

@@ -11,6 +11,8 @@
 #include "needs.h"
 #include "term.h"
 
+#define ENTRY_NODES 20000  /* tree nodes one dictionary entry or message may take */
+
 /* The target of a monitor: a pid, a port, or {Name, Node} (by name). */
 static struct vt *monitor_target(struct heap *h, const char **p, const char *end)
 {
@@ -161,6 +163,7 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 			const char *nl = memchr(s, '\n', (size_t)(e - s));
 			const char *le = nl ? nl : e;
 			const char *q = s;
+			h.budget = ENTRY_NODES;
 			struct vt *kv = heap_element(&h, &q, le, 0);
 			if (kv && kv->kind == VT_TUPLE && kv->n == 2) {
 				out->dict_keys = vt_grow(out->arena, out->dict_keys, out->ndict, &cap);
@@ -182,6 +185,7 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 			out->messages = vt_grow(out->arena, out->messages, out->nmessages, &cap);
 			if (!out->messages)
 				break;
+			h.budget = ENTRY_NODES;
 			out->messages[out->nmessages++] = heap_element(&h, &q, le, 0);
 			s = le + 1;
 		}

@@ -64,6 +64,38 @@ struct vt *heap_link_target(struct heap *h, const char **p, const char *end);
 /* The words of the object on line l, as erts_debug:flat_size/1 counts them
  * (a sub binary as what it refers to); *cut when they are a guess (termsize.c). */
 uint64_t dump_line_words(struct heap *h, int rel, const struct heap_line *l, bool *cut);
+/* termsize.c: flat sizes and shapes of heap elements, the roots of a
+ * process (also proc --term's: termwalk.c) */
+/* The elements still to visit in one line: n of them from p, separated by
+ * one of ",|:". */
+struct cursor {
+	const char *p, *end;
+	uint64_t n;
+};
+
+struct dw {
+	struct heap *h;
+	int rel;                    /* OTP release: 27+ counts refc bitstrings as 8 words */
+	uint64_t budget;
+	bool cut;
+	struct cursor *st;
+	size_t n, cap;
+};
+
+uint64_t dump_flat_size(struct dw *w, const char *p, const char *end);
+void dump_shape_text(struct dw *w, const char *p, const char *end, char *buf, size_t len);
+/* Skip the element at *pp: its first character (H, N, I, A, P, p; 0 for
+ * what this reader does not know) and, for H, its address; and a separator
+ * (",|:"). */
+char heap_skip(const char **pp, const char *end, uint64_t *addr);
+void heap_sep(const char **p, const char *end);
+/* A tuple line's arity and where its elements start. */
+uint64_t heap_tuple_at(const struct heap_line *l, const char **first);
+typedef int (*dump_root_fn)(void *arg, int kind, uint64_t idx, const char *p, const char *end,
+			    const char *aux);
+void dump_each_root(struct heap *h, const char *pid, dump_root_fn fn, void *arg);
+const char *dump_frame_function(const char *owner, const char *end, const struct vm_proc *vp,
+				char *buf, size_t len);
 /* largest_terms and message_shapes of the process (termsize.c). */
 void dump_term_roots(struct heap *h, const struct vm_proc *p, const char *pid, size_t top,
 		     struct vm_proc_detail *out);

@@ -155,6 +155,9 @@ void dump_deep_free(struct dump *d);
  * (vm->liveness; liveness.c). */
 void dump_liveness(void *loader, const struct vm_proc *procs, size_t n, struct vm_liveness *out);
 /* One process in full: its dictionary and messages from the deep sections. */
+/* proc --term (termwalk.c): vm->term */
+int dump_term_view(void *loader, const struct vm_proc *vp, const char *path, size_t max,
+		   struct vm_term_view *out);
 int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_limits *lim,
 		struct vm_proc_detail *out);
 

@@ -15,22 +15,6 @@
 
 #define MAX_CURSORS (1u << 22)
 
-/* The elements still to visit in one line: n of them from p, separated by
- * one of ",|:". */
-struct cursor {
-	const char *p, *end;
-	uint64_t n;
-};
-
-struct dw {
-	struct heap *h;
-	int rel;                    /* OTP release: 27+ counts refc bitstrings as 8 words */
-	uint64_t budget;
-	bool cut;
-	struct cursor *st;
-	size_t n, cap;
-};
-
 static int push(struct dw *w, const char *p, const char *end, uint64_t n)
 {
 	if (w->n == w->cap) {
@@ -47,7 +31,7 @@ static int push(struct dw *w, const char *p, const char *end, uint64_t n)
 
 /* Skip the element at *p; returns its first character and, for H, its
  * address; 0 when it is not an element this reader knows. */
-static char skip_element(const char **pp, const char *end, uint64_t *addr)
+char heap_skip(const char **pp, const char *end, uint64_t *addr)
 {
 	const char *p = *pp;
 	if (p >= end)
@@ -82,7 +66,7 @@ static char skip_element(const char **pp, const char *end, uint64_t *addr)
 	return c;
 }
 
-static void sep(const char **p, const char *end)
+void heap_sep(const char **p, const char *end)
 {
 	if (*p < end && (**p == ',' || **p == '|' || **p == ':'))
 		(*p)++;
@@ -147,9 +131,9 @@ static uint64_t body_words(struct dw *w, const struct heap_line *l, struct curso
 		/* a sub binary counts as what it refers to: a heap binary's bytes,
 		 * else the ProcBin */
 		uint64_t real = heap_hex(&p, end);
-		sep(&p, end);
+		heap_sep(&p, end);
 		heap_hex(&p, end);
-		sep(&p, end);
+		heap_sep(&p, end);
 		n = heap_hex(&p, end);
 		const struct heap_line *r = y == 's' ? heap_line_at(w->h, real) : NULL;
 		if (r && r->end - r->body > 1 && r->body[0] == 'Y' && r->body[1] == 'h')
@@ -211,7 +195,7 @@ uint64_t dump_line_words(struct heap *h, int rel, const struct heap_line *l, boo
 	return n;
 }
 
-static uint64_t flat_size(struct dw *w, const char *p, const char *end)
+uint64_t dump_flat_size(struct dw *w, const char *p, const char *end)
 {
 	uint64_t sum = 0;
 	w->n = 0;
@@ -220,8 +204,8 @@ static uint64_t flat_size(struct dw *w, const char *p, const char *end)
 	while (w->n) {
 		struct cursor *c = &w->st[w->n - 1];
 		uint64_t addr = 0;
-		char k = skip_element(&c->p, c->end, &addr);
-		sep(&c->p, c->end);
+		char k = heap_skip(&c->p, c->end, &addr);
+		heap_sep(&c->p, c->end);
 		if (!k)
 			c->n = 1;  /* what this reader does not know ends the line */
 		if (--c->n == 0)
@@ -257,7 +241,7 @@ static uint64_t flat_size(struct dw *w, const char *p, const char *end)
 static enum vt_kind kind_at(struct dw *w, const char *p, const char *end, const struct heap_line **lp)
 {
 	uint64_t addr = 0;
-	char k = skip_element(&p, end, &addr);
+	char k = heap_skip(&p, end, &addr);
 	*lp = NULL;
 	switch (k) {
 	case 'N': return VT_NIL;
@@ -293,7 +277,7 @@ static enum vt_kind kind_at(struct dw *w, const char *p, const char *end, const 
 }
 
 /* A tuple line's arity and where its elements start. */
-static uint64_t tuple_at(const struct heap_line *l, const char **first)
+uint64_t heap_tuple_at(const struct heap_line *l, const char **first)
 {
 	const char *p = l->body + 1;
 	uint64_t n = heap_hex(&p, l->end);
@@ -325,7 +309,7 @@ static void elem_text(struct dw *w, const char *p, const char *end, char *buf, s
 		return;
 	}
 	const char *e;
-	uint64_t arity = tuple_at(l, &e);
+	uint64_t arity = heap_tuple_at(l, &e);
 	size_t o = (size_t)snprintf(buf, len, "{");
 	for (uint64_t i = 0; i < arity && o + 16 < len; i++) {
 		const struct heap_line *sub;
@@ -336,13 +320,13 @@ static void elem_text(struct dw *w, const char *p, const char *end, char *buf, s
 		}
 		enum vt_kind ek = kind_at(w, e, l->end, &sub);
 		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : "", kind_word(ek));
-		skip_element(&e, l->end, &addr);
-		sep(&e, l->end);
+		heap_skip(&e, l->end, &addr);
+		heap_sep(&e, l->end);
 	}
 	snprintf(buf + o, len - o, "}");
 }
 
-static void shape_text(struct dw *w, const char *p, const char *end, char *buf, size_t len)
+void dump_shape_text(struct dw *w, const char *p, const char *end, char *buf, size_t len)
 {
 	const struct heap_line *l;
 	enum vt_kind k = kind_at(w, p, end, &l);
@@ -358,9 +342,9 @@ static void shape_text(struct dw *w, const char *p, const char *end, char *buf, 
 		char tail = 0;
 		while (count < limit) {
 			count++;
-			skip_element(&q, qe, &addr);
-			sep(&q, qe);
-			tail = skip_element(&q, qe, &addr);
+			heap_skip(&q, qe, &addr);
+			heap_sep(&q, qe);
+			tail = heap_skip(&q, qe, &addr);
 			if (tail != 'H')
 				break;
 			const struct heap_line *nx = heap_line_at(w->h, addr);
@@ -378,7 +362,7 @@ static void shape_text(struct dw *w, const char *p, const char *end, char *buf, 
 	}
 	if (k == VT_TUPLE) {
 		const char *first;
-		uint64_t arity = tuple_at(l, &first);
+		uint64_t arity = heap_tuple_at(l, &first);
 		char a[256];
 		shape_tuple(arity, arity && atom_name(first, l->end, a, sizeof a) ? a : NULL, buf, len);
 		return;
@@ -397,9 +381,9 @@ static void shape_text(struct dw *w, const char *p, const char *end, char *buf, 
 		char y = q < qe ? *q++ : 0;
 		uint64_t bytes = heap_hex(&q, qe);
 		if (y != 'h') {
-			sep(&q, qe);
+			heap_sep(&q, qe);
 			heap_hex(&q, qe);
-			sep(&q, qe);
+			heap_sep(&q, qe);
 			bytes = heap_hex(&q, qe);
 		}
 		shape_bits(8 * bytes, buf, len);
@@ -412,6 +396,7 @@ static void shape_text(struct dw *w, const char *p, const char *end, char *buf, 
 struct roots {
 	struct dw w;
 	struct rank rank;
+	struct shapes shapes;
 	uint64_t per_root, total;
 	/* root handles point into the mapped dump: the element, its line's end, and
 	 * for the stack the owner function's text */
@@ -428,7 +413,7 @@ static void weigh(struct roots *r, int kind, uint64_t idx, const char *p, const 
 	uint64_t before = w->budget;
 	struct rank_item it = { .kind = kind, .idx = idx, .term = (uint64_t)(uintptr_t)p,
 				.aux = aux };
-	it.size = flat_size(w, p, end);
+	it.size = dump_flat_size(w, p, end);
 	it.cut = w->cut;
 	r->total -= before - w->budget;
 	rank_add(&r->rank, &it);
@@ -440,6 +425,101 @@ static const char *line_end(const char **s, const char *e)
 	const char *nl = memchr(*s, '\n', (size_t)(e - *s));
 	const char *le = nl ? nl : e;
 	return le;
+}
+
+/* Every root of the process pid, in largest_terms' order, until fn returns
+ * nonzero: the stack's "y<N>:<element>" after the return address of the
+ * frame's function ("0x...:SReturn addr 0x... (m:f/a + off)": aux points at
+ * "m:f/a"; before the first, the current function's: aux NULL), the
+ * dictionary's values (aux: the key element, in the same line), the messages
+ * from 1 ("<message>:<seq trace token>"). */
+void dump_each_root(struct heap *h, const char *pid, dump_root_fn fn, void *arg)
+{
+	const char *s, *e;
+	if (heap_section(h->d, "=proc_stack:", pid, &s, &e) == 0) {
+		const char *owner = NULL;  /* NULL: the current function */
+		for (; s < e; s++) {
+			const char *le = line_end(&s, e);
+			if (*s == 'y') {
+				const char *q = s + 1;
+				uint64_t y = 0;
+				while (q < le && *q >= '0' && *q <= '9')
+					y = y * 10 + (uint64_t)(*q++ - '0');
+				if (q < le && *q == ':' && fn(arg, ROOT_STACK, y, q + 1, le, owner))
+					return;
+			} else if (*s == '0') {
+				const char *ra = memmem(s, (size_t)(le - s), ":SReturn addr ", 14);
+				const char *open = ra ? memchr(ra, '(', (size_t)(le - ra)) : NULL;
+				if (open)
+					owner = open + 1;
+			}
+			s = le;
+		}
+	}
+	if (heap_section(h->d, "=proc_dictionary:", pid, &s, &e) == 0) {
+		uint64_t i = 0;
+		for (; s < e; s++, i++) {  /* H<addr> of a {Key,Value} tuple */
+			const char *le = line_end(&s, e), *q = s, *first;
+			uint64_t addr;
+			const struct heap_line *l;
+			if (heap_skip(&q, le, &addr) == 'H' && (l = heap_line_at(h, addr)) &&
+			    l->body < l->end && l->body[0] == 't' && heap_tuple_at(l, &first) == 2) {
+				const char *v = first;
+				heap_skip(&v, l->end, &addr);
+				heap_sep(&v, l->end);
+				if (fn(arg, ROOT_DICT, i, v, l->end, first))
+					return;
+			}
+			s = le;
+		}
+	}
+	if (heap_section(h->d, "=proc_messages:", pid, &s, &e) == 0) {
+		uint64_t i = 0;
+		for (; s < e; s++) {
+			const char *le = line_end(&s, e);
+			if (fn(arg, ROOT_MSG, ++i, s, le, NULL))
+				return;
+			s = le;
+		}
+	}
+}
+
+/* The function a stack root's frame belongs to: "m:f/a" from its return
+ * address line (owner), else vp's current function. */
+const char *dump_frame_function(const char *owner, const char *end, const struct vm_proc *vp,
+				char *buf, size_t len)
+{
+	if (owner) {  /* "m:f/a + off)" */
+		size_t n = 0;
+		while (owner + n < end && owner[n] != ' ' && owner[n] != ')' && owner[n] != '\n' &&
+		       n + 1 < len)
+			n++;
+		snprintf(buf, len, "%.*s", (int)n, owner);
+	} else if (!vm_mfa_str(&vp->current_function, buf, len)) {
+		snprintf(buf, len, "?");
+	}
+	return buf;
+}
+
+static int weigh_root(void *arg, int kind, uint64_t idx, const char *p, const char *end,
+		      const char *aux)
+{
+	struct roots *r = arg;
+	if (kind == ROOT_MSG) {
+		char buf[4096], a[256];
+		const struct heap_line *l;
+		enum vt_kind k = kind_at(&r->w, p, end, &l);
+		uint64_t arity = 0;
+		const char *atom = NULL, *first;
+		if (k == VT_ATOM)
+			atom = atom_name(p, end, a, sizeof a);
+		else if (k == VT_TUPLE && (arity = heap_tuple_at(l, &first)) > 0)
+			atom = atom_name(first, l->end, a, sizeof a);
+		shapes_add(&r->shapes, msg_shape(k == VT_UNREADABLE ? VT_OTHER : k, arity, atom, buf,
+						 sizeof buf));
+	}
+	weigh(r, kind, idx, p, end, (uint64_t)(uintptr_t)aux);
+	return 0;
 }
 
 void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, size_t top,
@@ -462,68 +542,9 @@ void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, 
 		out->no_largest = out->no_shapes = true;
 		return;
 	}
-	struct shapes shapes;
-	shapes_init(&shapes, out->arena);
-	char buf[4096], a[256];
-
-	/* the stack: "y<N>:<element>" after the return address of the frame's
-	 * function ("0x...:SReturn addr 0x... (m:f/a + off)"); before the first,
-	 * the current function's */
-	if (heap_section(h->d, "=proc_stack:", pid, &s, &e) == 0) {
-		const char *owner = NULL;  /* NULL: the current function */
-		for (; s < e; s++) {
-			const char *le = line_end(&s, e);
-			if (*s == 'y') {
-				const char *q = s + 1;
-				uint64_t y = 0;
-				while (q < le && *q >= '0' && *q <= '9')
-					y = y * 10 + (uint64_t)(*q++ - '0');
-				if (q < le && *q == ':')
-					weigh(&r, ROOT_STACK, y, q + 1, le, (uint64_t)(uintptr_t)owner);
-			} else if (*s == '0') {
-				const char *ra = memmem(s, (size_t)(le - s), ":SReturn addr ", 14);
-				const char *open = ra ? memchr(ra, '(', (size_t)(le - ra)) : NULL;
-				if (open)
-					owner = open + 1;
-			}
-			s = le;
-		}
-	}
-	if (heap_section(h->d, "=proc_dictionary:", pid, &s, &e) == 0) {
-		uint64_t i = 0;
-		for (; s < e; s++, i++) {  /* H<addr> of a {Key,Value} tuple */
-			const char *le = line_end(&s, e), *q = s, *first;
-			uint64_t addr;
-			const struct heap_line *l;
-			if (skip_element(&q, le, &addr) == 'H' && (l = heap_line_at(h, addr)) &&
-			    l->body < l->end && l->body[0] == 't' && tuple_at(l, &first) == 2) {
-				const char *v = first;
-				skip_element(&v, l->end, &addr);
-				sep(&v, l->end);
-				weigh(&r, ROOT_DICT, i, v, l->end, (uint64_t)(uintptr_t)first);
-			}
-			s = le;
-		}
-	}
-	if (heap_section(h->d, "=proc_messages:", pid, &s, &e) == 0) {
-		uint64_t i = 0;
-		for (; s < e; s++) {  /* "<message>:<seq trace token>" */
-			const char *le = line_end(&s, e);
-			const struct heap_line *l;
-			enum vt_kind k = kind_at(&r.w, s, le, &l);
-			uint64_t arity = 0;
-			const char *atom = NULL, *first;
-			if (k == VT_ATOM)
-				atom = atom_name(s, le, a, sizeof a);
-			else if (k == VT_TUPLE && (arity = tuple_at(l, &first)) > 0)
-				atom = atom_name(first, l->end, a, sizeof a);
-			shapes_add(&shapes, msg_shape(k == VT_UNREADABLE ? VT_OTHER : k, arity, atom, buf,
-						      sizeof buf));
-			weigh(&r, ROOT_MSG, ++i, s, le, 0);
-			s = le;
-		}
-	}
-	shapes_finish(&shapes, out);
+	shapes_init(&r.shapes, out->arena);
+	dump_each_root(h, pid, weigh_root, &r);
+	shapes_finish(&r.shapes, out);
 
 	out->nroots = r.rank.seen;
 	out->largest = vt_alloc(out->arena, (r.rank.n + 1) * sizeof *out->largest);
@@ -534,22 +555,13 @@ void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, 
 		le = le ? le : h->d->map + h->d->end;
 		char where[700], fn[512], shape[400], whole[8192];
 		r.w.budget = r.per_root;
-		shape_text(&r.w, p, le, shape, sizeof shape);
+		dump_shape_text(&r.w, p, le, shape, sizeof shape);
 		const char *text = NULL;
 		switch (it->kind) {
-		case ROOT_STACK: {
-			const char *o = (const char *)(uintptr_t)it->aux;
-			if (o) {  /* "m:f/a + off)" */
-				size_t n = 0;
-				while (o + n < le && o[n] != ' ' && o[n] != ')' && o[n] != '\n' && n < 500)
-					n++;
-				snprintf(fn, sizeof fn, "%.*s", (int)n, o);
-			} else if (!vm_mfa_str(&vp->current_function, fn, sizeof fn)) {
-				snprintf(fn, sizeof fn, "?");
-			}
-			text = fn;
+		case ROOT_STACK:
+			text = dump_frame_function((const char *)(uintptr_t)it->aux, h->d->map + h->d->end, vp,
+						   fn, sizeof fn);
 			break;
-		}
 		case ROOT_DICT: {
 			static const struct vt_limits lim = { 4, 8, 32 };
 			text = heap_print(h, (const char *)(uintptr_t)it->aux, le, &lim, 200, fn, 200);

@@ -380,6 +380,12 @@ void vm_term_free(struct vm_term_view *v)
 	memset(v, 0, sizeof *v);
 }
 
+void vm_ets_rows_free(struct vm_ets_rows *r)
+{
+	vt_arena_free(r->arena);
+	memset(r, 0, sizeof *r);
+}
+
 const char *vm_not_recorded(const struct vm *vm, unsigned part)
 {
 	return vm->not_recorded ? vm->not_recorded(part) : NULL;

@@ -334,6 +334,16 @@ struct vm_term_view {
 	bool error_usage;
 };
 
+/* ets TABLE --rows: a table's first rows printed, and how many it has as
+ * walked (freed with vm_ets_rows_free). */
+struct vm_ets_rows {
+	struct vt_arena *arena;
+	const char **rows;             /* each object printed (~p, bounded) */
+	size_t nrows;
+	uint64_t counted;              /* the rows walked: all of them unless cut */
+	const char *cut;               /* why the walk ended before the table's end, or NULL */
+};
+
 struct vm_detail_limits {
 	size_t messages, dict, frames, items, bytes;
 	size_t largest;                /* largest_terms to keep; 0: neither they nor shapes */
@@ -483,6 +493,9 @@ struct vm {
 	 * not supported). Free out with vm_term_free. */
 	int (*term)(void *loader, const struct vm_proc *p, const char *path, size_t max,
 		    struct vm_term_view *out);
+	/* the first max rows of table t (all counted); -1 on OOM (NULL: the input
+	 * holds no rows: a crash dump) */
+	int (*ets_rows)(void *loader, const struct vm_ets *t, size_t max, struct vm_ets_rows *out);
 	const struct vm_dump_ops *dump_ops;  /* NULL: this loader cannot export */
 	/* why this kind of input never records a part (one NEED_* bit of
 	 * needs.h), or NULL; such a part stays empty. NULL: none such. */
@@ -491,6 +504,7 @@ struct vm {
 
 void vm_detail_free(struct vm_proc_detail *d);
 void vm_term_free(struct vm_term_view *v);
+void vm_ets_rows_free(struct vm_ets_rows *r);
 /* vm->not_recorded's answer for part (NULL: the input may hold it): a command
  * whose whole subject the part is fails with this reason, in its own words. */
 const char *vm_not_recorded(const struct vm *vm, unsigned part);

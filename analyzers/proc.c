@@ -396,6 +396,13 @@ static bc_err *proc_term(const struct vm *vm, const struct an_opts *o, const str
 		return bc_error(BC_ENOMEM, "out of memory");
 	if (v->error)
 		return bc_error(v->error_usage ? BC_EUSAGE : BC_EFORMAT, "proc %s: %s", o->arg, v->error);
+	/* what was not read is said (exit 1), not only flagged in the fields */
+	if (v->size_cut)
+		an_gap(out, "proc --term %s: its walk stopped at its bound or unreadable memory: the "
+		       "flat size is a lower bound", v->path);
+	if (v->count_cut)
+		an_gap(out, "proc --term %s: the list's spine could not be read to a proper end: "
+		       "elements counted %llu", v->path, (unsigned long long)v->count);
 	out->fields_key = "term";
 	field_str(out, "pid", an_keep(out, vm_pid_str(p, buf, sizeof buf)));
 	field_str(out, "path", v->path);

@@ -5,7 +5,8 @@ itself), then with a tuple of that list given an absurd arity (2^40). Each time
 `proc sessions_server --json` must answer in time (exit 0 or 1), with the state
 listed first and its walk cut (complete false), its size a lower bound past
 the cells before the corruption; message_shapes unaffected; `procs --garbage`
-answers in time with sessions_server's live words unknown or within its heap.
+answers in time with sessions_server's live words unknown or within its heap;
+`proc --term '<the state> cache'` in time too, the cycle's spine said cut.
 The list's tuples are {Id, {user, Id rem 9973}, Id * 3} (beamcore_scenario's
 cache): found in the core by their words, the cell that holds one by its
 boxed pointer.
@@ -102,6 +103,21 @@ def main():
                 bad.append(f"{what}: took {took:.1f} s")
             if doc["message_shapes"] != [] or doc["process"]["messages_counted"] != 0:
                 bad.append(f"{what}: message_shapes {doc['message_shapes']}")
+            # proc --term down the same list: in time, the cycle's spine cut
+            if top:
+                t0 = time.time()
+                r = subprocess.run([fx.beamcore, "proc", "sessions_server", core, fx.beam, "--json",
+                                    "--term", top["where"] + " cache"],
+                                   capture_output=True, text=True, timeout=120)
+                took = time.time() - t0
+                view = json.loads(r.stdout) if r.returncode in (0, 1) else None
+                print(f"{what}: --term cache {took:.2f} s, exit {r.returncode}; "
+                      f"{view and view['term'].get('element_count')} elements")
+                if not view or took > 30:
+                    bad.append(f"{what}: --term cache: exit {r.returncode} in {took:.1f} s: "
+                               f"{r.stderr.strip()[:200]}")
+                elif "tail is itself" in what and view["term"].get("elements_complete") is not False:
+                    bad.append(f"{what}: --term cache: the cyclic list's spine not said cut")
             # the live-words walk of every heap (procs --garbage): in time, and
             # the corrupt process's figures unknown or within its heap
             t0 = time.time()

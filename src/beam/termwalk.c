@@ -88,11 +88,11 @@ static enum vt_kind elems(void *ctx, uint64_t term, uint64_t from, size_t max, s
 	*cut = false;
 	if (is_list(term)) {
 		uint64_t cell[2] = { 0, term };
-		while (is_list(cell[1]) && p.i < MAX_SPINE &&
+		while (is_list(cell[1]) && p.i < MAX_SPINE && p.i < t->budget &&
 		       core_peek(t->b->core, eterm_addr(&t->w.c, cell[1]), cell, 16) == 0)
 			pick(&p, 0, cell[0]);
 		*total = p.i;
-		*cut = cell[1] != NIL;
+		*cut = is_list(cell[1]);  /* unreadable, or past the bound; an improper tail is read */
 		return VT_LIST;
 	}
 	if (!is_boxed(term) || eterm_look(&t->w.c, term, &o) < 0)

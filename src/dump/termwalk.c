@@ -122,11 +122,15 @@ static enum vt_kind elems(void *ctx, uint64_t term, uint64_t from, size_t max, s
 			pick(&pk, NULL, q);
 			heap_skip(&q, e, &addr);
 			heap_sep(&q, e);
-			const struct heap_line *nx = q < e && *q == 'H' ? line_of(t, q, e) : NULL;
-			if (!nx || nx->body >= nx->end || nx->body[0] != 'l' || pk.i >= MAX_SPINE) {
-				*cut = !(q < e && *q == 'N');
+			if (q >= e || *q != 'H')
+				break;  /* [] or an improper tail */
+			const struct heap_line *nx = line_of(t, q, e);
+			if (!nx || pk.i >= MAX_SPINE || pk.i >= t->budget) {
+				*cut = true;  /* not dumped, or past the bound */
 				break;
 			}
+			if (nx->body >= nx->end || nx->body[0] != 'l')
+				break;  /* an improper tail */
 			q = nx->body + 1;
 			e = nx->end;
 		}
@@ -178,21 +182,25 @@ static enum vt_kind elems(void *ctx, uint64_t term, uint64_t from, size_t max, s
 	}
 }
 
+/* A walk of term's words made ready (its bound anew): the end of its line. */
+static const char *ready(struct tctx *t, uint64_t term)
+{
+	t->w.budget = t->budget;
+	t->w.cut = false;
+	return line_end(t, at(term));
+}
+
 static uint64_t flat_size(void *ctx, uint64_t term, bool *cut)
 {
 	struct tctx *t = ctx;
-	t->w.budget = t->budget;
-	t->w.cut = false;
-	uint64_t s = dump_flat_size(&t->w, at(term), line_end(t, at(term)));
+	uint64_t words = dump_flat_size(&t->w, at(term), ready(t, term));
 	*cut = t->w.cut;
-	return s;
+	return words;
 }
 
 static void shape(void *ctx, uint64_t term, char *buf, size_t len)
 {
-	struct tctx *t = ctx;
-	t->w.budget = t->budget;
-	dump_shape_text(&t->w, at(term), line_end(t, at(term)), buf, len);
+	dump_shape_text(&((struct tctx *)ctx)->w, at(term), ready(ctx, term), buf, len);
 }
 
 static struct vt *decode(void *ctx, struct vt_arena *a, uint64_t term, size_t items, size_t bytes)

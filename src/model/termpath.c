@@ -9,7 +9,7 @@
 
 #define MAX_WORDS 64
 #define HAVE_SHOWN 12          /* what exists, named in an error */
-#define KEY_CHUNK 256          /* a map's elements read at a time to find a key */
+#define MAX_KEYS (1u << 24)    /* a map's keys searched for a step's key */
 
 /* how a term is printed: whole (small terms), bounded (the others), an
  * element's value, a key */
@@ -224,26 +224,28 @@ static const char *kind_name(enum vt_kind k)
  * it has said in w->have. */
 static int find_key(struct walk *w, uint64_t map, uint64_t total, const char *word, uint64_t *out)
 {
-	struct tp_kid kid[KEY_CHUNK];
 	char k[1024];
 	uint64_t all;
 	bool cut;
+	size_t n = 0;
 	w->have[0] = '\0';
 	w->nhave = 0;
-	for (uint64_t from = 0; from < total; from += KEY_CHUNK) {
-		size_t n = 0;
-		w->s->elems(w->s->ctx, map, from, KEY_CHUNK, kid, &n, &all, &cut);
-		if (!n)
-			break;
-		for (size_t i = 0; i < n; i++) {
-			print(w, kid[i].key, &whole, 64, k, sizeof k);
-			if (same(k, word)) {
-				*out = kid[i].value;
-				return 0;
-			}
-			have(w->have, sizeof w->have, &w->nhave, k);
+	/* all of them at once: a HAMT is walked from its root for each call */
+	size_t want = total < MAX_KEYS ? (size_t)total : MAX_KEYS;
+	struct tp_kid *kid = malloc((want ? want : 1) * sizeof *kid);
+	if (!kid)
+		return -1;
+	w->s->elems(w->s->ctx, map, 0, want, kid, &n, &all, &cut);
+	for (size_t i = 0; i < n; i++) {
+		print(w, kid[i].key, &whole, 64, k, sizeof k);
+		if (same(k, word)) {
+			*out = kid[i].value;
+			free(kid);
+			return 0;
 		}
+		have(w->have, sizeof w->have, &w->nhave, k);
 	}
+	free(kid);
 	return -1;
 }
 

@@ -28,7 +28,8 @@ struct tp_src {
 	void (*roots)(void *ctx, tp_visit visit, void *arg);
 	/* VT_TUPLE, VT_LIST or VT_MAP with its elements [from, from + max) into
 	 * out[0..*n), and how many it has (*total; a list's counted: *cut when
-	 * its spine ends unreadable or improper); any other kind: no elements */
+	 * its spine could not be read to its end, [] or an improper tail); any
+	 * other kind: no elements */
 	enum vt_kind (*elems)(void *ctx, uint64_t term, uint64_t from, size_t max, struct tp_kid *out,
 			      size_t *n, uint64_t *total, bool *cut);
 	uint64_t (*flat_size)(void *ctx, uint64_t term, bool *cut);

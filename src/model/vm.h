@@ -325,7 +325,8 @@ struct vm_term_view {
 	bool size_cut;
 	const char *container;         /* "tuple", "list", "map"; NULL: no elements */
 	uint64_t count;                /* its elements (a list: those counted) */
-	bool count_cut;                /* a list whose spine could not be read to its end */
+	bool count_cut;                /* a list whose spine could not be read to its end
+					* (an improper tail is an end) */
 	struct vm_term_elem *elems;
 	size_t nelems;
 	/* the path does not resolve: one line that says why and what exists

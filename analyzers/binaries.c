@@ -15,11 +15,20 @@
  * K_MESSAGE: enum vm_binref_where), a port's or a table's (enum
  * vm_binhold_kind + K_PORT_QUEUE). owner: a holder row (processes), a port
  * or a table. */
-enum { K_OFF_HEAP, K_WRT_BINS, K_MESSAGE, K_PORT_QUEUE, K_PORT_BUFFER, K_ETS };
-enum { C_PROC, C_PORT, C_ETS };  /* the holder's class, of a kind */
+enum { K_OFF_HEAP, K_WRT_BINS, K_MESSAGE, K_PORT_QUEUE, K_PORT_BUFFER, K_ETS, K_MAGIC,
+       K_LITERAL };
+/* the holder's class, of a kind, in the order a binary is attributed: a
+ * process's refc reference, an ETS table, a process's magic reference, a
+ * literal, a port */
+enum { C_PROC, C_ETS, C_MAGIC, C_LITERAL, C_PORT, C_N };
 static int class_of(int kind)
 {
-	return kind <= K_MESSAGE ? C_PROC : kind == K_ETS ? C_ETS : C_PORT;
+	static const unsigned char cls[] = {
+		[K_OFF_HEAP] = C_PROC, [K_WRT_BINS] = C_PROC, [K_MESSAGE] = C_PROC,
+		[K_PORT_QUEUE] = C_PORT, [K_PORT_BUFFER] = C_PORT, [K_ETS] = C_ETS,
+		[K_MAGIC] = C_MAGIC, [K_LITERAL] = C_LITERAL,
+	};
+	return cls[kind];
 }
 
 struct ref {
@@ -62,7 +71,7 @@ struct ctx {
 	struct bin *bins;
 	size_t nbins;
 	int32_t *port_proc;                 /* per port: its connected process, -1 */
-	uint64_t by_class[3];               /* attribution: allocator bytes per class */
+	uint64_t by_class[C_N];             /* attribution: allocator bytes per class */
 	uint64_t proc_bins, proc_bytes;     /* distinct binaries processes hold (orig_size), */
 	uint64_t queue_bytes;               /* of which only in queued messages */
 };
@@ -253,6 +262,8 @@ static const char *bin_item(void *vctx, size_t row, size_t col, size_t i, char *
 			const struct vm *vm = c->vm;
 			switch (class_of(r->kind)) {
 			case C_PROC: vm_pid_str(&vm->procs[vm->binrefs[r->src].proc], name, sizeof name); break;
+			case C_MAGIC: vm_pid_str(&vm->procs[r->owner], name, sizeof name); break;
+			case C_LITERAL: snprintf(name, sizeof name, "literals"); break;
 			case C_PORT: vm_port_str(&vm->ports[r->owner], name, sizeof name); break;
 			default:
 				snprintf(name, sizeof name, "%s", vm->ets[r->owner].name
@@ -308,11 +319,10 @@ static int collect(const struct vm *vm, struct ctx *c)
 static void tally(struct ctx *c, struct bin *bn)
 {
 	const struct ref *r = &c->refs[bn->first], *end = r + bn->n, *ports = r, *ports_end;
-	while (ports < end && class_of(ports->kind) == C_PROC)
-		ports++;
-	for (ports_end = ports; ports_end < end && class_of(ports_end->kind) == C_PORT; ports_end++)
-		;
-	int top = C_ETS;
+	while (ports < end && class_of(ports->kind) != C_PORT)
+		ports++;  /* (the last class: the ports' references end the run) */
+	ports_end = end;
+	int top = C_N - 1;
 	bool heap = false;  /* a process holds it other than in its queued messages */
 	while (r < end) {
 		const struct ref *s = r;
@@ -329,6 +339,8 @@ static void tally(struct ctx *c, struct bin *bn)
 			o->bytes += bn->size;
 			if (kinds & (1u << K_PORT_BUFFER))
 				o->buffer_bytes += bn->size;
+		} else if (cls == C_MAGIC || cls == C_LITERAL) {
+			;  /* (in the attribution only: process_info(P, binary) lists none) */
 		} else if (cls == C_ETS) {
 			c->tables[r->owner].count++;
 			c->tables[r->owner].bytes += bn->size;
@@ -482,41 +494,49 @@ static const char *pct(uint64_t part, uint64_t whole, char *buf, size_t len)
 	return buf;
 }
 
-/* attribution: {binary, processes, ports, ets, unattributed}; null where not
- * read. Text: one line per share. */
+/* attribution: {binary, processes, ports, ets, literals, unattributed}; null
+ * where not read. Text: one line per share. */
 static void attribution(const struct vm *vm, struct ctx *c, struct an_out *out)
 {
 	bool have_total = vm->memory.known & (1u << VM_MEM_BINARY);
 	bool ports = vm->binholds_read & (1u << VBH_PORT_BUFFER);
 	bool ets = vm->binholds_read & (1u << VBH_ETS);
+	bool lits = vm->binholds_read & (1u << VBH_LITERAL);
 	uint64_t total = vm->memory.v[VM_MEM_BINARY];
-	uint64_t sum = c->by_class[C_PROC] + c->by_class[C_PORT] + c->by_class[C_ETS];
+	uint64_t procs = c->by_class[C_PROC] + c->by_class[C_MAGIC];
+	uint64_t sum = procs + c->by_class[C_PORT] + c->by_class[C_ETS] + c->by_class[C_LITERAL];
 	uint64_t rest = have_total && total > sum ? total - sum : 0;
 	out->kv_key = "attribution";
 	out->kv_title = "\nerlang:memory(binary) by holder (each binary once, its allocator block)";
 	out->kv[out->nkv++] = (struct an_kv){ "binary", total, !have_total };
-	out->kv[out->nkv++] = (struct an_kv){ "processes", c->by_class[C_PROC], false };
+	out->kv[out->nkv++] = (struct an_kv){ "processes", procs, false };
 	out->kv[out->nkv++] = (struct an_kv){ "ports", c->by_class[C_PORT], !ports };
 	out->kv[out->nkv++] = (struct an_kv){ "ets", c->by_class[C_ETS], !ets };
+	out->kv[out->nkv++] = (struct an_kv){ "literals", c->by_class[C_LITERAL], !lits };
 	out->kv[out->nkv++] = (struct an_kv){ "unattributed", rest, !have_total };
-	char a[32], b[32], d[32], e[32], g[32], f[4][16];
 	if (!have_total)
 		return;
-	if (rest * 100 > total) {
-		an_gap(out, "%s of erlang:memory(binary) (%s) not attributed to a process, port or ETS "
-		       "table%s%s", fmt_bytes(rest, a, sizeof a), pct(rest, total, f[0], sizeof f[0]),
+	char t[5][32], f[5][16];
+	if (rest * 100 > total)
+		an_gap(out, "%s of erlang:memory(binary) (%s) not attributed to a process, port, ETS "
+		       "table or literal%s%s%s", fmt_bytes(rest, t[0], sizeof t[0]),
+		       pct(rest, total, f[0], sizeof f[0]),
 		       ports ? "" : " (the ports' receive buffers were not read)",
-		       ets ? "" : " (the ETS objects' binaries were not read)");
-	}
-	if (asprintf(&out->findings[out->nfindings], "binary memory %s: processes %s (%s), ports %s "
-		     "(%s), ETS %s (%s); %s (%s) not attributed", fmt_bytes(total, a, sizeof a),
-		     fmt_bytes(c->by_class[C_PROC], b, sizeof b),
-		     pct(c->by_class[C_PROC], total, f[0], sizeof f[0]),
-		     ports ? fmt_bytes(c->by_class[C_PORT], d, sizeof d) : "?",
-		     ports ? pct(c->by_class[C_PORT], total, f[1], sizeof f[1]) : "not read",
-		     ets ? fmt_bytes(c->by_class[C_ETS], e, sizeof e) : "?",
-		     ets ? pct(c->by_class[C_ETS], total, f[2], sizeof f[2]) : "not read",
-		     fmt_bytes(rest, g, sizeof g), pct(rest, total, f[3], sizeof f[3])) >= 0)
+		       ets ? "" : " (the ETS objects' binaries were not read)",
+		       lits ? "" : " (the literals' binaries were not read)");
+	/* each share as "4.2 MiB (1.0%)", "? (not read)" */
+	const bool read[] = { true, ports, ets, lits, true };
+	const uint64_t v[] = { procs, c->by_class[C_PORT], c->by_class[C_ETS], c->by_class[C_LITERAL],
+			       rest };
+	char share[5][64];
+	for (int i = 0; i < 5; i++)
+		snprintf(share[i], sizeof share[i], "%s (%s)",
+			 read[i] ? fmt_bytes(v[i], t[i], sizeof t[i]) : "?",
+			 read[i] ? pct(v[i], total, f[i], sizeof f[i]) : "not read");
+	char all[32];
+	if (asprintf(&out->findings[out->nfindings], "binary memory %s: processes %s, ports %s, ETS %s, "
+		     "literals %s; %s not attributed", fmt_bytes(total, all, sizeof all), share[0],
+		     share[1], share[2], share[3], share[4]) >= 0)
 		out->nfindings++;
 }
 
@@ -604,6 +624,6 @@ const struct analyzer analyzer_binaries = {
 	.name = "binaries",
 	.options = an_rows_options,
 	.summary = "where binary memory goes: processes, ports, ETS; every binary with its holders",
-	.needs = NEED_BINARIES | NEED_PORTS | NEED_ETS | NEED_ETS_BINARIES | NEED_MEMORY,
+	.needs = NEED_BINARIES | NEED_PORTS | NEED_ETS | NEED_BINARY_HOLDERS | NEED_MEMORY,
 	.run = run,
 };

@@ -306,7 +306,7 @@ if dump:
 else:
     b = fx.json("binaries", ok=(0, 1))
     a = b["attribution"]
-    shares = {k: a[k] or 0 for k in ("processes", "ports", "ets")}
+    shares = {k: v or 0 for k, v in a.items() if k not in ("binary", "unattributed")}
     attributed = sum(shares.values())
     total = attributed + a["unattributed"]
     if abs(total - live_bin) > 0.02 * live_bin:
@@ -324,7 +324,8 @@ else:
     gap(f"binaries: erlang:memory(binary) {live_bin / 2**20:.1f} MiB; attributed "
         f"{pct(attributed, live_bin)}: processes {shares['processes'] / 2**20:.1f} MiB, ports "
         f"{shares['ports'] / 2**20:.1f} MiB (receive buffers {got_recv / 2**20:.1f} MiB; the "
-        f"sockets' buffer option {recv / 2**20:.1f} MiB), ETS {shares['ets'] / 2**10:.1f} KiB")
+        f"sockets' buffer option {recv / 2**20:.1f} MiB), ETS {shares['ets'] / 2**10:.1f} KiB, "
+        f"literals {shares['literals'] / 2**10:.1f} KiB, not attributed {a['unattributed']:,} B")
 
     # per process: distinct binaries of process_info(P, binary), as the idle ones had them
     idle = [p for p in gt["processes"] if p["status"] == "waiting" and p["pid"] != gt["collector"]]

@@ -18,7 +18,7 @@ def attribution_bad(fx, doc):
         return []
     live = fx.json_file("memory.json")["memory"]["binary"]
     a = doc["attribution"]
-    shares = [a[k] for k in ("processes", "ports", "ets") if a[k] is not None]
+    shares = [v for k, v in a.items() if k not in ("binary", "unattributed") and v is not None]
     total = sum(shares) + a["unattributed"]
     print(f"{fx.name}: attribution {a}; erlang:memory(binary) live {live:,}")
     bad = []

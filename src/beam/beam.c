@@ -228,7 +228,7 @@ static const struct walk {
 	bc_err *(*load)(struct beam *b);
 } walks[] = {
 	{ NEED_PROCS, load_procs }, { NEED_ETS, beam_load_ets },
-	{ NEED_BINARIES, beam_load_binaries }, { NEED_ETS_BINARIES, beam_load_ets_binaries },
+	{ NEED_BINARIES, beam_load_binaries }, { NEED_BINARY_HOLDERS, beam_load_binary_holders },
 	{ NEED_MEMORY, beam_load_memory },
 	{ NEED_STACKS, beam_load_stacks }, { NEED_NODES, beam_load_nodes },
 	{ NEED_PORTS, beam_load_ports },
@@ -237,7 +237,7 @@ static const struct walk {
 
 bc_err *beam_load(struct beam *b, unsigned needs)
 {
-	if (needs & NEED_ETS_BINARIES)
+	if (needs & NEED_BINARY_HOLDERS)
 		needs |= NEED_ETS;  /* (the tables whose objects it walks) */
 	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS | NEED_THREADS | NEED_PORTS))
 		needs |= NEED_PROCS;  /* owners and holders are processes */

@@ -2,6 +2,8 @@
  * of its heap fragments (what process_info(P, binary) lists: erl_bif_info.c),
  * its writable-binary list, and the off-heap lists of the queued messages
  * kept outside its heap; each binary with the binary_alloc block holding it.
+ * The magic references on those lists (NIF resources, table ids) are held
+ * apart (vm->binholds), as process_info(P, binary) leaves them out.
  * A reference is a ProcBin (to OTP 26) or a BinRef (OTP 27+): whichever type
  * the DWARF has decides the header word to look for. */
 #include "walks.h"
@@ -15,6 +17,10 @@
  * 3..39 (64-bit: the carrier offset above, flags below); ABLK_HDR_SZ 8. */
 #define BLK_SZ_MASK (((1ull << 40) - 1) & ~7ull)
 #define ABLK_HDR_SZ 8
+/* erl_alloc_types.h (generated; the same in 25.2.3, 27.3.4.1, 29.1.1): an
+ * allocation type's allocator in its low bits; binary_alloc's number */
+#define ALC_A_MASK 15u
+#define ALC_A_BINARY 10u
 
 uint64_t beam_binary_block(struct beam *b, uint64_t bin, uint64_t orig_size)
 {
@@ -83,6 +89,23 @@ static int add_ref(struct walker *w, uint64_t val)
 	return 0;
 }
 
+/* A magic reference (ErtsMRefThing) on a process's list: its magic binary,
+ * apart, when binary_alloc holds it (a NIF resource; not a table's id, an
+ * atomics or counters array: erl_alloc.types puts them elsewhere). */
+static int magic_ref(struct walker *w, uint64_t oh)
+{
+	const struct layout *L = &w->b->L;
+	uint64_t mb;
+	uint32_t type;
+	if (beam_read_u64(w->b, oh + LV(L, MREF_MB), &mb) < 0 ||
+	    beam_read_u32(w->b, mb + LV(L, MAGIC_BIN_ALLOC_TYPE), &type) < 0)
+		return -1;
+	if ((type & ALC_A_MASK) != ALC_A_BINARY)
+		return 0;
+	struct walker m = { .b = w->b, .proc = w->proc, .hold = true, .hold_kind = VBH_MAGIC };
+	return add_ref(&m, mb);
+}
+
 static int walk_list(struct walker *w, uint64_t oh)
 {
 	struct beam *b = w->b;
@@ -94,6 +117,9 @@ static int walk_list(struct walker *w, uint64_t oh)
 			return -1;
 		if (thing == w->k.header &&
 		    (beam_read_u64(b, oh + w->k.val_off, &val) < 0 || add_ref(w, val) < 0))
+			return -1;
+		if ((thing & _TAG_HEADER_MASK) == REF_SUBTAG && !w->hold && LHAS(L, MREF_MB) &&
+		    LHAS(L, MAGIC_BIN_ALLOC_TYPE) && magic_ref(w, oh) < 0)
 			return -1;
 		if (beam_read_u64(b, oh + LV(L, OHH_NEXT), &oh) < 0)
 			return -1;

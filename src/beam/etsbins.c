@@ -1,7 +1,7 @@
 /* The refc binaries ETS objects hold: each object (DbTerm) keeps the
  * off-heap values it references on its own list (first_oh, just before its
- * tuple), walked over the table's rows (etsrows.c); and each table's
- * identity, a magic binary (btid) in binary_alloc too. */
+ * tuple), walked over the table's rows (etsrows.c). (A table's identity,
+ * its btid, is a magic indirection: not in binary_alloc.) */
 #include "etsrows.h"
 #include "eterm.h"
 #include "walks.h"
@@ -21,15 +21,16 @@ static int object(struct beam *b, uint64_t row, void *arg)
 	return beam_hold_offheap(b, oh, VBH_ETS, t->ix) < 0 ? -1 : 0;
 }
 
-bc_err *beam_load_ets_binaries(struct beam *b)
+bc_err *beam_load_binary_holders(struct beam *b)
 {
 	static const enum layout_id need[] = {
-		DB_STATUS, DB_BTID, DBTERM_TPL, DBTERM_FIRST_OH, OHH_NEXT, BIN_ORIG_SIZE, BIN_REFC,
+		DB_STATUS, DBTERM_TPL, DBTERM_FIRST_OH, OHH_NEXT, BIN_ORIG_SIZE, BIN_REFC,
 	};
 	bc_err *err = layout_need(&b->L, need, sizeof need / sizeof need[0]);
 	if (err) {
 		vm_gap(b->vm, "the binaries of ETS objects not read: %s", err->msg);
 		bc_err_free(err);
+		beam_load_literal_binaries(b);
 		return NULL;
 	}
 	size_t bad = 0;
@@ -37,15 +38,12 @@ bc_err *beam_load_ets_binaries(struct beam *b)
 	for (size_t i = 0; i < b->vm->nets; i++) {
 		const struct vm_ets *t = &b->vm->ets[i];
 		uint32_t status;
-		uint64_t btid, size;
 		size_t before = b->vm->nbinholds;
 		struct table tab = { (uint32_t)i };
 		const char *w = NULL;
 		int e = beam_read_u32(b, t->addr + LV(&b->L, DB_STATUS), &status) < 0;
 		if (!e && (status & DB_DELETE))
 			continue;
-		e = e || beam_read_u64(b, t->addr + LV(&b->L, DB_BTID), &btid) < 0 ||
-		    (btid && beam_hold_binary(b, btid, VBH_ETS, (uint32_t)i, &size) < 0);
 		/* (an object whose list is unreadable stops the walk: 1) */
 		e = e || beam_ets_rows(b, t, object, &tab, &w) != 0;
 		if (e) {
@@ -59,5 +57,6 @@ bc_err *beam_load_ets_binaries(struct beam *b)
 		       why ? ": " : "", why ? why : "");
 	else
 		b->vm->binholds_read |= 1u << VBH_ETS;
+	beam_load_literal_binaries(b);
 	return NULL;
 }

@@ -28,8 +28,10 @@ int beam_hold_binary(struct beam *b, uint64_t bin, enum vm_binhold_kind kind, ui
 /* Each refc binary of the off-heap list starting at oh into vm->binholds,
  * held by kind and owner; -1: unreadable (or out of memory). */
 int beam_hold_offheap(struct beam *b, uint64_t oh, enum vm_binhold_kind kind, uint32_t owner);
-/* The binaries ETS objects hold (etsbins.c), after the tables are loaded. */
-bc_err *beam_load_ets_binaries(struct beam *b);
+/* The binaries ETS objects hold (etsbins.c, after the tables are loaded),
+ * and literal areas (litbins.c: beam_load_literal_binaries). */
+bc_err *beam_load_binary_holders(struct beam *b);
+void beam_load_literal_binaries(struct beam *b);
 
 /* A process or port table's max slots (ErtsPTab r.o.tab) into slots,
  * invalid_element as 0 (procs.c). Read whole, else slot by slot so a partial

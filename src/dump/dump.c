@@ -181,7 +181,9 @@ static const struct {
 	unsigned part;
 	const char *why;
 } unrecorded[] = {
-	{ NEED_BINARIES, "a crash dump does not record which refc binaries each process holds" },
+	{ NEED_BINARIES, "a crash dump does not record which refc binaries each process holds, "
+			 "nor their reference counts, nor the binaries ports and ETS tables hold (its "
+			 "=binary sections are the contents of those its heaps show)" },
 	{ NEED_THREADS, "a crash dump has no native threads" },
 };
 

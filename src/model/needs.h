@@ -6,6 +6,6 @@
 enum { NEED_PROCS = 1 << 0, NEED_ETS = 1 << 1, NEED_BINARIES = 1 << 2,
        NEED_MEMORY = 1 << 3, NEED_STACKS = 1 << 4,
        NEED_THREADS = 1 << 5, NEED_NODES = 1 << 6, NEED_PORTS = 1 << 7,
-       NEED_ETS_BINARIES = 1 << 8 /* the refc binaries ETS objects hold (a walk of every object) */ };
+       NEED_BINARY_HOLDERS = 1 << 8 /* the binaries ETS objects and literals hold (a walk of every object) */ };
 
 #endif

@@ -109,12 +109,15 @@ struct vm_binref {
 					* counts); 0: unknown */
 };
 
-/* A refc binary held by something other than a process: a port's driver
- * queue or its driver's receive buffer, or an ETS object. */
-enum vm_binhold_kind { VBH_PORT_QUEUE, VBH_PORT_BUFFER, VBH_ETS };
+/* A binary held other than by a process's refc references: a port's driver
+ * queue or its driver's receive buffer, an ETS object (or the table's
+ * identity), or a process's magic reference (a NIF resource, a table's id:
+ * on its off-heap list, not in process_info(P, binary)). */
+enum vm_binhold_kind { VBH_PORT_QUEUE, VBH_PORT_BUFFER, VBH_ETS, VBH_MAGIC,
+		       VBH_LITERAL /* a literal area's: module code, persistent terms */ };
 struct vm_binhold {
 	uint8_t kind;                  /* enum vm_binhold_kind */
-	uint32_t owner;                /* index into vm->ports or vm->ets */
+	uint32_t owner;                /* index into vm->ports, vm->ets or vm->procs (magic); 0 */
 	uint64_t bin, orig_size, refc, alloc_size;  /* as in vm_binref */
 };
 
@@ -443,7 +446,8 @@ struct vm {
 	size_t nnodes, nodes_cap;
 	struct vm_binref *binrefs;
 	size_t nbinrefs, binrefs_cap;
-	struct vm_binhold *binholds;   /* ports' (with NEED_PORTS), ETS objects' (NEED_ETS_BINARIES) */
+	/* ports' (with NEED_PORTS); ETS objects' and literals' (NEED_BINARY_HOLDERS) */
+	struct vm_binhold *binholds;
 	size_t nbinholds, binholds_cap;
 	/* which holders of binaries were read: bits of enum vm_binhold_kind */
 	uint32_t binholds_read;

@@ -312,11 +312,12 @@ bc_err *beam_pack_verify(struct beam *b)
 	static const enum layout_id need[] = { G_ERTS_PROC, PTAB_TAB, PTAB_MAX, P_ID, P_HEAP, P_HTOP,
 					       P_STOP, P_HEND, P_HEAP_SZ, G_ATOM_TABLE, IT_ENTRIES,
 					       IT_SEG_TABLE, ATOM_LEN };
-	bc_err *err = layout_need(&b->L, need, sizeof need / sizeof need[0]);
-	if (err) {
-		bc_err *e = bc_error(BC_EMISSING, "%s: %s", b->pack_name, err->msg);
-		bc_err_free(err);
-		return e;
+	bc_err *err;
+	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+		char d[200];
+		if (!LHAS(&b->L, need[i]))
+			return bc_error(BC_EMISSING, "%s has no %s, which every walk needs",
+					b->pack_name, layout_describe(need[i], d, sizeof d));
 	}
 	if ((err = check_ptab(b)) || (err = check_atoms(b)) || (err = check_allocators(b)))
 		return err;

@@ -187,6 +187,8 @@ static void check_routed(struct beam *b)
 		drop(L, G_TOT_MODULE_BYTES);
 	if (LHAS(L, G_EXPORT_TABLES) && !hash_named(b, beam_global(b, G_EXPORT_TABLES), "export_list"))
 		drop(L, G_EXPORT_TABLES);
+	if (LHAS(L, G_MODULE_TABLES) && !hash_named(b, beam_global(b, G_MODULE_TABLES), "module_code"))
+		drop(L, G_MODULE_TABLES);
 	if (LHAS(L, G_HEAP_SIZES) && (beam_read_u64(b, beam_global(b, G_HEAP_SIZES), &v) < 0 ||
 				      beam_read_u64(b, beam_global(b, G_HEAP_SIZES) + 8, &w) < 0 ||
 				      v != 12 || w != 38))  /* erl_gc.c: the Fibonacci start */

@@ -16,6 +16,7 @@
 #include "outfile.h"
 #include "needs.h"
 #include "utf8.h"
+#include "xml.h"
 
 #define TEXT_OFFENDERS 20  /* text lists this many per rule and "+N more"; JSON all */
 
@@ -733,51 +734,6 @@ static const struct rrec check_rec = {
 };
 
 /* ---- JUnit XML ---- */
-
-/* Text as XML character data or an attribute value: markup escaped; bytes
- * that are no valid UTF-8, and control characters XML 1.0 forbids, as \xNN. */
-static void xml_put(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s, *e = p + strlen(s);
-	for (; p < e; p++) {
-		if (*p >= 0x80) {
-			size_t k = utf8_seq(p, (size_t)(e - p));
-			if (k) {
-				fwrite(p, 1, k, f);
-				p += k - 1;
-			} else
-				fprintf(f, "\\x%02x", *p);
-			continue;
-		}
-		switch (*p) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		case '\n': case '\t': fputc(*p, f); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\x%02x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-}
-
-static void xml_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void xml_printf(FILE *f, const char *fmt, ...)
-{
-	char *s;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	xml_put(f, s);
-	free(s);
-}
 
 static void junit_body(FILE *f, const struct ctx *c)
 {

@@ -5,7 +5,7 @@ _beamcore()
 	local cur prev cmd i opts
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmds="summary procs proc ets binaries memory stacks threads nodes ports waits tree check diff export tui sample layout help"
+	local cmds="summary procs proc ets binaries memory stacks threads nodes ports waits tree check diff export tui sample layout triage help"
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break;; esac
@@ -15,7 +15,7 @@ _beamcore()
 		return;;
 	*:--pid)
 		COMPREPLY=($(compgen -W "$(pgrep -d ' ' '^beam\.' 2>/dev/null)" -- "$cur")); return;;
-	*:--debug-file|*:--layout|*:--labels|*:--rules|*:--junit|*:--output|*:-o|*:--speedscope)
+	*:--debug-file|*:--layout|*:--labels|*:--rules|*:--junit|*:--output|*:-o|*:--speedscope|*:--baseline)
 		COMPREPLY=($(compgen -f -- "$cur")); return;;
 	*:--sysroot)
 		COMPREPLY=($(compgen -d -- "$cur")); return;;
@@ -54,6 +54,7 @@ _beamcore()
 		tui) opts="--pid --no-stop --max-stop --max-stop-fail --interval --stop --debug-file --layout --sysroot --labels --help";;
 		sample) opts="--pid --seconds --hz --folded --by-status --weight --perf-script --speedscope --json --top --debug-file --help";;
 		layout) opts="--help";;
+		triage) opts="--json --baseline --junit --debug-file --layout --sysroot --labels --help";;
 		*) opts="--help";;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

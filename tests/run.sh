@@ -100,6 +100,14 @@ else
   say "diff fixture $d"
   testdata/capture.sh 27 "$d" --gcore-dump || nocap "capture.sh 27 --gcore-dump failed"
 fi
+# beamcore triage: a corpus of real deaths (dumps; the crash fixtures' cores by path)
+d=$fixtures/triage-corpus
+if [ -f "$d/expected.json" ]; then
+  say "triage fixture $d (reused)"
+else
+  say "triage fixture $d"
+  testdata/triage-corpus.sh 27 "$d" || nocap "triage-corpus.sh failed"
+fi
 for rel in 27 29; do
   d=$fixtures/otp$rel-grow
   if [ -f "$d/core.2" ] && [ -f "$d/truth2.json" ]; then

@@ -77,6 +77,11 @@ static void truncation(struct dump *d)
 		       "what follows the last complete line is missing", d->end);
 }
 
+bool dump_truncated(const struct dump *d)
+{
+	return !d->complete;
+}
+
 bc_err *dump_open(const char *path, struct dump **out)
 {
 	*out = NULL;

@@ -22,6 +22,8 @@ bc_err *dump_open(const char *path, struct dump **out);
  * are not read; the model says why (vm->not_recorded). */
 bc_err *dump_load(struct dump *d, unsigned needs);
 struct vm *dump_vm(struct dump *d);
+/* Was the dump cut short (no =end, or =abort:)? */
+bool dump_truncated(const struct dump *d);
 void dump_close(struct dump *d);
 
 #endif

@@ -159,6 +159,12 @@ static bc_err *label_files(const struct target_opts *o)
 	return NULL;
 }
 
+bc_err *target_init(const struct target_opts *o)
+{
+	label_rules();
+	return label_files(o);
+}
+
 bc_err *target_open(const struct target_opts *o, struct target **out)
 {
 	*out = NULL;
@@ -237,6 +243,11 @@ bc_err *target_load(struct target *t, unsigned needs)
 struct vm *target_vm(struct target *t)
 {
 	return t->dump ? dump_vm(t->dump) : t->beam->vm;
+}
+
+bool target_truncated(const struct target *t)
+{
+	return t->dump && dump_truncated(t->dump);
 }
 
 struct beam *target_beam(struct target *t)

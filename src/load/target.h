@@ -35,11 +35,16 @@ void target_options_slots(void);
 int target_options_check(const struct target_opts *o);
 
 struct target;
+/* Once, before targets are opened on several threads (triage): what every
+ * target_open does first (the label files), done on this one. */
+bc_err *target_init(const struct target_opts *o);
 bc_err *target_open(const struct target_opts *o, struct target **out);
 bc_err *target_load(struct target *t, unsigned needs);
 struct vm *target_vm(struct target *t);
 /* The core or live process as the loader holds it; NULL for a crash dump. */
 struct beam *target_beam(struct target *t);
+/* A crash dump cut short (dump_truncated); false for a core or a live node. */
+bool target_truncated(const struct target *t);
 /* A live target opened with snapshot: the command's reads so far were a
  * rehearsal on the running node (a racy model). target_snapshot stops it,
  * copies the pages they read (the threads' stacks too when the loads asked for

@@ -166,7 +166,8 @@ def summary(bc, dump, gt, live):
     text = subprocess.run([bc, dump], capture_output=True, text=True, timeout=300)
     if not doc:
         return
-    head = "\n".join(text.stdout.splitlines()[:15])
+    # the heading and the findings: what comes before the first table
+    head = text.stdout.split("\nerlang:memory()\n", 1)[0]
     # the scenario's culprits (a real application's node has none of them)
     scenario = "application" not in gt
     for want in ("slogan Received SIGUSR1",) + (("sessions_server holds",

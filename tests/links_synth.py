@@ -3,7 +3,8 @@
 dump whose longest `Link list: [<0.N.S>, ...]` is made 120,000 entries long
 (its own entries, then new distinct pids), written at run time into a temp dir.
 `proc PID --json` must list all 120,000 in the dump's order, none empty, with
-"complete": true and exit 0; the text output must print 120,000 link lines.
+"complete": true and exit 0; the text output with --all must print 120,000 link
+lines, without it the first ones and "... and N more" with the exact rest.
 (Before the string arena: a 1 MiB pool printed tens of thousands of them as ""
 with "complete": true.) The same dump cut inside that Link list must not claim
 to be complete.
@@ -61,12 +62,21 @@ def main():
             if got != links or empty or doc["complete"] is not True:
                 failures.append(f"json: {len(got)} links, {empty} empty, "
                                 f"{sum(1 for a, b in zip(got, links) if a != b)} differ")
+        # text: with --all every link; without, the first 50 and the exact rest
+        r = subprocess.run([bc, "proc", owner, dump, "--all"], capture_output=True, text=True,
+                           timeout=300)
+        text = r.stdout.split("\nLinks\n", 1)[-1].split("\n\n", 1)[0].splitlines()
+        got = [l.strip() for l in text]
+        print(f"text --all: {len(got)} link lines, exit {r.returncode}")
+        if r.returncode != 0 or got != links:
+            failures.append(f"text --all: {len(got)} link lines, exit {r.returncode}")
         r = subprocess.run([bc, "proc", owner, dump], capture_output=True, text=True, timeout=300)
         text = r.stdout.split("\nLinks\n", 1)[-1].split("\n\n", 1)[0].splitlines()
         got = [l.strip() for l in text]
-        print(f"text: {len(got)} link lines, exit {r.returncode}")
-        if r.returncode != 0 or got != links:
-            failures.append(f"text: {len(got)} link lines, exit {r.returncode}")
+        print(f"text: {len(got)} link lines, last {got[-1:]}, exit {r.returncode}")
+        if r.returncode != 0 or got[:-1] != links[:len(got) - 1] or not got or \
+                not re.search(rf"\b{len(links) - (len(got) - 1):,} more", got[-1]):
+            failures.append(f"text: {len(got)} link lines, last {got[-1:]}, exit {r.returncode}")
         # cut inside the long Link list: whatever is printed, not "complete"
         with open(dump, "wb") as f:
             f.write(b"\n".join(lines[:best]) + b"\n" + lines[best][: len(lines[best]) // 2])

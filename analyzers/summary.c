@@ -232,15 +232,16 @@ static void binary_findings(const struct vm *vm, const struct rtable *holders, s
 		holders_row(holders, r, &h);
 		if (h.exclusive < MIB || (bin && h.exclusive * 10 < bin))
 			continue;
-		char w[300], b1[32], b2[32], b3[32], n[32];
+		char w[300], b1[32], b2[32], b3[32], n[32], q[64] = "";
 		const char *why = h.exclusive_queued * 2 >= h.exclusive
 			? "they sit in messages it has not received yet"
 			: "it keeps alive what others dropped";
+		if (h.queued)
+			snprintf(q, sizeof q, "; %s in its message queue", fmt_bytes(h.queued, b3, sizeof b3));
 		struct an_finding *f = an_find(out, "binary_holder", "warning",
-			"%s is the only holder of %s of refc binaries (holds %s binaries, %s; %s in its "
-			"message queue): %s", who(&vm->procs[h.proc], w, sizeof w),
-			fmt_bytes(h.exclusive, b1, sizeof b1), fmt_count(h.count, n, sizeof n),
-			fmt_bytes(h.bytes, b2, sizeof b2), fmt_bytes(h.queued, b3, sizeof b3), why);
+			"%s is the only holder of %s of refc binaries (holds %s binaries, %s%s): %s",
+			who(&vm->procs[h.proc], w, sizeof w), fmt_bytes(h.exclusive, b1, sizeof b1),
+			fmt_count(h.count, n, sizeof n), fmt_bytes(h.bytes, b2, sizeof b2), q, why);
 		an_find_proc(f, &vm->procs[h.proc]);
 		if (f) {
 			f->has_value = true;

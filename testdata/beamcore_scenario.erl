@@ -31,7 +31,7 @@
 -define(BINS, 100).           % refc binaries held by bin_router
 -define(FLOOD, 100000).       % unreceived messages in `flooded`
 -define(QBINS, 20).           % refc binaries only `off_heap`'s queued messages hold,
--define(QBIN_SIZE, 1000).     % each of these bytes
+-define(QBIN_SIZE, 100000).   % each of these bytes (2 MB: a summary finding)
 -define(DEPTH, 50000).        % non-tail frames of `deep_recursion`
 -define(DICT_KEYS, 10000).    % process dictionary keys of `big_dict`
 -define(CALLERS, 10000).      % processes blocked in gen_server:call to `stuck_server`

@@ -237,6 +237,19 @@ def main():
                 packs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "dwarf")
                 check("another release's layout pack", [bc, "procs", sc, "--layout",
                       os.path.join(packs, "pack-27.3.4.1-jit.def")], 2, "is for OTP 27")
+                # 27's offsets under 25's name, the globals' sizes blanked: past the
+                # identity and the size checks, refused by the core's own processes
+                forged = os.path.join(tmp, "forged.def")
+                with open(os.path.join(packs, "pack-27.3.4.1-jit.def")) as f27, \
+                        open(forged, "w") as out:
+                    for l in f27:
+                        if l.startswith("PACK("):
+                            l = 'PACK("25", "13.1.5", "jit", "x86_64")\n'
+                        elif l.startswith("G("):
+                            l = l[:l.rindex(",")] + ", 0)\n"
+                        out.write(l)
+                check("another release's offsets under this one's name", [bc, "procs", sc,
+                      "--layout", forged], 2, "does not fit this core")
                 check("a malformed layout pack refused",
                       [bc, "procs", sc, "--layout", notcore], 2, "not NAME(ARGS)")
             else:

@@ -41,6 +41,11 @@ def queue_bad(fx, gt, holders):
               f"{q['bytes']:,} bytes; beamcore {got}")
         if got != (q["count"], q["bytes"]):
             bad.append(f"{q['pid']} message_queue_count/bytes: live {(q['count'], q['bytes'])}, beamcore {got}")
+        # the summary says where they sit, not "keeps alive what others dropped"
+        said = [f["text"] for f in fx.json("summary", ok=(0, 1))["findings"]
+                if f["kind"] == "binary_holder" and f["pid"] == q["pid"]]
+        if q["bytes"] >= 2**20 and not (said and "not received yet" in said[0]):
+            bad.append(f"summary on {q['pid']}'s queued binaries: {said}")
     path = os.path.join(fx.dir, "ports.json")
     ports = fx.json_file("ports.json") if os.path.exists(path) else []
     ports = ports["ports"] if isinstance(ports, dict) else ports

@@ -9,6 +9,7 @@
 #include "skip.h"
 #include "session.h"
 #include "layout.h"
+#include "pack.h"
 
 int main(int argc, char **argv)
 {
@@ -121,6 +122,33 @@ int main(int argc, char **argv)
 		}
 	if (L.e[P_STATE].size != 4 || L.e[PTAB_MAX].size != 4 || L.e[P_SIGQ_FLAGS].size != 4)
 		fprintf(stderr, "state/max not 32-bit\n"), missing++;
+	/* The compiled-in layout pack of this release and flavor (src/dwarf/pack-*.def)
+	 * holds this very table: a layout.def entry added or changed since the
+	 * pack was written shows here. */
+	struct pack_id id;
+	const struct pack *pk = NULL;
+	bc_err *pe = pack_identify(s->exe->elf, 1, &id);
+	if (pe || !(pk = pack_builtin(&id)))
+		fprintf(stderr, "no compiled-in layout pack for %s %s: %s\n", id.erts, id.flavor,
+			pe ? pe->msg : "add one (docs/layout-packs.md)"), missing++;
+	bc_err_free(pe);
+	int stale = 0;
+	for (int i = 0; pk && i < L_COUNT; i++) {
+		const struct pack_line *l = NULL;
+		for (size_t k = 1; k < pk->n && !l; k++)
+			if (pk->lines[k].id == i)
+				l = &pk->lines[k];
+		int st, global = layout_global_symbol(i, &st) != NULL;
+		if (L.e[i].found != (l != NULL) ||
+		    (l && (l->size != L.e[i].size || (!global && l->value != L.e[i].value)))) {
+			fprintf(stderr, "layout pack %s: %s differs from the DWARF\n", pk->name,
+				layout_id_name(i));
+			stale++;
+		}
+	}
+	if (stale)
+		fprintf(stderr, "regenerate it: beamcore layout %s > src/dwarf/pack-....def\n", beam),
+			missing++;
 	printf("%s: %zu of %d layout entries resolved (%s), sizeof(Process) %llu\n", beam, L.nfound,
 	       L_COUNT, binref ? "BinRef" : "ProcBin", (unsigned long long)L.e[S_PROCESS].value);
 	session_close(s);

@@ -226,8 +226,11 @@ bc_err *beam_load_binaries(struct beam *b)
 		e = e || walk_list(&w, first) < 0 || walk_frags(&w, frag) < 0;
 		w.where = VBR_WRT_BINS;
 		e = e || walk_list(&w, wrt) < 0;
+		/* (no message queued, as the process walk counted them: none to walk) */
+		const struct vm_proc *vp = &b->vm->procs[i];
 		w.where = VBR_MESSAGE;
-		e = e || walk_queues(&w, p) < 0;
+		if (vp->message_queue_len || (vp->unknown & VPF_MESSAGE_QUEUE_LEN))
+			e = e || walk_queues(&w, p) < 0;
 		if (e) {
 			b->vm->procs[i].unknown |= VPF_BINARY;
 			bad++;

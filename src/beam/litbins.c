@@ -9,7 +9,7 @@
 
 #define INDEX_PAGE_SHIFT 10          /* index.h */
 #define MAX_MODULES (1u << 24)
-#define MAX_TERMS (1ull << 32)
+#define MAX_TERMS (1ull << 26)   /* persistent terms: more is a corrupt table */
 
 static int u64_cmp(const void *a, const void *b)
 {

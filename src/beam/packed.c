@@ -187,6 +187,8 @@ static void check_routed(struct beam *b)
 		drop(L, G_TOT_MODULE_BYTES);
 	if (LHAS(L, G_EXPORT_TABLES) && !hash_named(b, beam_global(b, G_EXPORT_TABLES), "export_list"))
 		drop(L, G_EXPORT_TABLES);
+	if (LHAS(L, G_MODULE_TABLES) && !hash_named(b, beam_global(b, G_MODULE_TABLES), "module_code"))
+		drop(L, G_MODULE_TABLES);
 	if (LHAS(L, G_HEAP_SIZES) && (beam_read_u64(b, beam_global(b, G_HEAP_SIZES), &v) < 0 ||
 				      beam_read_u64(b, beam_global(b, G_HEAP_SIZES) + 8, &w) < 0 ||
 				      v != 12 || w != 38))  /* erl_gc.c: the Fibonacci start */
@@ -225,10 +227,12 @@ static bc_err *check_atoms(struct beam *b)
 	static const char *const first[] = { "false", "true", "_", "nonode@nohost" };
 	for (size_t i = 0; i < sizeof first / sizeof first[0]; i++) {
 		const char *a = beam_atom(b, make_atom(i));
-		if (!a || strcmp(a, first[i]) != 0)
+		if (!a)  /* unreadable: the atom table, or the core, is cut */
+			return bc_error(BC_EFAULT, "%s cannot be checked: atom %zu is not readable in "
+					"this core", b->pack_name, i);
+		if (strcmp(a, first[i]) != 0)
 			return bc_error(BC_EMISMATCH, "%s does not fit this core: atom %zu reads as "
-					"'%s', not '%s'", b->pack_name, i, a ? a : "(unreadable)",
-					first[i]);
+					"'%s', not '%s'", b->pack_name, i, a, first[i]);
 	}
 	return NULL;
 }
@@ -246,13 +250,21 @@ static bc_err *check_ptab(struct beam *b)
 		beam_read_u64(b, ptab + LV(L, PTAB_PIX_MASK), &pix_mask);
 	if (LHAS(L, PTAB_INVALID))
 		beam_read_u64(b, ptab + LV(L, PTAB_INVALID), &invalid);
-	int seen = 0, bad_heap = 0;
+	int seen = 0, bad_heap = 0, unread = 0;
 	uint64_t bad_at = 0;
 	for (uint32_t ix = 0; ix < max && ix < 65536 && seen < 64; ix++) {
 		uint64_t p, id, heap, htop, stop, hend, sz;
-		if (beam_read_u64(b, tab + ix * 8ull, &p) < 0 || !p || p == invalid)
+		if (beam_read_u64(b, tab + ix * 8ull, &p) < 0) {
+			unread++;
 			continue;
-		if (beam_read_u64(b, p + LV(L, P_ID), &id) < 0 || (id & 0xf) != 0x3 ||
+		}
+		if (!p || p == invalid)
+			continue;
+		if (beam_read_u64(b, p + LV(L, P_ID), &id) < 0) {  /* not in the core: no verdict */
+			unread++;
+			continue;
+		}
+		if ((id & 0xf) != 0x3 ||
 		    ((id >> 32) != ix && ((id >> 4) & pix_mask) != ix))
 			return bc_error(BC_EMISMATCH, "%s does not fit this core: process table slot "
 					"%u holds no pid of that slot (Process.common.id reads "
@@ -275,6 +287,10 @@ static bc_err *check_ptab(struct beam *b)
 				"(the first in slot %llu) have no heap where it says (heap <= htop "
 				"<= stop <= hend = heap + heap_sz)", b->pack_name, bad_heap, seen,
 				(unsigned long long)bad_at - 1);
+	if (!seen && unread)  /* a cut core: what the pack would be checked on is not there */
+		return bc_error(BC_EFAULT, "%s cannot be checked: the process table is not in this "
+				"core%s", b->pack_name, b->core->truncated ? " (the core file is "
+				"truncated)" : "");
 	if (!seen)
 		return bc_error(BC_EMISMATCH, "%s does not fit this core: no process in the first "
 				"slots of the process table", b->pack_name);
@@ -312,11 +328,12 @@ bc_err *beam_pack_verify(struct beam *b)
 	static const enum layout_id need[] = { G_ERTS_PROC, PTAB_TAB, PTAB_MAX, P_ID, P_HEAP, P_HTOP,
 					       P_STOP, P_HEND, P_HEAP_SZ, G_ATOM_TABLE, IT_ENTRIES,
 					       IT_SEG_TABLE, ATOM_LEN };
-	bc_err *err = layout_need(&b->L, need, sizeof need / sizeof need[0]);
-	if (err) {
-		bc_err *e = bc_error(BC_EMISSING, "%s: %s", b->pack_name, err->msg);
-		bc_err_free(err);
-		return e;
+	bc_err *err;
+	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+		char d[200];
+		if (!LHAS(&b->L, need[i]))
+			return bc_error(BC_EMISSING, "%s has no %s, which every walk needs",
+					b->pack_name, layout_describe(need[i], d, sizeof d));
 	}
 	if ((err = check_ptab(b)) || (err = check_atoms(b)) || (err = check_allocators(b)))
 		return err;

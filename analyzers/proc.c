@@ -10,7 +10,7 @@
 #include "term.h"
 #include "termrank.h"
 
-#define SHOW_MESSAGES 50
+#define ALL_MESSAGES (1u << 26)
 #define SHOW_DICT (1u << 20)      /* all of it: JSON is whole, text cut at SHOW_TEXT */
 #define SHOW_FRAMES (1u << 16)
 #define SHOW_LARGEST 10
@@ -526,7 +526,8 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 		field_binaries(out, vm, p, bins, ib);
 		return s->oom ? bc_error(BC_ENOMEM, "out of memory") : NULL;
 	}
-	struct vm_detail_limits lim = { o->all ? (1u << 26) : SHOW_MESSAGES, SHOW_DICT, SHOW_FRAMES, 200,
+	/* every message for JSON and --all; text shows SHOW_TEXT and says how many more */
+	struct vm_detail_limits lim = { o->all || o->json ? ALL_MESSAGES : SHOW_TEXT, SHOW_DICT, SHOW_FRAMES, 200,
 					256, SHOW_LARGEST };
 	if (vm->detail(vm->loader, p, &lim, &s->d) < 0)
 		return bc_error(BC_ENOMEM, "out of memory");
@@ -552,9 +553,13 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 	field_list(out, "dictionary", "Dictionary", dict, d->ndict);
 	const char **messages = an_own(out, terms(s, d->messages, d->nmessages), NULL);
 	char n1[32], n2[32];
-	snprintf(buf, sizeof buf, "Messages (first %s of %s)", fmt_count(d->nmessages, n1, sizeof n1),
+	size_t in_text = o->all || d->nmessages < SHOW_TEXT ? d->nmessages : SHOW_TEXT;
+	snprintf(buf, sizeof buf, "Messages (first %s of %s)", fmt_count(in_text, n1, sizeof n1),
 		 p->unknown & VPF_MESSAGE_QUEUE_LEN ? "?" : fmt_count(p->message_queue_len, n2, sizeof n2));
 	field_list(out, "messages", keep(s, buf), messages, d->nmessages);
+	if (!(p->unknown & VPF_MESSAGE_QUEUE_LEN) && p->message_queue_len > d->nmessages &&
+	    lim.messages == SHOW_TEXT)
+		out->fields[out->nfields - 1].text_more = p->message_queue_len - d->nmessages;
 	field_binaries(out, vm, p, bins, ib);
 	const char **bt = an_own(out, calloc(d->nframes ? d->nframes : 1, sizeof *bt), NULL);
 	for (size_t i = 0; bt && i < d->nframes; i++) {

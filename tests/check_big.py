@@ -9,8 +9,8 @@
   an unknown key or root exit 2 naming what exists, a malformed path 64;
   `dictionary {key,5}` of big_dict is {value,5}; `message 100000` of flooded
   is {event,100000,<<"payload">>}.
-- lists over 50 items are cut in text with the exact remainder (big_dict's
-  10,000 keys, deep_recursion's frames, the RabbitMQ backlog queue's 50,000
+- lists over 50 items are cut in text with the exact remainder (flooded's
+  100,000 messages, big_dict's 10,000 keys, deep_recursion's frames, the RabbitMQ backlog queue's 50,000
   binaries) and whole in JSON;
 - every element's flat size adds up to its container's (a list: 2 words a
   cell; a tuple: arity + 1), on the RabbitMQ queue's 4 M-word state too;
@@ -119,6 +119,9 @@ if "state_flat_size" in gt and "sessions_server" in (gt["state_flat_size"] or {}
     m = term("flooded", "message 100000")
     if m and m["term"]["term"] != '{event,100000,<<"payload">>}':
         bad.append(f"flooded message 100000: {m['term']}")
+    msgs = cut_check("flooded", "messages", "Messages")
+    if len(msgs) != 100000 or msgs[-1] != '{event,100000,<<"payload">>}':
+        bad.append(f"flooded: {len(msgs)} messages in JSON, last {msgs[-1:]}; want 100,000")
     keys = cut_check("big_dict", "dictionary", "Dictionary")
     if sum(1 for k in keys if k.startswith("{{key,")) != 10000:
         bad.append(f"big_dict: {len(keys)} dictionary entries in JSON, want the 10,000 keys")

@@ -40,6 +40,7 @@ struct an_field {
 	const char *title;        /* text: a heading instead of "key" (lists) */
 	size_t text_max;          /* text: a list's first items, then "... and N more"
 				   * (0: all; JSON has all) */
+	uint64_t text_more;       /* text: items beyond the list's n, said in that line */
 };
 #define AN_MAX_FIELDS 48
 

@@ -230,9 +230,9 @@ void print_text(int header, const struct vm *vm, const struct an_out *out)
 				size_t shown = f->text_max && f->text_max < f->n ? f->text_max : f->n;
 				for (size_t k = 0; k < shown; k++)
 					printf("  %s\n", f->list[k]);
-				if (shown < f->n)
+				if (shown < f->n || f->text_more)
 					printf("  ... and %s more (--all prints all; --json has all)\n",
-					       fmt_count(f->n - shown, b, sizeof b));
+					       fmt_count(f->n - shown + f->text_more, b, sizeof b));
 			}
 		}
 	if (out->nfields)

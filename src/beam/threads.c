@@ -219,14 +219,17 @@ static int name_scheduler(struct beam *b, const struct beam_sched *s, void *arg)
 	(void)arg;
 	if (beam_read_u64(b, s->esd + LV(L, ASD_TID), &tid) < 0)
 		return 0;
+	/* read before a thread matches: a live read's first run, with no
+	 * registers, then has the page in what the node's stop copies */
+	if (beam_read_u64(b, s->esd + LV(L, ASD_CURRENT_PROCESS), &proc) < 0)
+		proc = 0;
 	for (size_t t = 0; t < vm->nthreads && t < b->core->nthreads; t++) {
 		if (b->core->threads[t].fs_base != tid)
 			continue;
 		char role[64];
 		snprintf(role, sizeof role, "%s %llu", s->role, (unsigned long long)s->index);
 		vm->threads[t].role = vm_intern(vm, role, strlen(role));
-		if (beam_read_u64(b, s->esd + LV(L, ASD_CURRENT_PROCESS), &proc) == 0 && proc &&
-		    beam_read_u64(b, proc + LV(L, P_ID), &id) == 0) {
+		if (proc && beam_read_u64(b, proc + LV(L, P_ID), &id) == 0) {
 			beam_decode_pid(b, id, &vm->threads[t].running);
 			vm->threads[t].has_running = true;
 		}

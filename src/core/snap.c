@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,6 +15,7 @@
 
 #define BATCH_IOV 1024              /* IOV_MAX on Linux */
 #define BATCH_BYTES (8u << 20)      /* and at most this much per call: the budget is checked between */
+#define SPLIT_MIN (32u << 20)       /* a copy this large runs in two threads */
 
 int livesnap_add(struct livesnap *s, uint64_t lo, uint64_t hi)
 {
@@ -48,6 +50,27 @@ int livesnap_prepare(struct livesnap *s, size_t reserve)
 		s->runs[n++] = *r;
 	}
 	s->nruns = n;
+	/* runs of at most BATCH_BYTES: a batch is that long at most, and the copy
+	 * splits between runs */
+	size_t more = 0;
+	for (size_t i = 0; i < n; i++)
+		more += (s->runs[i].len - 1) / BATCH_BYTES;
+	if (more) {
+		struct snap_run *r = vm_grow(s->runs, &s->cap, n + more - 1, sizeof *r, 1024);
+		if (!r)
+			return -1;
+		s->runs = r;
+		for (size_t i = n, at = n + more; i-- > 0;) {
+			struct snap_run whole = s->runs[i];
+			size_t pieces = (size_t)((whole.len - 1) / BATCH_BYTES) + 1;
+			for (size_t k = pieces; k-- > 0;) {
+				uint64_t lo = whole.lo + (uint64_t)k * BATCH_BYTES;
+				uint64_t end = k + 1 == pieces ? whole.lo + whole.len : lo + BATCH_BYTES;
+				s->runs[--at] = (struct snap_run){ .lo = lo, .len = end - lo };
+			}
+		}
+		s->nruns = n += more;
+	}
 	size_t size = 0;
 	for (size_t i = 0; i < n; i++) {
 		s->runs[i].off = size;
@@ -96,14 +119,14 @@ static long copy_batch(struct livesnap *s, int pid, size_t i, size_t j)
 	return (long)k;
 }
 
-int livesnap_copy(struct livesnap *s, int pid, double max_ms, double (*past_ms)(void))
+static int copy_range(struct livesnap *s, int pid, size_t i, size_t end, double max_ms,
+		      double (*past_ms)(void))
 {
-	size_t i = 0;
-	while (i < s->nruns) {
+	while (i < end) {
 		if (max_ms > 0 && past_ms() > max_ms)
 			return 1;
 		size_t j = i, bytes = 0;
-		while (j < s->nruns && j - i < BATCH_IOV && (j == i || bytes + s->runs[j].len <= BATCH_BYTES))
+		while (j < end && j - i < BATCH_IOV && (j == i || bytes + s->runs[j].len <= BATCH_BYTES))
 			bytes += s->runs[j++].len;
 		long k = copy_batch(s, pid, i, j);
 		if (k < 0)
@@ -111,6 +134,42 @@ int livesnap_copy(struct livesnap *s, int pid, double max_ms, double (*past_ms)(
 		i = (size_t)k;
 	}
 	return 0;
+}
+
+struct half {
+	struct livesnap *s;
+	int pid;
+	size_t i, end;
+	double max_ms;
+	double (*past_ms)(void);
+	int rc;
+};
+
+static void *copy_half(void *arg)
+{
+	struct half *h = arg;
+	h->rc = copy_range(h->s, h->pid, h->i, h->end, h->max_ms, h->past_ms);
+	return NULL;
+}
+
+int livesnap_copy(struct livesnap *s, int pid, double max_ms, double (*past_ms)(void))
+{
+	/* A large copy in two threads: the node's CPUs wait while it lasts, and
+	 * one thread does not take all of the memory bandwidth */
+	size_t mid = 0, half = 0;
+	if (s->size >= SPLIT_MIN)
+		for (; mid < s->nruns && half < s->size / 2; mid++)
+			half += s->runs[mid].len;
+	pthread_t t;
+	struct half h = { s, pid, mid, s->nruns, max_ms, past_ms, 0 };
+	int two = mid > 0 && mid < s->nruns && pthread_create(&t, NULL, copy_half, &h) == 0;
+	int rc = copy_range(s, pid, 0, two ? mid : s->nruns, max_ms, past_ms);
+	if (two) {
+		pthread_join(t, NULL);
+		if (rc == 0 || h.rc < 0)
+			rc = h.rc;
+	}
+	return rc;
 }
 
 uint64_t livesnap_bytes(const struct livesnap *s)

@@ -71,20 +71,30 @@ def sums_up(doc, where):
     if not t.get("element_count") or len(els) != t["element_count"] or not t["complete"]:
         return
     shape = t["shape"]
+    # a flatmap (up to 32 keys): header, size, keys pointer, the values, and
+    # its keys tuple (these keys atoms: no words of their own)
+    atom_keys = all(re.fullmatch(r"[a-z][A-Za-z0-9_@]*|'[^']*'", e["key"]) for e in els)
     own = 2 * len(els) if shape.startswith("list") else len(els) + 1 if shape.startswith("tuple") \
-        else None
+        else 2 * len(els) + 4 if shape.startswith("map") and len(els) <= 32 and atom_keys else None
     if own is not None and own + sum(e["flat_size"] for e in els) != t["flat_size"]:
         bad.append(f"{where}: elements sum to {own + sum(e['flat_size'] for e in els)}, "
                    f"the term is {t['flat_size']}")
 
 
-if "state_flat_size" in gt and "sessions_server" in (gt["state_flat_size"] or {}):
-    want = gt["state_flat_size"]["sessions_server"]
-    doc = fx.json("proc", arg="sessions_server")
-    root = doc["largest_terms"][0]["where"]
-    st = term("sessions_server", root)
+for name, want in (gt.get("state_flat_size") or {}).items():
+    # a gen_server's state (largest_terms' first root) opened by --term: the
+    # flat size erts_debug:flat_size(sys:get_state/1) gave, its elements adding up
+    who = name if re.fullmatch(r"[a-z][A-Za-z0-9_@]*", name) else f"'{name}'"
+    root = fx.json("proc", arg=who)["largest_terms"][0]["where"]
+    st = term(who, root, "--all")
     if st and (st["term"]["flat_size"] != want or st["term"]["path"] != root):
-        bad.append(f"sessions_server {root}: flat size {st['term']['flat_size']}, live {want}")
+        bad.append(f"{name} {root}: flat size {st['term']['flat_size']}, live {want}")
+    elif st:
+        sums_up(st, f"{name} {root}")
+        print(f"{name}: {root} {st['term']['flat_size']:,} words = the live flat size")
+
+if "state_flat_size" in gt and "sessions_server" in (gt["state_flat_size"] or {}):
+    root = fx.json("proc", arg="sessions_server")["largest_terms"][0]["where"]
     cache = term("sessions_server", root + " cache")
     rows = 500000
     if cache:

@@ -617,6 +617,7 @@ static int triage_main(const struct target_opts *to, void *opts, char **words, i
 	if (rc < 0 && !(R.res = calloc(R.in.n + 1, sizeof *R.res)))
 		rc = say(bc_error(BC_ENOMEM, "out of memory"));
 	if (rc < 0) {
+		tzset();  /* (the dump headers' local times: the zone read once, not by each thread) */
 		run_all(&R);
 		if (group_all(&R, &G) < 0 || !(scratch = calloc(R.in.n + 1, sizeof *scratch)))
 			rc = say(bc_error(BC_ENOMEM, "out of memory"));

@@ -101,8 +101,11 @@ static int live_read(struct ui *u, struct target **t, struct live *lv, struct ta
 	*old_t = NULL;
 	struct target *nt = NULL;
 	bc_err *err = target_open(lv->o, &nt);
+	unsigned need = lv->o->no_stop ? NEED_PROCS | NEED_MEMORY : needs();
 	if (!err)
-		err = target_load(nt, lv->o->no_stop ? NEED_PROCS | NEED_MEMORY : needs());
+		err = target_load(nt, need);
+	if (!err && target_rehearsing(nt) && !(err = target_snapshot(nt)))  /* stopped to copy */
+		err = target_load(nt, need);
 	target_release(nt);
 	lv->next = mono() + lv->interval;
 	if (err) {
@@ -399,8 +402,9 @@ static int run(const struct target_opts *to, void *opts, char **words, int nword
 	struct target_opts t = *to;
 	(void)words;
 	(void)nwords;
-	if (t.pid)  /* refreshed; stopped for each read only with --stop */
+	if (t.pid)  /* refreshed; stopped for each read only with --stop (to copy) */
 		t.no_stop = !o->stop;
+	t.snapshot = 1;
 	return tui_main(&t, o->interval > 0 ? o->interval : 2.0);
 }
 

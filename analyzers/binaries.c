@@ -72,6 +72,7 @@ struct ctx {
 	size_t nbins;
 	int32_t *port_proc;                 /* per port: its connected process, -1 */
 	uint64_t by_class[C_N];             /* attribution: allocator bytes per class */
+	bool dumped;                        /* a crash dump's: its heaps' binaries, no refc */
 	uint64_t proc_bins, proc_bytes;     /* distinct binaries processes hold (orig_size), */
 	uint64_t queue_bytes;               /* of which only in queued messages */
 };
@@ -169,7 +170,9 @@ static void holder_cell(void *vctx, size_t row, size_t col, struct rcell *out, c
 	case H_QUEUE_BYTES: out->u = h->queue_bytes; break;
 	case H_EXCL: out->u = h->exclusive; break;
 	}
-	if (col >= H_COUNT && (p->unknown & VPF_BINARY))
+	if (c->dumped)  /* a crash dump: what its heaps show, no more */
+		out->null = col > H_BYTES;
+	else if (col >= H_COUNT && (p->unknown & VPF_BINARY))
 		out->null = true;
 }
 
@@ -240,7 +243,7 @@ static void bin_cell(void *vctx, size_t row, size_t col, struct rcell *out, char
 	switch (col) {
 	case B_ADDR: out->u = bn->addr; break;
 	case B_SIZE: out->u = bn->size; break;
-	case B_REFC: out->u = bn->refc; break;
+	case B_REFC: out->u = bn->refc; out->null = c->dumped; break;
 	case B_REFS: out->u = bn->n; break;
 	case B_HOLDERS: case B_SHOWN: out->u = bn->nholders; break;
 	}
@@ -565,30 +568,9 @@ static void top_others(const struct vm *vm, const struct ctx *c, struct an_out *
 	}
 }
 
-static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
+/* The holders, ports, tables and binaries, the first top of each (0: all). */
+static void tables(struct ctx *c, size_t top, struct an_out *out)
 {
-	const char *why = vm_not_recorded(vm, NEED_BINARIES);
-	if (why)
-		return bc_error(BC_EFORMAT, "%s: %s: `binaries` needs a core", vm->source, why);
-	struct ctx *c = an_own(out, calloc(1, sizeof *c), ctx_release);
-	if (!c)
-		return bc_error(BC_ENOMEM, "out of memory");
-	bc_err *err = build(vm, c);
-	if (err)
-		return err;
-	uint64_t per_ref = 0;
-	for (size_t i = 0; i < vm->nbinrefs; i++)
-		per_ref += vm->binrefs[i].orig_size;
-	attribution(vm, c, out);
-	char a[32], b[32], d[32], e[32];
-	if (asprintf(&out->findings[out->nfindings], "%s refc binaries held by %zu processes: %s "
-		     "(%s of them only in messages not yet received), %s counted per reference (as "
-		     "recon's binary_memory)", fmt_count(c->proc_bins, d, sizeof d), c->nholders,
-		     fmt_bytes(c->proc_bytes, a, sizeof a), fmt_bytes(c->queue_bytes, e, sizeof e),
-		     fmt_bytes(per_ref, b, sizeof b)) >= 0)
-		out->nfindings++;
-	top_others(vm, c, out);
-	size_t top = o->top;
 	out->tables[0] = (struct rtable){
 		.json_key = "holders", .cols = holder_cols,
 		.ncols = sizeof holder_cols / sizeof holder_cols[0],
@@ -617,6 +599,65 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	};
 	out->titles[3] = "\nLargest refc binaries";
 	out->ntables = 4;
+}
+
+/* A crash dump: the binaries its processes' heaps show (=binary sections),
+ * each process's distinct ones; the rest of erlang:memory(binary) unknown. */
+static bc_err *dumped_run(const struct vm *vm, const struct an_opts *o, struct ctx *c,
+			  struct an_out *out)
+{
+	bool have_total = vm->memory.known & (1u << VM_MEM_BINARY);
+	out->kv_key = "attribution";
+	out->kv_title = "\nerlang:memory(binary) by holder (a crash dump: the binaries its heaps show)";
+	out->kv[out->nkv++] = (struct an_kv){ "binary", vm->memory.v[VM_MEM_BINARY], !have_total };
+	out->kv[out->nkv++] = (struct an_kv){ "processes", c->proc_bytes, false };
+	static const char *const unknown[] = { "ports", "ets", "literals", "unattributed" };
+	for (size_t i = 0; i < 4; i++)
+		out->kv[out->nkv++] = (struct an_kv){ unknown[i], 0, true };
+	char a[32], b[32], n[32];
+	an_gap(out, "a crash dump shows %s refc binaries in its processes' heaps (%s: "
+	       "attribution.processes, their bytes without the allocator's); it does not record "
+	       "their reference counts, the binaries of queued messages, ports, ETS tables and "
+	       "literals, so the rest of erlang:memory(binary) (%s) is not attributed",
+	       fmt_count(c->proc_bins, n, sizeof n), fmt_bytes(c->proc_bytes, a, sizeof a),
+	       have_total ? fmt_bytes(vm->memory.v[VM_MEM_BINARY], b, sizeof b) : "?");
+	if (asprintf(&out->findings[out->nfindings], "%s refc binaries in %zu processes' heaps: %s "
+		     "(a crash dump: who else holds them is not recorded)",
+		     fmt_count(c->proc_bins, n, sizeof n), c->nholders,
+		     fmt_bytes(c->proc_bytes, a, sizeof a)) >= 0)
+		out->nfindings++;
+	tables(c, o->top, out);
+	return NULL;
+}
+
+static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
+{
+	const char *why = vm_not_recorded(vm, NEED_BINARIES);
+	bool dumped = vm->binholds_read & (1u << VBH_DUMPED);
+	if (why && !dumped)
+		return bc_error(BC_EFORMAT, "%s: %s: `binaries` needs a core", vm->source, why);
+	struct ctx *c = an_own(out, calloc(1, sizeof *c), ctx_release);
+	if (!c)
+		return bc_error(BC_ENOMEM, "out of memory");
+	c->dumped = dumped;
+	bc_err *err = build(vm, c);
+	if (err)
+		return err;
+	if (dumped)
+		return dumped_run(vm, o, c, out);
+	uint64_t per_ref = 0;
+	for (size_t i = 0; i < vm->nbinrefs; i++)
+		per_ref += vm->binrefs[i].orig_size;
+	attribution(vm, c, out);
+	char a[32], b[32], d[32], e[32];
+	if (asprintf(&out->findings[out->nfindings], "%s refc binaries held by %zu processes: %s "
+		     "(%s of them only in messages not yet received), %s counted per reference (as "
+		     "recon's binary_memory)", fmt_count(c->proc_bins, d, sizeof d), c->nholders,
+		     fmt_bytes(c->proc_bytes, a, sizeof a), fmt_bytes(c->queue_bytes, e, sizeof e),
+		     fmt_bytes(per_ref, b, sizeof b)) >= 0)
+		out->nfindings++;
+	top_others(vm, c, out);
+	tables(c, o->top, out);
 	return NULL;
 }
 

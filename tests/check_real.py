@@ -302,7 +302,10 @@ gap(f"ports: erlang:ports() {len(ports['ports'])} ({tcp} tcp_inet, {queued} with
 # --- binaries: erlang:memory(binary) against what is attributed
 live_bin = fx.json_file("memory.json")["memory"]["binary"]
 if dump:
-    gap(f"binaries: erlang:memory(binary) {live_bin:,}; a dump records no refc binaries")
+    b = fx.json("binaries", ok=(1,))
+    gap(f"binaries: erlang:memory(binary) {live_bin:,}; the dump's heaps show "
+        f"{len(b['binaries'])} refc binaries, {b['attribution']['processes']:,} bytes; the rest "
+        "is not recorded")
 else:
     b = fx.json("binaries", ok=(0, 1))
     a = b["attribution"]

@@ -56,8 +56,40 @@ def queue_bad(fx, gt, holders):
                        f"{h['exclusive_bytes']}, its binaries {h['bytes']} (its port's queue holds the rest)")
     return bad
 
+def dump_main(fx):
+    """A crash dump: each idle process's distinct binaries its heap shows are
+    among those process_info(P, binary) listed (an unreachable one, still on
+    the off-heap list live, is not dumped): never more, and all of them for
+    most processes."""
+    gt = fx.truth
+    doc = fx.json("binaries", ok=(1,))
+    holders = {h["pid"]: h for h in doc["holders"]}
+    bad, same, fewer = [], 0, 0
+    for p in idle_processes(gt):
+        want = {a: size for a, size, _ in p["binary"]}
+        h = holders.get(p["pid"])
+        got = (h["count"], h["bytes"]) if h else (0, 0)
+        if got == (len(want), sum(want.values())):
+            same += 1
+        elif got[0] <= len(want) and got[1] <= sum(want.values()):
+            fewer += 1
+        else:
+            bad.append(f"{p['pid']} dumped binaries (count, bytes) {got}, live {(len(want), sum(want.values()))}")
+    a = doc["attribution"]
+    if a["processes"] != sum(b["size"] for b in doc["binaries"]) or a["unattributed"] is not None:
+        bad.append(f"attribution {a}: processes is the dumped binaries' sizes, the rest null")
+    if fewer > 0.01 * (same + fewer):
+        bad.append(f"{fewer} of {same + fewer} idle processes show fewer binaries than live")
+    print(f"{fx.name}: {same} idle processes' dumped binaries equal process_info(P, binary)'s, "
+          f"{fewer} fewer; {len(bad)} mismatches")
+    for b in bad[:40]:
+        print("  MISMATCH " + b)
+    return 1 if bad else 0
+
 def main():
     fx = Fixture(sys.argv)
+    if sys.argv[3].endswith(".dump"):
+        return dump_main(fx)
     gt = fx.truth
     # partial only for what is not attributed (said in "missing")
     doc = fx.json("binaries", ok=(0, 1))

@@ -207,8 +207,8 @@ bc_err *dump_load(struct dump *d, unsigned needs)
 		needs &= ~unrecorded[i].part;
 	if (!needs)
 		return NULL;  /* nothing it records was asked for: the file is not read */
-	if (needs & (NEED_ETS | NEED_STACKS))
-		needs |= NEED_PROCS;  /* owners are processes */
+	if (needs & (NEED_ETS | NEED_STACKS | NEED_BINARY_HOLDERS))
+		needs |= NEED_PROCS;  /* owners (holders) are processes */
 	unsigned scanned = NEED_PROCS | NEED_STACKS;
 	if (d->indexed && (needs & scanned & ~d->loaded)) {
 		unsigned had = d->loaded;
@@ -232,6 +232,11 @@ bc_err *dump_load(struct dump *d, unsigned needs)
 		if ((err = dump_load_ports(d)))
 			return err;
 		d->loaded |= NEED_PORTS;
+	}
+	if ((needs & NEED_BINARY_HOLDERS) && !(d->loaded & NEED_BINARY_HOLDERS)) {
+		if ((err = dump_load_binaries(d)))
+			return err;
+		d->loaded |= NEED_BINARY_HOLDERS;
 	}
 	if ((needs & NEED_MEMORY) && !(d->loaded & NEED_MEMORY)) {
 		if ((err = dump_load_memory(d)))

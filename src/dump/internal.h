@@ -142,6 +142,8 @@ bc_err *dump_load_ets(struct dump *d);
 bc_err *dump_load_memory(struct dump *d);
 bc_err *dump_load_nodes(struct dump *d);
 bc_err *dump_load_ports(struct dump *d);
+/* The binaries the processes' heaps show (NEED_BINARY_HOLDERS; binaries.c). */
+bc_err *dump_load_binaries(struct dump *d);
 
 /* The body [*start, *end) of the section "TAG<pid>" (tag "=proc_heap:"); -1:
  * none. The first call indexes every per-process section once. */

@@ -114,7 +114,9 @@ struct vm_binref {
  * identity), or a process's magic reference (a NIF resource, a table's id:
  * on its off-heap list, not in process_info(P, binary)). */
 enum vm_binhold_kind { VBH_PORT_QUEUE, VBH_PORT_BUFFER, VBH_ETS, VBH_MAGIC,
-		       VBH_LITERAL /* a literal area's: module code, persistent terms */ };
+		       VBH_LITERAL /* a literal area's: module code, persistent terms */,
+		       VBH_DUMPED /* (a flag of binholds_read: vm->binrefs are what a crash
+				   * dump's heaps show, without reference counts) */ };
 struct vm_binhold {
 	uint8_t kind;                  /* enum vm_binhold_kind */
 	uint32_t owner;                /* index into vm->ports, vm->ets or vm->procs (magic); 0 */

@@ -1,0 +1,62 @@
+/* The refc binaries a crash dump shows (erl_process_dump.c): each process's
+ * heap section (=proc_heap:PID) refers to one as Yc<its Binary's address>:
+ * <offset>:<size>, and a =binary:ADDR section holds its size and bytes. Who
+ * holds a binary by reference count, the binaries of queued messages, ports,
+ * ETS tables and literals: not recorded. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "text.h"
+
+/* The address after "Yc" at p, up to its ':'; false when it is none. */
+static bool ref_at(const char *p, const char *end, uint64_t *addr)
+{
+	const char *q = p;
+	while (q < end && ((*q >= '0' && *q <= '9') || (*q >= 'A' && *q <= 'F')))
+		q++;
+	return q > p && q < end && *q == ':' && parse_hex(p, q, addr);
+}
+
+/* The size of the binary at addr from its =binary section; false: not dumped. */
+static bool dumped_size(struct dump *d, uint64_t addr, uint64_t *size)
+{
+	char key[40];
+	const char *s, *e;
+	snprintf(key, sizeof key, "binary:%llX", (unsigned long long)addr);
+	if (dump_tag_section(d, key, &s, &e) < 0)
+		return false;
+	const char *colon = memchr(s, ':', (size_t)(e - s));
+	return colon && parse_hex(s, colon, size);
+}
+
+bc_err *dump_load_binaries(struct dump *d)
+{
+	struct vm *vm = d->vm;
+	size_t missing = 0;
+	for (size_t i = 0; i < vm->nprocs; i++) {
+		char key[64], pid[40];
+		const char *s, *e;
+		snprintf(key, sizeof key, "proc_heap:%s", vm_pid_str(&vm->procs[i], pid, sizeof pid));
+		if (dump_tag_section(d, key, &s, &e) < 0)
+			continue;  /* no heap written for it */
+		for (const char *p = s; (p = memmem(p, (size_t)(e - p), "Yc", 2)); p += 2) {
+			uint64_t addr, size;
+			if (p == s || p[-1] != ':' || !ref_at(p + 2, e, &addr))
+				continue;
+			if (!dumped_size(d, addr, &size)) {
+				missing++;
+				continue;
+			}
+			struct vm_binref *r = vm_add_binref(vm);
+			if (!r)
+				return bc_error(BC_ENOMEM, "out of memory");
+			*r = (struct vm_binref){ (uint32_t)i, VBR_OFF_HEAP, addr, size, 0, 0 };
+		}
+	}
+	if (missing)
+		vm_gap(vm, "%zu references to refc binaries in the processes' heaps have no =binary "
+		       "section", missing);
+	vm->binholds_read |= 1u << VBH_DUMPED;
+	return NULL;
+}

@@ -173,6 +173,19 @@ with tempfile.TemporaryDirectory() as tmp:
     if rc != 0:
         bad.append(f"--baseline with nothing new: exit {rc}")
 
+    # a slogan longer than a signature holds: said cut ("..."), and read back by --baseline
+    long = os.path.join(tmp, "long.dump")
+    with open(long, "wb") as f:
+        f.write(b"=erl_crash_dump:0.5\nThu Nov 26 00:00:00 2026\nSlogan: " + "\u00e9".encode() * 700 +
+                b" 12\n=end\n")
+    _, ldoc = doc_of(long)
+    sig = ldoc["groups"][0]["signature"]
+    json.dump(ldoc, open(base, "w"))
+    _, again = doc_of("--baseline", base, long)
+    if len(sig.encode()) > 1023 or not sig.endswith("...") or again["groups"][0]["new"] is not False:
+        bad.append(f"a long slogan: {len(sig.encode())} bytes, ends {sig[-4:]!r}, "
+                   f"new against itself: {again['groups'][0]['new']}")
+
     # 10,000 files: bounded memory (links to small dumps and to garbage)
     big = os.path.join(tmp, "many")
     os.mkdir(big)

@@ -213,6 +213,19 @@ static void frames_core(const struct vm *vm, char *out, size_t len, size_t *n)
 	}
 }
 
+/* A signature longer than its buffer is said cut: it ends in "..." (at a
+ * character's end). */
+static void said_cut(char *out, size_t len)
+{
+	size_t n = strlen(out);
+	if (n + 1 < len || len < 8)
+		return;
+	n = len - 4;
+	while (n > 0 && (out[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(out + n, "...", 4);
+}
+
 void sig_of(const struct vm *vm, char *out, size_t len)
 {
 	size_t n = 0;
@@ -226,4 +239,5 @@ void sig_of(const struct vm *vm, char *out, size_t len)
 	} else {
 		frames_core(vm, out, len, &n);
 	}
+	said_cut(out, len);
 }

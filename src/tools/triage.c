@@ -367,36 +367,68 @@ static const char *when(double t, char *buf, size_t len)
 
 /* ---- baseline: the signatures of a previous --json ---- */
 
+/* out[*n..] += code point v as UTF-8 */
+static void put_utf8(char *out, size_t len, size_t *n, unsigned v)
+{
+	char b[4];
+	size_t k = v < 0x80 ? 1 : v < 0x800 ? 2 : v < 0x10000 ? 3 : 4;
+	static const unsigned char lead[] = { 0, 0, 0xc0, 0xe0, 0xf0 };
+	for (size_t i = k - 1; i > 0; i--, v >>= 6)
+		b[i] = (char)(0x80 | (v & 0x3f));
+	b[0] = (char)(lead[k] | v);
+	for (size_t i = 0; i < k && *n + 1 < len; i++)
+		out[(*n)++] = b[i];
+}
+
 /* The JSON string at s (after its opening quote) decoded into out; NULL when
- * it does not end. */
-static const char *json_string(const char *s, char *out, size_t len)
+ * it does not end. \uXXXX as the character (a file rewritten by another JSON
+ * tool), or with bytes set, \u00XX as byte XX: beamcore's own way of writing a
+ * byte that is no valid UTF-8 (docs/json.md). */
+static const char *json_string(const char *s, char *out, size_t len, bool bytes)
 {
 	size_t n = 0;
 	for (; *s && *s != '"'; s++) {
-		char c = *s;
-		if (c == '\\') {
-			c = *++s;
-			if (c == 'u') {
-				unsigned v = 0;
-				if (sscanf(s + 1, "%4x", &v) != 1)
-					return NULL;
-				s += 4;
-				if (v < 0x80)
-					c = (char)v;
-				else {  /* (our writer escapes only control characters) */
-					c = '?';
-				}
-			} else
-				c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c == 'b' ? '\b'
-				    : c == 'f' ? '\f' : c;
+		if (*s != '\\') {
+			if (n + 1 < len)
+				out[n++] = *s;
+			continue;
+		}
+		char c = *++s;
+		unsigned v = 0, lo = 0;
+		if (c != 'u') {
+			c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c == 'b' ? '\b'
+			    : c == 'f' ? '\f' : c;
 			if (!c)
 				return NULL;
+			if (n + 1 < len)
+				out[n++] = c;
+			continue;
 		}
-		if (n + 1 < len)
-			out[n++] = c;
+		if (sscanf(s + 1, "%4x", &v) != 1 || strlen(s) < 5)
+			return NULL;
+		s += 4;
+		if (bytes && v <= 0xff) {
+			if (n + 1 < len)
+				out[n++] = (char)v;
+			continue;
+		}
+		if (v >= 0xd800 && v < 0xdc00 && s[1] == '\\' && s[2] == 'u' &&
+		    sscanf(s + 3, "%4x", &lo) == 1 && lo >= 0xdc00 && lo < 0xe000) {
+			v = 0x10000 + ((v - 0xd800) << 10) + (lo - 0xdc00);
+			s += 6;
+		}
+		put_utf8(out, len, &n, v);
 	}
 	out[n] = 0;
 	return *s == '"' ? s + 1 : NULL;
+}
+
+/* A group's signature seen in the baseline: not new. */
+static void seen_in_baseline(struct groups *G, const char *sig)
+{
+	for (size_t g = 0; g < G->n; g++)
+		if (strcmp(G->v[g].sig, sig) == 0)
+			G->v[g].is_new = false;
 }
 
 static bc_err *baseline_mark(const char *path, struct groups *G)
@@ -434,11 +466,12 @@ static bc_err *baseline_mark(const char *path, struct groups *G)
 		p += sizeof key - 1;
 		while (*p == ' ')
 			p++;
-		if (*p != '"' || !(p = json_string(p + 1, sig, sizeof sig)))
+		if (*p != '"' || !json_string(p + 1, sig, sizeof sig, true))
 			break;
-		for (size_t g = 0; g < G->n; g++)
-			if (strcmp(G->v[g].sig, sig) == 0)
-				G->v[g].is_new = false;
+		seen_in_baseline(G, sig);
+		if (!(p = json_string(p + 1, sig, sizeof sig, false)))
+			break;
+		seen_in_baseline(G, sig);
 	}
 	free(text);
 	return NULL;

@@ -5,6 +5,7 @@
 #include "term.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,12 @@ int label_rules_load(const char *path, bool must_exist, char *err, size_t errlen
 	add_builtin();
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		if (!must_exist && errno == ENOENT)
+		/* the default file is optional: absent, or behind a directory this
+		 * user cannot search (sudo -u with HOME=/root); one that is there
+		 * but unreadable is an error */
+		struct stat st;
+		if (!must_exist && (errno == ENOENT || errno == ENOTDIR ||
+				    (errno == EACCES && stat(path, &st) < 0)))
 			return 1;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;

@@ -77,7 +77,8 @@ static size_t m_hex(const char *s, const char *start)
 static size_t m_number(const char *s, const char *start)
 {
 	size_t i = 0;
-	if ((s > start && (word_char(s[-1]) || s[-1] == '.')) )
+	if (s > start && (word_char(s[-1]) || s[-1] == '.' ||
+			  (s[-1] == '-' && s - 1 > start && word_char(s[-2]))))  /* erts-15 */
 		return 0;
 	if (s[0] == '-' && digit(s[1]) && !(s > start && s[-1] == '-'))
 		i = 1;
@@ -116,36 +117,56 @@ const struct sig_rule sig_rules[] = {
 };
 const size_t sig_nrules = sizeof sig_rules / sizeof sig_rules[0];
 
-/* out[*n..] += s (k bytes), keeping room for the NUL */
-static void put(char *out, size_t len, size_t *n, const char *s, size_t k)
+/* What a signature is written into: out[0..n) of len bytes; cut when
+ * something did not fit. */
+struct sbuf {
+	char *out;
+	size_t len, n;
+	bool cut;
+};
+
+/* b += s (k bytes), keeping room for the NUL; cut at a character's end */
+static void put(struct sbuf *b, const char *s, size_t k)
 {
-	if (*n + k >= len)
-		k = len - 1 - *n;
-	memcpy(out + *n, s, k);
-	*n += k;
-	out[*n] = 0;
+	if (b->n + k >= b->len) {
+		k = b->len - 1 - b->n;
+		while (k > 0 && (s[k] & 0xc0) == 0x80)
+			k--;
+		b->cut = true;
+	}
+	memcpy(b->out + b->n, s, k);
+	b->n += k;
+	b->out[b->n] = 0;
 }
 
-void sig_normalize(const char *s, char *out, size_t len)
+static void normalize(struct sbuf *b, const char *s)
 {
-	size_t n = 0;
-	out[0] = 0;
-	for (const char *p = s; *p && n + 1 < len;) {
+	for (const char *p = s; *p && !b->cut;) {
 		size_t k = 0, r;
 		for (r = 0; r < sig_nrules && !(k = sig_rules[r].match(p, s)); r++)
 			;
 		if (k) {
-			put(out, len, &n, sig_rules[r].as, strlen(sig_rules[r].as));
+			put(b, sig_rules[r].as, strlen(sig_rules[r].as));
 			p += k;
 		} else if (*p == '\n' || *p == '\r') {  /* one line: a slogan's own newlines */
-			put(out, len, &n, " ", 1);
+			put(b, " ", 1);
 			p++;
 		} else {
-			put(out, len, &n, p++, 1);
+			size_t k1 = 1;  /* a whole character */
+			while ((p[k1] & 0xc0) == 0x80)
+				k1++;
+			put(b, p, k1);
+			p += k1;
 		}
 	}
-	while (n > 0 && (out[n - 1] & 0xc0) == 0x80 && n + 1 >= len)  /* a cut character */
-		out[--n] = 0;
+}
+
+bool sig_normalize(const char *s, char *out, size_t len)
+{
+	struct sbuf b = { out, len, 0, false };
+	out[0] = 0;
+	normalize(&b, s);
+	return b.cut;
 }
 
 static const char *signal_name(int signo, char *buf, size_t len)
@@ -166,7 +187,7 @@ static const char *signal_name(int signo, char *buf, size_t len)
 }
 
 /* " | a < b < c": the innermost frames first */
-static void frames_dump(const struct vm *vm, char *out, size_t len, size_t *n)
+static void frames_dump(const struct vm *vm, struct sbuf *b)
 {
 	const struct vm_death *d = &vm->death;
 	const struct vm_proc *p = d->have_culprit ? vm_find_proc(vm, d->culprit) : NULL;
@@ -178,23 +199,23 @@ static void frames_dump(const struct vm *vm, char *out, size_t len, size_t *n)
 		uint32_t id = vm->frames[p->stack_first + i];
 		if (id >= vm->nmfas || !vm_mfa_str(&vm->mfas[id], fn, sizeof fn))
 			continue;
-		put(out, len, n, shown++ ? " < " : " | ", 3);
-		put(out, len, n, fn, strlen(fn));
+		put(b, shown++ ? " < " : " | ", 3);
+		put(b, fn, strlen(fn));
 	}
 	if (!shown && vm_mfa_str(&p->current_function, fn, sizeof fn)) {
-		put(out, len, n, " | ", 3);
-		put(out, len, n, fn, strlen(fn));
+		put(b, " | ", 3);
+		put(b, fn, strlen(fn));
 	}
 }
 
-static void frames_core(const struct vm *vm, char *out, size_t len, size_t *n)
+static void frames_core(const struct vm *vm, struct sbuf *b)
 {
-	char b[32];
-	const char *sig = signal_name(vm->signo, b, sizeof b);
-	put(out, len, n, sig, strlen(sig));
+	char sb[32];
+	const char *sig = signal_name(vm->signo, sb, sizeof sb);
+	put(b, sig, strlen(sig));
 	if (vm->fatal_function) {
-		put(out, len, n, " in ", 4);
-		put(out, len, n, vm->fatal_function, strlen(vm->fatal_function));
+		put(b, " in ", 4);
+		put(b, vm->fatal_function, strlen(vm->fatal_function));
 	}
 	if (vm->crash_thread < 0 || (size_t)vm->crash_thread >= vm->nthreads)
 		return;
@@ -202,42 +223,33 @@ static void frames_core(const struct vm *vm, char *out, size_t len, size_t *n)
 	size_t shown = 0;
 	for (uint32_t i = 0; i < t->nframes && shown < SIG_FRAMES; i++) {
 		const struct vm_nframe *f = &vm->nframes_native[t->frame_first + i];
-		put(out, len, n, shown++ ? " < " : " | ", 3);
+		put(b, shown++ ? " < " : " | ", 3);
 		const char *fn = f->function ? f->function : "?";
-		put(out, len, n, fn, strlen(fn));
+		put(b, fn, strlen(fn));
 		if (f->module && !f->erlang) {
-			put(out, len, n, " (", 2);
-			put(out, len, n, f->module, strlen(f->module));
-			put(out, len, n, ")", 1);
+			put(b, " (", 2);
+			put(b, f->module, strlen(f->module));
+			put(b, ")", 1);
 		}
 	}
 }
 
-/* A signature longer than its buffer is said cut: it ends in "..." (at a
- * character's end). */
-static void said_cut(char *out, size_t len)
-{
-	size_t n = strlen(out);
-	if (n + 1 < len || len < 8)
-		return;
-	n = len - 4;
-	while (n > 0 && (out[n] & 0xc0) == 0x80)
-		n--;
-	memcpy(out + n, "...", 4);
-}
-
 void sig_of(const struct vm *vm, char *out, size_t len)
 {
-	size_t n = 0;
+	struct sbuf b = { out, len, 0, false };
 	out[0] = 0;
 	if (vm->death.slogan) {
-		sig_normalize(vm->death.slogan, out, len);
-		n = strlen(out);
-		frames_dump(vm, out, len, &n);
+		normalize(&b, vm->death.slogan);
+		frames_dump(vm, &b);
 	} else if (strcmp(vm->kind, "crash_dump") == 0) {  /* cut before its slogan */
-		put(out, len, &n, "(no slogan)", 11);
+		put(&b, "(no slogan)", 11);
 	} else {
-		frames_core(vm, out, len, &n);
+		frames_core(vm, &b);
 	}
-	said_cut(out, len);
+	if (b.cut && len >= 8) {  /* said: it ends in "..." (at a character's end) */
+		size_t n = b.n < len - 4 ? b.n : len - 4;
+		while (n > 0 && (out[n] & 0xc0) == 0x80)
+			n--;
+		memcpy(out + n, "...", 4);
+	}
 }

@@ -4,16 +4,19 @@
  * or a core's signal and the crashing thread's top native frames. */
 #ifndef BEAMCORE_TOOLS_SIGNATURE_H
 #define BEAMCORE_TOOLS_SIGNATURE_H
+#include <stdbool.h>
 #include <stddef.h>
 #include "vm.h"
 
 /* Frames a signature keeps (the innermost ones). */
 #define SIG_FRAMES 3
 
-/* The slogan s normalized into out (len bytes, cut at a character's end). */
-void sig_normalize(const char *s, char *out, size_t len);
+/* The slogan s normalized into out (len bytes, cut at a character's end):
+ * true when it was cut. */
+bool sig_normalize(const char *s, char *out, size_t len);
 /* The whole signature of a loaded model into out: "SLOGAN | m:f/a < m:f/a"
- * for a dump, "SIGSEGV | fn < fn (module)" for a core. */
+ * for a dump, "SIGSEGV | fn < fn (module)" for a core; one that does not
+ * fit ends in "...". */
 void sig_of(const struct vm *vm, char *out, size_t len);
 /* The rule table, for docs/triage.md's check: name and what it replaces with. */
 struct sig_rule {

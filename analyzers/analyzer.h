@@ -223,6 +223,17 @@ struct holder_row {
 	uint64_t count, bytes, exclusive, queued, exclusive_queued;
 };
 void holders_row(const struct rtable *t, size_t r, struct holder_row *out);
+/* erlang:memory(binary) by holder as binaries' attribution says it (each
+ * binary once, its allocator block); a share the input did not give is
+ * unread. The port holding the most, -1 when none holds any. */
+struct binary_split {
+	uint64_t processes, ports, ets, literals;
+	bool ports_read, ets_read, literals_read;
+	size_t nports;                 /* ports holding any */
+	int64_t top_port;              /* index into vm->ports */
+	uint64_t top_port_bytes;
+};
+void holders_split(const struct rtable *t, struct binary_split *out);
 /* The refc binaries only p's queued messages hold (kept outside its heap, not
  * in process_info(P, binary)): how many distinct, their orig_size summed. */
 void binaries_queued(const struct vm *vm, const struct vm_proc *p, uint64_t *count,

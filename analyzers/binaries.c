@@ -448,6 +448,22 @@ void holders_row(const struct rtable *t, size_t r, struct holder_row *out)
 				    h->exclusive_queued };
 }
 
+void holders_split(const struct rtable *t, struct binary_split *out)
+{
+	const struct ctx *c = t->ctx;
+	const struct vm *vm = c->vm;
+	*out = (struct binary_split){
+		.processes = c->by_class[C_PROC] + c->by_class[C_MAGIC],
+		.ports = c->by_class[C_PORT], .ets = c->by_class[C_ETS],
+		.literals = c->by_class[C_LITERAL],
+		.ports_read = vm->binholds_read & (1u << VBH_PORT_BUFFER),
+		.ets_read = vm->binholds_read & (1u << VBH_ETS),
+		.literals_read = vm->binholds_read & (1u << VBH_LITERAL),
+		.nports = c->nports, .top_port = c->nports ? (int64_t)c->ports[0].ix : -1,
+		.top_port_bytes = c->nports ? c->ports[0].bytes : 0,
+	};
+}
+
 /* a process's reference: the binary's address, its lowest bit set when the
  * heap (not a queued message) holds it */
 struct qref {
@@ -502,12 +518,11 @@ static const char *pct(uint64_t part, uint64_t whole, char *buf, size_t len)
 static void attribution(const struct vm *vm, struct ctx *c, struct an_out *out)
 {
 	bool have_total = vm->memory.known & (1u << VM_MEM_BINARY);
-	bool ports = vm->binholds_read & (1u << VBH_PORT_BUFFER);
-	bool ets = vm->binholds_read & (1u << VBH_ETS);
-	bool lits = vm->binholds_read & (1u << VBH_LITERAL);
-	uint64_t total = vm->memory.v[VM_MEM_BINARY];
-	uint64_t procs = c->by_class[C_PROC] + c->by_class[C_MAGIC];
-	uint64_t sum = procs + c->by_class[C_PORT] + c->by_class[C_ETS] + c->by_class[C_LITERAL];
+	struct binary_split sp;
+	holders_split(&(struct rtable){ .ctx = c }, &sp);
+	bool ports = sp.ports_read, ets = sp.ets_read, lits = sp.literals_read;
+	uint64_t total = vm->memory.v[VM_MEM_BINARY], procs = sp.processes;
+	uint64_t sum = procs + sp.ports + sp.ets + sp.literals;
 	uint64_t rest = have_total && total > sum ? total - sum : 0;
 	out->kv_key = "attribution";
 	out->kv_title = "\nerlang:memory(binary) by holder (each binary once, its allocator block)";

@@ -250,6 +250,56 @@ static void binary_findings(const struct vm *vm, const struct rtable *holders, s
 	}
 }
 
+/* "76 MiB (18%)" */
+static const char *share(uint64_t v, uint64_t whole, char *buf, size_t len)
+{
+	char b[32];
+	snprintf(buf, len, "%s (%.0f%%)", fmt_bytes(v, b, sizeof b),
+		 whole ? 100.0 * (double)v / (double)whole : 0.0);
+	return buf;
+}
+
+/* When binaries are a large part of the node's memory (a quarter or more)
+ * and the input gives the ports' receive buffers (what process lists never
+ * show): who holds them, as binaries' attribution says; ETS objects and
+ * literals only when read (the rest: `beamcore binaries` reads them). */
+static void binary_memory_finding(const struct vm *vm, const struct rtable *holders,
+				  struct an_out *out)
+{
+	uint32_t need = 1u << VM_MEM_BINARY | 1u << VM_MEM_TOTAL;
+	uint64_t bin = vm->memory.v[VM_MEM_BINARY], total = vm->memory.v[VM_MEM_TOTAL];
+	struct binary_split sp;
+	holders_split(holders, &sp);
+	if ((vm->memory.known & need) != need || bin < MIB || bin * 4 < total || !sp.ports_read)
+		return;
+	uint64_t sum = sp.processes + sp.ports + (sp.ets_read ? sp.ets : 0) +
+		       (sp.literals_read ? sp.literals : 0);
+	uint64_t rest = bin > sum ? bin - sum : 0;
+	char b[5][64], tb[32], top[400] = "", port[32], owner[300], more[160] = "";
+	if (sp.top_port >= 0) {
+		const struct vm_port *p = &vm->ports[sp.top_port];
+		const struct vm_proc *q = p->unknown & VPTF_CONNECTED ? NULL : vm_find_proc(vm, p->connected);
+		snprintf(top, sizeof top, " in %zu ports, the most %s (%s%s%s) %s", sp.nports,
+			 vm_port_str(p, port, sizeof port), p->name ? p->name : "?", q ? " of " : "",
+			 q ? who(q, owner, sizeof owner) : "", fmt_bytes(sp.top_port_bytes, b[4], sizeof b[4]));
+	}
+	if (sp.ets_read && sp.literals_read)
+		snprintf(more, sizeof more, "; ETS %s; literals %s; not attributed",
+			 share(sp.ets, bin, b[2], sizeof b[2]), share(sp.literals, bin, b[3], sizeof b[3]));
+	else
+		snprintf(more, sizeof more, "; the rest (ETS objects, literals, not attributed: "
+			 "beamcore binaries)");
+	struct an_finding *f = an_find(out, "binary_memory", "info",
+		"binary memory %s is %.0f%% of erlang:memory(total): ports %s%s; processes %s%s %s",
+		fmt_bytes(bin, tb, sizeof tb), 100.0 * (double)bin / (double)(total ? total : 1),
+		share(sp.ports, bin, b[0], sizeof b[0]), top, share(sp.processes, bin, b[1], sizeof b[1]),
+		more, share(rest, bin, b[4], sizeof b[4]));
+	if (f) {
+		f->has_value = true;
+		f->value = bin;
+	}
+}
+
 static void limit_findings(const struct vm *vm, const struct orphans *o, struct an_out *out)
 {
 	char a[32], b[32], c[256];
@@ -435,6 +485,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		return err;
 	if ((err = memory_headline(vm, out)))
 		return err;
+	binary_memory_finding(vm, &t[T_HOLDERS], out);
 	process_findings(vm, &t[T_PROCS], &t[T_ETS], &said, out);
 	queue_findings(&t[T_QUEUES], &said, out);
 	ets_findings(vm, &t[T_ETS], &said, out);

@@ -406,11 +406,31 @@ for s in big:
     rc, out, err = fx.run("proc", arg=s["pid"])
     gap(f"proc {s['pid']} ({label}): {len(out.splitlines()):,} lines of text, {len(out):,} bytes")
 
-# --- the summary's first lines
+# --- the summary's first lines: the process holding the most (the backlog's
+# queue, the Elixir store) and the subtree or kind holding the memory, in the
+# findings before the first table
 rc, out, err = fx.run("summary")
-head = "\n".join(out.splitlines()[:15])
+head = out.split("\nerlang:memory()\n", 1)[0]
 for want in (["hx.backlog"] if app == "rabbitmq" else ["BcApp.Store"]):
-    gap(f"summary: first fifteen lines {'name' if want in head else 'do not name'} {want!r}")
+    if want not in head:
+        bad.append(f"summary: the findings do not name {want!r}")
+sj = fx.json("summary", ok=(0, 1))
+if not any(f["kind"] in ("subtree", "process_kind") for f in sj["findings"]):
+    bad.append("summary: no subtree or kind finding says where process memory is")
+# binaries a quarter or more of the node's memory (the broker's receive
+# buffers): the summary says who holds them, as binaries' attribution does
+mem = fx.json_file("memory.json")["memory"]
+bf = [f for f in sj["findings"] if f["kind"] == "binary_memory"]
+if not dump and mem["binary"] * 4 >= mem["total"]:
+    port = b["ports"][0]["port"] if b["ports"] else None
+    if not bf or bf[0]["value"] != b["attribution"]["binary"] or (port and port + " " not in bf[0]["text"]
+                                                                   and port + " (" not in bf[0]["text"]):
+        bad.append(f"summary: binary_memory finding {bf[:1]}, binaries' attribution "
+                   f"{b['attribution']}, top port {port}")
+    else:
+        print(f"summary: {bf[0]['text'][:200]}")
+elif bf and dump:
+    bad.append(f"summary: a binary_memory finding on a dump (no port buffers read): {bf[0]['text']}")
 
 # --- issue 21 part 7: the small defects, each asserted
 # waits: the "Deadlocks" heading only over a real cycle (none on these nodes)

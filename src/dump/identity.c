@@ -51,13 +51,23 @@ struct dump_ident {
 	const char *bins, *bins_end;  /* the =binary sections, before =atoms */
 };
 
+/* The last '\n' in [base, p), or NULL. (Not memrchr: a sanitizer's memrchr
+ * checks all of [base, p) on each call, quadratic over a dump's lines.) */
+static const char *prev_nl(const char *base, const char *p)
+{
+	while (p > base)
+		if (*--p == '\n')
+			return p;
+	return NULL;
+}
+
 /* The =atoms section, the dump's last but =end: found from the end (its lines
  * never start with '='); NULL when the dump has none (cut). */
 static const char *atoms_section(const struct dump *d, const char **end)
 {
 	static const char tag[] = "\n=atoms\n";
 	const char *lim = d->map + d->end, *p = lim;
-	while (p > d->map && (p = memrchr(d->map, '\n', (size_t)(p - d->map)))) {
+	while ((p = prev_nl(d->map, p))) {
 		if (p + 1 < lim && p[1] == '=') {
 			if ((size_t)(lim - p) >= sizeof tag - 1 && memcmp(p, tag, sizeof tag - 1) == 0) {
 				*end = lim;
@@ -79,9 +89,8 @@ static const char *binary_sections(const struct dump *d, const char *at, const c
 	static const char tag[] = "\n=binary:";
 	const char *start = at;
 	for (;;) {  /* back over one section: its body line, then its header */
-		const char *body = start > d->map ? memrchr(d->map, '\n', (size_t)(start - d->map)) : NULL;
-		const char *head = body && body > d->map ? memrchr(d->map, '\n', (size_t)(body - d->map))
-							 : NULL;
+		const char *body = prev_nl(d->map, start);
+		const char *head = body ? prev_nl(d->map, body) : NULL;
 		if (!head || (size_t)(start - head) < sizeof tag - 1 ||
 		    memcmp(head, tag, sizeof tag - 1) != 0)
 			break;

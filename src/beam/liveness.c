@@ -250,7 +250,8 @@ static int areas(struct lw *w, const struct heaps *h, uint64_t total_heap_size)
 			break;
 		}
 	}
-	qsort(w->a, w->na, sizeof *w->a, by_lo);
+	if (w->na)  /* (qsort of NULL: undefined, even for none) */
+		qsort(w->a, w->na, sizeof *w->a, by_lo);
 	size_t bits = 0;
 	for (size_t i = 0; i < w->na; i++) {
 		if (i && w->a[i].lo < w->a[i - 1].hi)

@@ -15,6 +15,7 @@ case $rel in
 esac
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/beamcore/stock-$rel
 root=$cache/root
+mkdir -p "$(dirname "$cache")"
 exec 9>"$cache.lock"
 flock 9
 if [ -f "$cache/.made" ]; then echo "$root"; exit 0; fi

@@ -170,8 +170,9 @@ static void holder_cell(void *vctx, size_t row, size_t col, struct rcell *out, c
 	case H_QUEUE_BYTES: out->u = h->queue_bytes; break;
 	case H_EXCL: out->u = h->exclusive; break;
 	}
-	if (c->dumped)  /* a crash dump: what its heaps show, no more */
-		out->null = col > H_BYTES;
+	if (c->dumped)  /* a crash dump: what its heaps show, no more; nothing of a
+			 * process whose queued messages' binaries are among them */
+		out->null = col > H_BYTES || (col >= H_COUNT && (p->unknown & VPF_BINARY_WHERE));
 	else if (col >= H_COUNT && (p->unknown & VPF_BINARY))
 		out->null = true;
 }

@@ -64,24 +64,37 @@ def dump_main(fx):
     gt = fx.truth
     doc = fx.json("binaries", ok=(1,))
     holders = {h["pid"]: h for h in doc["holders"]}
-    bad, same, fewer = [], 0, 0
+    bad, same, fewer, untold = [], 0, 0, []
     for p in idle_processes(gt):
         want = {a: size for a, size, _ in p["binary"]}
         h = holders.get(p["pid"])
         got = (h["count"], h["bytes"]) if h else (0, 0)
-        if got == (len(want), sum(want.values())):
+        if got[0] is None:
+            # queued messages' terms are written among the heap's: which
+            # binaries are only a message's the dump does not say (null, a gap)
+            untold.append(p["pid"])
+            if not p.get("message_queue_len"):
+                bad.append(f"{p['pid']}: binaries null with no queued message")
+        elif got == (len(want), sum(want.values())):
             same += 1
         elif got[0] <= len(want) and got[1] <= sum(want.values()):
             fewer += 1
         else:
             bad.append(f"{p['pid']} dumped binaries (count, bytes) {got}, live {(len(want), sum(want.values()))}")
+    qb = gt.get("queued_binaries")
+    if qb and qb["pid"] not in untold:
+        bad.append(f"{qb['pid']} (its queue holds {qb['count']} binaries): its dumped binaries "
+                   f"{holders.get(qb['pid'])}, not unknown")
+    if untold and not any("queued messages" in m for m in doc["missing"]):
+        bad.append("binaries of queued messages not told apart, and no gap says so")
     a = doc["attribution"]
     if a["processes"] != sum(b["size"] for b in doc["binaries"]) or a["unattributed"] is not None:
         bad.append(f"attribution {a}: processes is the dumped binaries' sizes, the rest null")
     if fewer > 0.01 * (same + fewer):
         bad.append(f"{fewer} of {same + fewer} idle processes show fewer binaries than live")
     print(f"{fx.name}: {same} idle processes' dumped binaries equal process_info(P, binary)'s, "
-          f"{fewer} fewer; {len(bad)} mismatches")
+          f"{fewer} fewer, {len(untold)} unknown (queued messages: {untold[:3]}); "
+          f"{len(bad)} mismatches")
     for b in bad[:40]:
         print("  MISMATCH " + b)
     return 1 if bad else 0

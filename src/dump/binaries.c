@@ -33,13 +33,19 @@ static bool dumped_size(struct dump *d, uint64_t addr, uint64_t *size)
 bc_err *dump_load_binaries(struct dump *d)
 {
 	struct vm *vm = d->vm;
-	size_t missing = 0;
+	size_t missing = 0, ambiguous = 0;
 	for (size_t i = 0; i < vm->nprocs; i++) {
 		char key[64], pid[40];
 		const char *s, *e;
 		snprintf(key, sizeof key, "proc_heap:%s", vm_pid_str(&vm->procs[i], pid, sizeof pid));
 		if (dump_tag_section(d, key, &s, &e) < 0)
 			continue;  /* no heap written for it */
+		/* the dump writes its queued messages' terms among its heap's: a
+		 * binary there may be only a message's, which process_info(P,
+		 * binary) does not list; which ones, its lines do not say */
+		struct vm_proc *p = &vm->procs[i];
+		bool queued = p->message_queue_len && !(p->unknown & VPF_MESSAGE_QUEUE_LEN);
+		size_t before = vm->nbinrefs;
 		for (const char *p = s; (p = memmem(p, (size_t)(e - p), "Yc", 2)); p += 2) {
 			uint64_t addr, size;
 			if (p == s || p[-1] != ':' || !ref_at(p + 2, e, &addr))
@@ -53,7 +59,15 @@ bc_err *dump_load_binaries(struct dump *d)
 				return bc_error(BC_ENOMEM, "out of memory");
 			*r = (struct vm_binref){ (uint32_t)i, VBR_OFF_HEAP, addr, size, 0, 0 };
 		}
+		if (queued && vm->nbinrefs > before) {
+			p->unknown |= VPF_BINARY_WHERE;
+			ambiguous++;
+		}
 	}
+	if (ambiguous)
+		vm_gap(vm, "%zu processes with queued messages hold refc binaries in the dump: which "
+		       "are their heap's and which only their messages' the dump does not say "
+		       "(their binary lists unknown)", ambiguous);
 	if (missing)
 		vm_gap(vm, "%zu references to refc binaries in the processes' heaps have no =binary "
 		       "section", missing);

@@ -30,6 +30,8 @@ enum vm_proc_field {
 	VPF_BINARY = 1 << 10,
 	VPF_STACKTRACE = 1 << 11,
 	VPF_IDENTITY = 1 << 12,        /* proc_lib_initial_call, ancestors: dictionary unreadable */
+	VPF_BINARY_WHERE = 1 << 13,    /* its binary references: which are only its queued
+					* messages' (a crash dump writes both among its heap) */
 };
 
 /* process_info(P, status), in the alphabetical order of the names (sorting by

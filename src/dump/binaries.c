@@ -65,9 +65,10 @@ bc_err *dump_load_binaries(struct dump *d)
 		}
 	}
 	if (ambiguous)
-		vm_gap(vm, "%zu processes with queued messages hold refc binaries in the dump: which "
-		       "are their heap's and which only their messages' the dump does not say "
-		       "(their binary lists unknown)", ambiguous);
+		vm_gap(vm, "%zu process%s with queued messages hold%s refc binaries in the dump: which "
+		       "are the heap's and which only the messages' the dump does not say "
+		       "(binary lists unknown)", ambiguous, ambiguous == 1 ? "" : "es",
+		       ambiguous == 1 ? "s" : "");
 	if (missing)
 		vm_gap(vm, "%zu references to refc binaries in the processes' heaps have no =binary "
 		       "section", missing);

@@ -24,7 +24,8 @@ def main():
         return 1 if os.environ.get("CI") == "true" else 77  # CI: no skips
     doc = fx.json("memory")
     gt = fx.truth
-    report, bad = memory_mismatches(doc, fx.json_file("memory.json"), "periodic" in gt)
+    report, bad = memory_mismatches(doc, fx.json_file("memory.json"), "periodic" in gt,
+                                    running=doc["target"]["kind"] == "live")
     tgt, procs = doc["target"], fx.json("procs", "--top", "1", ok=(0, 1))["target"]
     for k in ("process_count", "process_limit"):
         if tgt[k] != procs[k]:

@@ -40,19 +40,9 @@ static int one(struct beam *b, uint64_t row, void *arg)
 
 int main(int argc, char **argv)
 {
-	const char *dir = getenv("BEAMCORE_FIXTURES");
-	char core[4096], pathfile[4096], beam[4096] = "";
-	snprintf(core, sizeof core, "%s/%s/%s", dir ? dir : "/nonexistent", argc > 1 ? argv[1] : "",
-		 argc > 2 ? argv[2] : "");
-	snprintf(pathfile, sizeof pathfile, "%s/%s/beam.smp.path", dir ? dir : "/nonexistent",
-		 argc > 1 ? argv[1] : "");
-	FILE *f = fopen(pathfile, "r");
-	if (argc < 3 || access(core, R_OK) != 0 || !f || !fgets(beam, sizeof beam, f)) {
-		printf("SKIP: no fixture %s\n", core);
+	char core[4096], beam[4096] = "";
+	if (fixture_files(argc, argv, core, sizeof core, beam, sizeof beam) < 0)
 		return skip_code(); /* 1 under CI=true */
-	}
-	fclose(f);
-	beam[strcspn(beam, "\n")] = '\0';
 	struct beam_open_opts o = { .core_path = core, .exe_path = beam };
 	struct beam *b;
 	bc_err *e = beam_open(&o, &b);

@@ -13,17 +13,9 @@
 
 int main(int argc, char **argv)
 {
-	const char *dir = getenv("BEAMCORE_FIXTURES");
-	char path[4096], beam[4096] = "";
-	snprintf(path, sizeof path, "%s/%s/beam.smp.path", dir ? dir : "/nonexistent",
-		 argc > 1 ? argv[1] : "");
-	FILE *f = fopen(path, "r");
-	if (!f || !fgets(beam, sizeof beam, f)) {
-		printf("SKIP: no fixture %s\n", path);
+	char beam[4096] = "";
+	if (fixture_files(argc, argv, NULL, 0, beam, sizeof beam) < 0)
 		return skip_code(); /* 1 under CI=true */
-	}
-	fclose(f);
-	beam[strcspn(beam, "\n")] = '\0';
 	struct session *s;
 	struct session_opts so = { .exe_path = beam };
 	bc_err *e = session_open(NULL, &so, &s);

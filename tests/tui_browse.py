@@ -53,6 +53,14 @@ def fail(msg):
 def lines(screen):
     return screen.split("\n")
 
+def tui_term(fx, cols, nrows, tmp):
+    """`beamcore tui` on the fixture's target in a cols x nrows terminal: the
+    Term, and the file its exit code lands in (stderr in tmp/stderr)."""
+    status = os.path.join(tmp, "status")
+    cmd = (f"sh -c 'LC_ALL=C.UTF-8 {os.path.abspath(fx.beamcore)} tui {fx.core} {fx.beam} "
+           f"2>{tmp}/stderr; echo $? > {status}'")
+    return Term(cmd, cols, nrows), status
+
 def rows(screen):
     """the process list's data rows (line 3 on, pids first), footer excluded"""
     return [l for l in lines(screen)[3:-1] if l.startswith("<")]
@@ -75,10 +83,7 @@ def main():
               key=lambda p: p["memory"])
     router = next(p for p in gt["processes"] if p["registered_name"] == "bin_router")
     tmp = tempfile.mkdtemp(prefix="beamcore-tui.")
-    status = os.path.join(tmp, "status")
-    cmd = (f"sh -c 'LC_ALL=C.UTF-8 {os.path.abspath(fx.beamcore)} tui {fx.core} {fx.beam} "
-           f"2>{tmp}/stderr; echo $? > {status}'")
-    t = Term(cmd, 120, 40)
+    t, status = tui_term(fx, 120, 40, tmp)
     try:
         s = t.wait("first screen", lambda s: rows(s) and "q quit" in s)
         save("procs", s)

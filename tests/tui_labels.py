@@ -8,7 +8,7 @@ whose live label holds it, each row ending as its label ends.
 Usage: tui_labels.py BEAMCORE FIXTURE CORE. Skips (77) without tmux or fixture."""
 import os, shutil, sys, tempfile
 from fixture import Fixture, SKIP
-from tui_browse import Term, fail, rows, lines
+from tui_browse import tui_term, fail, rows, lines
 
 def label_start(screen):
     head = next(l for l in lines(screen) if l.startswith("PID"))
@@ -51,10 +51,7 @@ def main():
         print("SKIP: no queue or Registry-named process to look for")
         return SKIP
     tmp = tempfile.mkdtemp(prefix="beamcore-tui.")
-    status = os.path.join(tmp, "status")
-    cmd = (f"sh -c 'LC_ALL=C.UTF-8 {os.path.abspath(fx.beamcore)} tui {fx.core} {fx.beam} "
-           f"2>{tmp}/stderr; echo $? > {status}'")
-    t = Term(cmd, 160, 70)
+    t, status = tui_term(fx, 160, 70, tmp)
     try:
         t.wait("first screen", lambda s: rows(s) and "q quit" in s)
         for probe, what in probes:

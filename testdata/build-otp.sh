@@ -7,8 +7,14 @@
 #   testdata/build-otp.sh 29   OTP 29.1.1 (forky): minimal full OTP, JIT and
 #                              the emulator flavor (bin/<target>/beam.emu,
 #                              run with erl -emu_flavor emu)
+#   testdata/build-otp.sh 27 arm64   OTP 27.3.4.1's emulator cross-compiled for
+#                              aarch64 (gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu,
+#                              libc6-dev-arm64-cross): bin/aarch64-unknown-linux-gnu/
+#                              beam.smp with DWARF, run under qemu with Debian's
+#                              arm64 erts beside it (stock-root.sh 27 arm64)
 set -euo pipefail
-rel=${1:?usage: build-otp.sh 25|27|29}
+rel=${1:?usage: build-otp.sh 25|27|29 [arm64]}
+arch=${2:-}
 case $rel in
   25) suite=bookworm; ver=25.2.3 ;;
   27) suite=trixie; ver=27.3.4.1 ;;
@@ -16,23 +22,26 @@ case $rel in
   *) echo "build-otp.sh: unknown release $rel" >&2; exit 64 ;;
 esac
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/beamcore
-dir=$cache/otp-$ver
+dir=$cache/otp-$ver${arch:+-$arch}
+case $arch in ""|arm64) ;; *) echo "build-otp.sh: unknown arch $arch" >&2; exit 64 ;; esac
+[ -z "$arch" ] || [ "$rel" = 27 ] || { echo "build-otp.sh: arm64 for 27 only" >&2; exit 64; }
 mkdir -p "$cache"
 # One build per release at a time: a second caller waits, then finds .built
 # (without the lock it would rm -rf the tree the first one is building in).
-exec 9>"$cache/.lock-$ver"
+exec 9>"$cache/.lock-$ver${arch:+-$arch}"
 flock 9
 if [ -f "$dir/.built" ]; then echo "$dir"; exit 0; fi
-log=$cache/build-otp-$ver.log
+log=$cache/build-otp-$ver${arch:+-$arch}.log
 echo "build-otp.sh: building OTP $ver into $dir (a few minutes; log: $log)" >&2
 # The build runs in a subshell outside any || list: bash ignores set -e in
 # one, so a failed step would otherwise still reach touch .built.
 set +e
 (
   set -e
-  rm -rf "$dir" "$cache/src-$ver"
-  mkdir -p "$cache/src-$ver"
-  cd "$cache/src-$ver"
+  src=$cache/src-$ver${arch:+-$arch}
+  rm -rf "$dir" "$src"
+  mkdir -p "$src"
+  cd "$src"
   # Only the upstream tarball is used: a mirror that lacks the Debian patch
   # files (.dsc, .debian.tar.xz: 404 once a stable update replaced them) fails
   # apt-get source after it fetched the tarball, and that is fine.
@@ -40,9 +49,15 @@ set +e
     ls erlang_*.orig.tar.xz >/dev/null
   tar xf erlang_*.orig.tar.xz
   mv otp-OTP-$ver "$dir"
-  rm -rf "$cache/src-$ver"
+  rm -rf "$src"
   cd "$dir"
-  if [ "$rel" = 25 ]; then
+  if [ "$arch" = arm64 ]; then
+    # the emulator alone: the stock root's erts and libraries run it
+    ./configure --build=x86_64-pc-linux-gnu --host=aarch64-linux-gnu --without-javac \
+      --without-wx --without-odbc --without-ssl --without-termcap
+    make -j"$(nproc)" emulator
+    test -x bin/aarch64-unknown-linux-gnu/beam.smp
+  elif [ "$rel" = 25 ]; then
     ./configure --without-javac --without-wx --without-odbc --without-ssl
     # make stops at erl_call after beam.smp is built: harmless
     make -j"$(nproc)" emulator || true

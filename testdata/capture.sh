@@ -17,6 +17,10 @@
 # (docs/layout-packs.md) instead of our DWARF build: 25 as installed (erlang-base),
 # 27 trixie's under chroot (testdata/stock-root.sh; /dev, /proc and OUTDIR
 # bind-mounted into the root while the node runs).
+# --arm64: 27 --stock for arm64 (testdata/stock-root.sh 27 arm64) under
+# qemu-user (binfmt_misc, +JMsingle true: qemu cannot run the JIT's dual-mapped
+# code area); no gcore: `kill -ABRT` makes qemu write the guest's aarch64 core
+# (no NT_FILE), kept as core.qemu; the kernel's x86-64 core of qemu is deleted.
 # --dist: a distributed node (-sname, loopback only) and a peer node it is
 # linked to and monitors, both ways (beamcore_scenario's build_dist); the peer
 # is killed afterwards.
@@ -27,15 +31,15 @@
 # Exit 0 ok, 77 not enough disk space, 64 usage, other non-zero on failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage() { echo "usage: capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist] [--live] [--stock]" >&2; exit 64; }
+usage() { echo "usage: capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist] [--live] [--stock] [--arm64]" >&2; exit 64; }
 [ $# -ge 2 ] || usage
 rel=$1; out=$(realpath -m "$2"); shift 2
-gcore=1; kcore=1; dump=0; emu=0; dist=0; deaths=1; live=0; stock=0
+gcore=1; kcore=1; dump=0; emu=0; dist=0; deaths=1; live=0; stock=0; arm64=0
 for a in "$@"; do
   case $a in
     --no-gcore) gcore=0 ;; --no-kernel-core) kcore=0 ;; --dump) dump=1 ;;
     --gcore-dump) dump=2 ;;
-    --emu) emu=1 ;; --dist) dist=1 ;; --stock) stock=1 ;; --live) live=1; gcore=0; kcore=0 ;; *) usage ;;
+    --emu) emu=1 ;; --dist) dist=1 ;; --stock) stock=1 ;; --arm64) arm64=1; stock=1; gcore=0 ;; --live) live=1; gcore=0; kcore=0 ;; *) usage ;;
   esac
 done
 [ $dump != 1 ] || { gcore=0; kcore=0; }
@@ -44,6 +48,7 @@ done
 case $rel in 25|27|29) ;; *) usage ;; esac
 [ $emu = 0 ] || [ "$rel" = 29 ] || usage
 [ $stock = 0 ] || [ "$rel" = 25 ] || [ "$rel" = 27 ] || usage
+[ $arm64 = 0 ] || { [ "$rel" = 27 ] && [ $dump = 0 ] && [ $dist = 0 ]; } || usage
 die() { echo "capture.sh: $*" >&2; exit 1; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1fs", b-a}'; }
@@ -60,7 +65,15 @@ fi
 
 root=
 if [ $stock = 1 ] && [ "$rel" = 27 ]; then
-  root=$("$here/stock-root.sh" 27)
+  if [ $arm64 = 1 ]; then
+    [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
+      die "no binfmt_misc entry qemu-aarch64 (apt-get install qemu-user-static binfmt-support;" \
+          "mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc)"
+    root=$("$here/stock-root.sh" 27 arm64)
+    BEAMCORE_ERL_FLAGS="+JMsingle true ${BEAMCORE_ERL_FLAGS:-}"
+  else
+    root=$("$here/stock-root.sh" 27)
+  fi
   otp=$root/usr/lib/erlang
   erts=$(cd "$otp" && echo erts-*/bin)
   erlc=/usr/bin/erlc
@@ -102,7 +115,8 @@ if [ $dist = 1 ]; then
   peer=bcpeer$$@localhost
 fi
 
-rm -f "$out"/{ground_truth.json,memory.json,ready,heartbeat,core,core.[0-9]*,core.gcore,core.kernel,beam.smp.path,pid,node.log}
+rm -f "$out"/{ground_truth.json,memory.json,ready,heartbeat,core,core.[0-9]*,core.gcore,core.kernel,core.qemu,beam.smp.path,pid,node.log}
+rm -f "$out"/qemu_*.core "$out/tasks"
 rm -f "$out"/{erl_crash,oom,kernel_pid,kernel_pid_cut,links}.{dump,log} "$out/links.json"
 "$erlc" -o "$out" "$here/beamcore_scenario.erl"
 [ $deaths = 0 ] || [ $dump = 0 ] || "$erlc" -o "$out" "$here/beamcore_deaths.erl"
@@ -142,15 +156,20 @@ t0=$(now)
     "${distargs[@]}" -pa "$out" -run beamcore_scenario start ) \
   >"$out/node.log" 2>&1 &
 pid=$!   # erl/erlexec exec into beam.smp: same pid
-for _ in $(seq 300); do
+wait_s=300; [ $arm64 = 0 ] || wait_s=1800   # emulated: ~10x slower
+for _ in $(seq $wait_s); do
   [ -f "$out/ready" ] && break
   kill -0 "$pid" 2>/dev/null || { cat "$out/node.log" >&2; die "node died before ready"; }
   sleep 1
 done
-[ -f "$out/ready" ] || { cat "$out/node.log" >&2; die "no $out/ready after 300 s"; }
+[ -f "$out/ready" ] || { cat "$out/node.log" >&2; die "no $out/ready after $wait_s s"; }
 echo "scenario ready in $(since "$t0") (pid $pid)"
 
-exe=$(readlink "/proc/$pid/exe")
+if [ $arm64 = 1 ]; then
+  # the process is qemu; the guest's beam.smp is the root's
+  exe=$otp/$erts/$flavor
+  [ "$(readelf -h "$exe" | sed -n 's/^ *Machine: *//p')" = AArch64 ] || die "$exe is not an AArch64 ELF"
+else exe=$(readlink "/proc/$pid/exe"); fi
 case $exe in "$otp"/*/"$flavor") ;; *) die "running $exe, not our $flavor under $otp" ;; esac
 if [ $stock = 1 ]; then
   readelf -S "$exe" | grep -q '\.debug_info' && die "$exe has DWARF: not the stock stripped build"
@@ -177,7 +196,7 @@ if [ $gcore = 1 ]; then
 fi
 
 pattern=$(cat /proc/sys/kernel/core_pattern)
-if [ $kcore = 1 ] && { [[ $pattern == \|* ]] || [[ $pattern == */* ]]; }; then
+if [ $kcore = 1 ] && [ $arm64 = 0 ] && { [[ $pattern == \|* ]] || [[ $pattern == */* ]]; }; then
   echo "capture.sh: core_pattern is '$pattern' (pipe or other dir): skipping the kernel core"
   kcore=0
 fi
@@ -226,18 +245,31 @@ if [ $live = 1 ]; then
   exit 0
 fi
 if [ $kcore = 1 ]; then
+  # qemu's threads: the guest's (each its own host thread, its tid in the
+  # core's NT_PRSTATUS) and qemu's own RCU thread
+  [ $arm64 = 0 ] || ls "/proc/$pid/task" >"$out/tasks"
   # beam.smp installs no SIGABRT handler: the default action dumps core.
   t=$(now)
   kill -ABRT "$pid"
   rc=0; wait "$pid" 2>/dev/null || rc=$?   # (quiet: no "Aborted (core dumped)")
   pid=
   [ $rc = 134 ] || die "node exited with status $rc, expected 134 (SIGABRT + core)"
-  # core_pattern "core" (or "core.PID" with core_uses_pid) in the node's cwd
-  k=$(find "$out" -maxdepth 1 -type f -name 'core*' ! -name core.gcore -newer "$out/ready" | head -1)
-  [ -n "$k" ] || die "no kernel core in $out (core_pattern '$pattern')"
-  mv "$k" "$out/core.kernel"
-  echo "kernel core took $(since "$t")"
-  sizes "$out/core.kernel"
+  if [ $arm64 = 1 ]; then
+    # qemu wrote the guest's core; the kernel's core of qemu itself is of no use
+    find "$out" -maxdepth 1 -type f -name 'core*' ! -name core.gcore -newer "$out/ready" -delete
+    q=$(find "$out" -maxdepth 1 -type f -name 'qemu_*.core' -newer "$out/ready" | head -1)
+    [ -n "$q" ] || die "no qemu_*.core in $out"
+    mv "$q" "$out/core.qemu"
+    echo "qemu core took $(since "$t")"
+    sizes "$out/core.qemu"
+  else
+    # core_pattern "core" (or "core.PID" with core_uses_pid) in the node's cwd
+    k=$(find "$out" -maxdepth 1 -type f -name 'core*' ! -name core.gcore -newer "$out/ready" | head -1)
+    [ -n "$k" ] || die "no kernel core in $out (core_pattern '$pattern')"
+    mv "$k" "$out/core.kernel"
+    echo "kernel core took $(since "$t")"
+    sizes "$out/core.kernel"
+  fi
 elif [ -n "$pid" ]; then
   kill -KILL "$pid"; wait "$pid" 2>/dev/null || true; pid=
 fi

@@ -6,6 +6,7 @@ SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 pkgs=(meson ninja-build pkg-config gcc g++ make perl python3
       libdw-dev libelf-dev libncurses-dev libzstd-dev liblzma-dev liblz4-dev
       erlang-base gdb tmux xz-utils zstd lz4 dpkg-dev
+      qemu-user-static binfmt-support  # capture.sh --arm64: arm64 OTP under qemu-user
       python3-jsonschema  # tests/check_schema.py: --json against docs/schema/
       graphviz  # tests/check_export.py: export --format dot read by nop and dot -Tsvg
       erlang-observer  # tests/check_crashdump.py: OTP's crashdump_viewer reads the exported dump
@@ -40,4 +41,10 @@ if [ ${#missing[@]} -gt 0 ]; then
     trap '$SUDO rm -f $policy' EXIT
   fi
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# qemu-user-static's binfmt entry (capture.sh --arm64 runs arm64 binaries in a chroot)
+if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+  mountpoint -q /proc/sys/fs/binfmt_misc ||
+    $SUDO mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || true
+  $SUDO update-binfmts --enable qemu-aarch64 || true
 fi

@@ -86,6 +86,14 @@ def main():
           [bc, "export", "/nonexistent", "--format", "dot", "-o", "-", "--weight", "bogus"], 64,
           "--weight bogus: one of")
     check("--depth x of another command", [bc, "procs", "x", "--depth", "x"], 64, "--depth x: not a count")
+    with tempfile.TemporaryDirectory(prefix="beamcore-cli.") as d:
+        # a 32-bit ARM core (its ELF header is enough): one line naming the machine, exit 2
+        arm = os.path.join(d, "core.arm")
+        with open(arm, "wb") as f:
+            f.write(b"\x7fELF\x01\x01\x01" + bytes(9) + (4).to_bytes(2, "little") +
+                    (40).to_bytes(2, "little") + (1).to_bytes(4, "little") + bytes(100))
+        for cmd in ("summary", "procs", "threads"):
+            check(f"{cmd} of a 32-bit ARM core", [bc, cmd, arm], 2, "a core of a 32-bit ARM process")
     dump = None
     if len(sys.argv) > 3:
         p = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), sys.argv[3], "erl_crash.dump")

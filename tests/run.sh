@@ -62,6 +62,14 @@ otp25-stock 25 --stock --no-gcore
 otp27-stock 27 --stock --no-gcore
 EOF
 
+# aarch64: Debian's stock OTP 27 for arm64 under qemu-user, qemu's core of it
+# (capture.sh --arm64: about 1.5 min on 2 CPUs, a 400 MB core).
+d=$fixtures/arm64-27
+if ! [ -f "$d/core.qemu" ] || ! [ -f "$d/ground_truth.json" ]; then
+  say "fixture $d (arm64 under qemu)"
+  testdata/capture.sh 27 "$d" --arm64 || nocap "capture.sh 27 --arm64 failed"
+fi
+
 # Frame-pointer frames (+JPperf true: erts_frame_layout FP_RA), kernel core only.
 d=$fixtures/otp25-fp
 if ! [ -f "$d/core.kernel" ] || ! [ -f "$d/ground_truth.json" ]; then

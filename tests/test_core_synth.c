@@ -3,7 +3,10 @@
  * (p_filesz < p_memsz) and one with no file bytes, the file cut short, and a
  * segment whose p_offset + p_filesz wraps (fuzz_core's first finding). Reads
  * inside a segment return its bytes; outside, across its end or in a hole they
- * are a BC_EFAULT naming the first missing address, never zeros. */
+ * are a BC_EFAULT naming the first missing address, never zeros. An aarch64
+ * core's registers (NT_PRSTATUS as that machine lays it, tpidr_el0 from
+ * NT_ARM_TLS) and auxv; a 32-bit ARM or ppc64 core refused in one line that
+ * names its machine. */
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +132,61 @@ static struct buf build(const struct seg *segs, size_t nsegs, int wrap)
 	return out;
 }
 
+/* Another machine's core: ELF header (class, machine), one PT_NOTE holding a
+ * thread (NT_PRSTATUS of prstatus_size bytes, registers regs at 112, then the
+ * thread pointer in "LINUX" NT_ARM_TLS) and NT_AUXV, one PT_LOAD of 16 bytes. */
+static struct buf build_other(int elf_class, uint16_t machine, size_t prstatus_size,
+			      const uint64_t *regs, size_t nregs, uint64_t tpidr)
+{
+	struct buf notes = { 0 };
+	uint8_t ps[512] = { 0 };
+	int32_t pid = 77;
+	int16_t sig = 6;
+	memcpy(ps + 32, &pid, 4);
+	memcpy(ps + 12, &sig, 2);
+	memcpy(ps + 112, regs, nregs * 8);
+	note(&notes, NT_PRSTATUS, ps, (uint32_t)prstatus_size);
+	Elf64_Nhdr h = { 6, 8, 0x401 };  /* NT_ARM_TLS */
+	put(&notes, &h, sizeof h);
+	put(&notes, "LINUX\0\0", 8);
+	put(&notes, &tpidr, 8);
+	uint64_t auxv[] = { AT_PHDR, TEXT + 0x40, AT_BASE, 0x5500000000, AT_EXECFN, STACK + 0x10,
+			    AT_NULL, 0 };
+	note(&notes, NT_AUXV, auxv, sizeof auxv);
+	struct buf out = { 0 };
+	static const uint8_t data[16] = "0123456789abcdef";
+	if (elf_class == ELFCLASS32) {  /* refused on its header: no need of more */
+		Elf32_Ehdr eh = { .e_type = ET_CORE, .e_machine = machine, .e_version = EV_CURRENT,
+				  .e_ehsize = sizeof eh };
+		memcpy(eh.e_ident, ELFMAG, SELFMAG);
+		eh.e_ident[EI_CLASS] = ELFCLASS32;
+		eh.e_ident[EI_DATA] = ELFDATA2LSB;
+		eh.e_ident[EI_VERSION] = EV_CURRENT;
+		put(&out, &eh, sizeof eh);
+		put(&out, notes.p, notes.n);
+		free(notes.p);
+		return out;
+	}
+	Elf64_Ehdr eh = { .e_type = ET_CORE, .e_machine = machine, .e_version = EV_CURRENT,
+			  .e_phoff = sizeof eh, .e_ehsize = sizeof eh, .e_phentsize = sizeof(Elf64_Phdr),
+			  .e_phnum = 2 };
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	put(&out, &eh, sizeof eh);
+	uint64_t off = sizeof eh + 2 * sizeof(Elf64_Phdr);
+	Elf64_Phdr n = { .p_type = PT_NOTE, .p_offset = off, .p_filesz = notes.n, .p_align = 4 };
+	Elf64_Phdr l = { .p_type = PT_LOAD, .p_flags = PF_R, .p_offset = off + notes.n, .p_vaddr = STACK,
+			 .p_filesz = sizeof data, .p_memsz = sizeof data, .p_align = 4096 };
+	put(&out, &n, sizeof n);
+	put(&out, &l, sizeof l);
+	put(&out, notes.p, notes.n);
+	put(&out, data, sizeof data);
+	free(notes.p);
+	return out;
+}
+
 static struct core *open_bytes(const uint8_t *p, size_t n, bc_err **err)
 {
 	FILE *f = fopen(path, "wb");
@@ -191,7 +249,7 @@ int main(void)
 		      c->segs[2].vaddr == STACK, "segments sorted by address");
 		CHECK(!c->truncated, "a whole core is not truncated");
 		CHECK(c->nthreads == 1 && c->threads[0].tid == 42 && c->threads[0].cursig == 11 &&
-		      c->threads[0].rip == TEXT + 0x10 && c->threads[0].rsp == STACK + 0x80,
+		      c->threads[0].pc == TEXT + 0x10 && c->threads[0].sp == STACK + 0x80,
 		      "NT_PRSTATUS: tid, signal, registers");
 		CHECK(c->signo == 11 && c->sigcode == 1 && c->sigaddr == 0xdeadbeef && c->sigpid == 0,
 		      "NT_SIGINFO: SIGSEGV at 0xdeadbeef (signo %d code %d addr %#lx)", c->signo,
@@ -247,6 +305,54 @@ int main(void)
 		CHECK(c || e, "cut at %zu: neither core nor error", n);
 		bc_err_free(e);
 		core_close(c);
+	}
+
+	/* aarch64: x0-x30, sp, pc, pstate; x29 the frame pointer */
+	uint64_t regs[34];
+	for (int i = 0; i < 34; i++)
+		regs[i] = 0x1000 + (uint64_t)i;
+	struct buf a64 = build_other(ELFCLASS64, EM_AARCH64, 392, regs, 34, 0xfeedf00d);
+	c = open_bytes(a64.p, a64.n, &e);
+	CHECK(c && !e, "open aarch64 core: %s", e ? e->msg : "?");
+	if (c) {
+		CHECK(strcmp(c->arch->name, "aarch64") == 0 && c->arch->ptr_size == 8, "aarch64: arch");
+		CHECK(c->nthreads == 1 && c->threads[0].tid == 77 && c->threads[0].cursig == 6 &&
+		      c->threads[0].pc == 0x1000 + 32 && c->threads[0].sp == 0x1000 + 31 &&
+		      c->threads[0].fp == 0x1000 + 29 && c->threads[0].tp == 0xfeedf00d &&
+		      core_thread_reg(c, &c->threads[0], c->arch->args[2]) == 0x1002,
+		      "aarch64: NT_PRSTATUS registers (pc %#lx sp %#lx fp %#lx) and NT_ARM_TLS",
+		      c->nthreads ? (unsigned long)c->threads[0].pc : 0UL,
+		      c->nthreads ? (unsigned long)c->threads[0].sp : 0UL,
+		      c->nthreads ? (unsigned long)c->threads[0].fp : 0UL);
+		CHECK(c->at_base == 0x5500000000 && c->at_execfn == STACK + 0x10 && c->nfiles == 0,
+		      "aarch64: NT_AUXV's AT_BASE and AT_EXECFN, no NT_FILE");
+		core_close(c);
+	}
+	bc_err_free(e);
+	free(a64.p);
+	/* a thread note shorter than its machine's elf_prstatus: no thread */
+	a64 = build_other(ELFCLASS64, EM_AARCH64, 336, regs, 28, 0);
+	c = open_bytes(a64.p, a64.n, &e);
+	CHECK(c && !e && c->nthreads == 0, "aarch64: a short NT_PRSTATUS is not a thread");
+	bc_err_free(e);
+	core_close(c);
+	free(a64.p);
+	/* machines not read here: one line that names them */
+	static const struct { int cls; uint16_t machine; const char *says; } refused[] = {
+		{ ELFCLASS32, EM_ARM, "a core of a 32-bit ARM process: beamcore reads x86_64 and aarch64 cores" },
+		{ ELFCLASS64, EM_PPC64, "a core of a 64-bit ppc64 process" },
+		{ ELFCLASS32, EM_386, "a core of a 32-bit i386 process" },
+		{ ELFCLASS64, 4242, "a core of a 64-bit e_machine 4242 process" },
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		struct buf o = build_other(refused[i].cls, refused[i].machine, 392, regs, 34, 0);
+		c = open_bytes(o.p, o.n, &e);
+		CHECK(!c && e && e->code == BC_EFORMAT && strstr(e->msg, refused[i].says) &&
+		      !strchr(e->msg, '\n'), "refused: want '%s', got '%s'", refused[i].says,
+		      e ? e->msg : "a core");
+		bc_err_free(e);
+		core_close(c);
+		free(o.p);
 	}
 
 	/* p_offset + p_filesz wrapping: the segment holds what the file holds */

@@ -111,6 +111,14 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 		err = beam_pack_layout(b, o->layout_file);
 	if (err)
 		goto fail;
+	/* the readers below (JIT frames, registers, memory rules) are checked on
+	 * x86_64 only: another machine's core is refused, not misread */
+	if (strcmp(b->core->arch->name, "x86_64") != 0) {
+		err = bc_error(BC_EFORMAT, "%s: an %s core: beamcore reads the VM of x86_64 cores "
+			       "only so far", o->core_path ? o->core_path : "the process",
+			       b->core->arch->name);
+		goto fail;
+	}
 	snprintf(b->vm->debug_file, sizeof b->vm->debug_file, "%s",
 		 b->exe->dw ? b->exe->debug_path : b->pack_name);
 	b->ml_bad = ml_layout(b);  /* which release's link/monitor layout (monlnk.c) */

@@ -625,7 +625,7 @@ static int one_sched(struct beam *b, const struct beam_sched *s, void *arg)
 	}
 	d->calling = b->vm->signo && b->core->nthreads && LHAS(L, ASD_TID) &&
 		     beam_read_u64(b, s->esd + LV(L, ASD_TID), &tid) == 0 &&
-		     b->core->threads[0].fs_base == tid;
+		     b->core->threads[0].tp == tid;
 	return 0;
 }
 

@@ -4,7 +4,6 @@
  * thread pointer, others by their entry function), and the crashing thread. */
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
-#include <sys/user.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,7 +209,7 @@ static const char *role_from_frames(struct vm *vm, const struct vm_thread *t)
 	return NULL;
 }
 
-/* A scheduler's thread: its thread pointer (fs_base) is esd.tid. */
+/* A scheduler's thread: its thread pointer (x86_64 fs_base) is esd.tid. */
 static int name_scheduler(struct beam *b, const struct beam_sched *s, void *arg)
 {
 	const struct layout *L = &b->L;
@@ -224,7 +223,7 @@ static int name_scheduler(struct beam *b, const struct beam_sched *s, void *arg)
 	if (beam_read_u64(b, s->esd + LV(L, ASD_CURRENT_PROCESS), &proc) < 0)
 		proc = 0;
 	for (size_t t = 0; t < vm->nthreads && t < b->core->nthreads; t++) {
-		if (b->core->threads[t].fs_base != tid)
+		if (b->core->threads[t].tp != tid)
 			continue;
 		char role[64];
 		snprintf(role, sizeof role, "%s %llu", s->role, (unsigned long long)s->index);
@@ -247,21 +246,15 @@ static void name_schedulers(struct beam *b)
 
 static void alloc_args(struct beam *b, const struct core_thread *t)
 {
-#if defined(__x86_64__)
-	struct user_regs_struct r;
-	memcpy(&r, t->regs, sizeof r);
 	const struct layout *L = &b->L;
-	uint64_t name;
+	const struct core_arch *a = b->core->arch;
+	uint64_t name, n = core_thread_reg(b->core, t, a->args[2]);  /* the allocation type */
 	char buf[64];
-	b->vm->alloc_size = r.rcx;  /* the first variadic argument: the size */
-	if (LHAS(L, G_ALC_N2TD) && r.rdx < 4096 &&
-	    beam_read_u64(b, beam_global(b, G_ALC_N2TD) + r.rdx * 8, &name) == 0 &&
+	b->vm->alloc_size = core_thread_reg(b->core, t, a->args[3]);  /* the first variadic: the size */
+	if (LHAS(L, G_ALC_N2TD) && n < 4096 &&
+	    beam_read_u64(b, beam_global(b, G_ALC_N2TD) + n * 8, &name) == 0 &&
 	    beam_read_cstr(b, name, buf, sizeof buf) == 0)
 		b->vm->alloc_type = vm_intern(b->vm, buf, strlen(buf));
-#else
-	(void)b;
-	(void)t;
-#endif
 }
 
 /* Functions a dying VM passes through (erl_alloc.c, erl_init.c, break.c). */

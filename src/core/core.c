@@ -129,3 +129,11 @@ int core_add_file_backing(struct core *c, uint64_t vaddr, const uint8_t *data, u
 	c->backing[c->nbacking++] = (struct core_backing){ vaddr, len, data };
 	return 0;
 }
+
+uint64_t core_thread_reg(const struct core *c, const struct core_thread *t, int i)
+{
+	uint64_t v = 0;
+	if (t->regs && c->arch && i >= 0 && i < c->arch->nregs)
+		memcpy(&v, (const uint8_t *)t->regs + (size_t)i * 8, 8);
+	return v;
+}

@@ -10,6 +10,7 @@
 #define BEAMCORE_CORE_H
 #include <stddef.h>
 #include <stdint.h>
+#include "arch.h"
 #include "error.h"
 
 struct core_seg {
@@ -26,9 +27,9 @@ struct core_file {               /* one NT_FILE entry */
 struct core_thread {             /* one NT_PRSTATUS */
 	int tid;
 	int cursig;
-	uint64_t fs_base;
-	uint64_t rip, rsp, rbp;
-	const void *regs;            /* the raw user_regs_struct in the note */
+	uint64_t tp;                 /* thread pointer: x86_64 fs_base, aarch64 tpidr_el0 (0: unknown) */
+	uint64_t pc, sp, fp;         /* program counter, stack and frame pointer */
+	const void *regs;            /* the raw registers in the note (the core's arch's pr_reg) */
 };
 
 struct core_backing {            /* file bytes standing in for missing read-only pages */
@@ -55,6 +56,7 @@ struct core_ops {
 
 struct core {
 	const struct core_ops *ops;
+	const struct core_arch *arch; /* the machine the process ran on */
 	const uint8_t *map;           /* the image the segments' bytes lie in, or NULL */
 	size_t size;
 	struct core_seg *segs;        /* sorted by vaddr */
@@ -70,6 +72,8 @@ struct core {
 	int pid;                      /* the process (NT_PRPSINFO), or 0 */
 	uint64_t sigaddr;
 	uint64_t at_phdr, at_entry;   /* from NT_AUXV */
+	uint64_t at_base;             /* the dynamic linker's load address, or 0 */
+	uint64_t at_execfn;           /* the executed path (a string in the core), or 0 */
 	uint64_t at_vdso;             /* AT_SYSINFO_EHDR: the vDSO's ELF image, or 0 */
 	const char *psargs;           /* NT_PRPSINFO command line: 80 bytes, not NUL-terminated in a forged core */
 	int truncated;                /* file shorter than its program headers say */
@@ -99,6 +103,9 @@ int core_peek(const struct core *c, uint64_t addr, void *buf, size_t len);
 /* Direct pointer to len contiguous bytes at addr, valid until core_close; NULL
  * when they are not all readable. */
 const void *core_ptr(const struct core *c, uint64_t addr, size_t len);
+
+/* Register i (an arch index: c->arch->pc, ->args[k]...) of thread t, 0 if absent. */
+uint64_t core_thread_reg(const struct core *c, const struct core_thread *t, int i);
 
 /* Serve [vaddr, vaddr+len) from file bytes where the core has no data. */
 int core_add_file_backing(struct core *c, uint64_t vaddr, const uint8_t *data, uint64_t len);

@@ -9,9 +9,9 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/procfs.h>
 #include <unistd.h>
 
 static int seg_cmp(const void *a, const void *b)
@@ -50,28 +50,29 @@ static void parse_nt_file(struct core *c, const uint8_t *d, size_t n)
 	}
 }
 
+/* One thread's NT_PRSTATUS, laid out as the core's machine lays it (arch.h). */
 static void parse_prstatus(struct core *c, const uint8_t *d, size_t n)
 {
-	struct elf_prstatus ps;
-	if (n < sizeof ps)
+	const struct core_arch *a = c->arch;
+	if (n < a->prstatus_size || n < PRSTATUS_REG_OFF + (size_t)a->nregs * 8)
 		return;
-	memcpy(&ps, d, sizeof ps);
 	struct core_thread *t = realloc(c->threads, (c->nthreads + 1) * sizeof *t);
 	if (!t)
 		return;
 	c->threads = t;
 	t = &c->threads[c->nthreads++];
 	memset(t, 0, sizeof *t);
-	t->tid = ps.pr_pid;
-	t->cursig = ps.pr_cursig;
-#if defined(__x86_64__)
-	const struct user_regs_struct *r = (const void *)ps.pr_reg;
-	t->rip = r->rip;
-	t->rsp = r->rsp;
-	t->rbp = r->rbp;
-	t->fs_base = r->fs_base;
-#endif
-	t->regs = d + offsetof(struct elf_prstatus, pr_reg);
+	int32_t pid;
+	int16_t cursig;
+	memcpy(&pid, d + PRSTATUS_PID_OFF, sizeof pid);
+	memcpy(&cursig, d + PRSTATUS_CURSIG_OFF, sizeof cursig);
+	t->tid = pid;
+	t->cursig = cursig;
+	t->regs = d + PRSTATUS_REG_OFF;
+	t->pc = core_thread_reg(c, t, a->pc);
+	t->sp = core_thread_reg(c, t, a->sp);
+	t->fp = core_thread_reg(c, t, a->fp);
+	t->tp = core_thread_reg(c, t, a->tp);
 }
 
 static void parse_notes(struct core *c, Elf *elf, const GElf_Phdr *ph)
@@ -85,6 +86,12 @@ static void parse_notes(struct core *c, Elf *elf, const GElf_Phdr *ph)
 	       (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 		const uint8_t *desc = (const uint8_t *)data->d_buf + desc_off;
 		const char *name = (const char *)data->d_buf + name_off;
+		/* the thread pointer's own note follows its thread's NT_PRSTATUS */
+		if (c->arch->tp_note && nh.n_type == c->arch->tp_note && nh.n_descsz >= 8 &&
+		    nh.n_namesz == 6 && memcmp(name, "LINUX", 6) == 0 && c->nthreads) {
+			memcpy(&c->threads[c->nthreads - 1].tp, desc, 8);
+			continue;
+		}
 		if (nh.n_namesz == 0 || strncmp(name, "CORE", nh.n_namesz) != 0)
 			continue;
 		switch (nh.n_type) {
@@ -118,12 +125,16 @@ static void parse_notes(struct core *c, Elf *elf, const GElf_Phdr *ph)
 					c->at_entry = v;
 				else if (k == AT_SYSINFO_EHDR)
 					c->at_vdso = v;
+				else if (k == AT_BASE)
+					c->at_base = v;
+				else if (k == AT_EXECFN)
+					c->at_execfn = v;
 			}
 			break;
 		case NT_PRPSINFO:
-			if (nh.n_descsz >= sizeof(struct elf_prpsinfo)) {
-				c->psargs = (const char *)desc + offsetof(struct elf_prpsinfo, pr_psargs);
-				memcpy(&c->pid, desc + offsetof(struct elf_prpsinfo, pr_pid), sizeof c->pid);
+			if (nh.n_descsz >= PRPSINFO_SIZE) {
+				c->psargs = (const char *)desc + PRPSINFO_PSARGS_OFF;
+				memcpy(&c->pid, desc + PRPSINFO_PID_OFF, sizeof c->pid);
 			}
 			break;
 		}
@@ -168,8 +179,16 @@ bc_err *core_open(const char *path, struct core **out)
 			       "; usage: beamcore [COMMAND] CORE [BEAM]" : "");
 		goto out;
 	}
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
-		err = bc_error(BC_EFORMAT, "%s: only x86_64 cores are supported", path);
+	if (!(c->arch = core_arch_of(eh.e_machine, eh.e_ident[EI_CLASS]))) {
+		const char *m = core_machine_name(eh.e_machine);
+		char known[64], what[48];
+		if (m)
+			snprintf(what, sizeof what, "%s", m);
+		else
+			snprintf(what, sizeof what, "e_machine %u", (unsigned)eh.e_machine);
+		err = bc_error(BC_EFORMAT, "%s: a core of a %s %s process: beamcore reads %s cores",
+			       path, eh.e_ident[EI_CLASS] == ELFCLASS32 ? "32-bit" : "64-bit", what,
+			       core_arch_names(known, sizeof known));
 		goto out;
 	}
 	size_t phnum;
@@ -211,6 +230,7 @@ bc_err *core_open(const char *path, struct core **out)
 	qsort(c->segs, c->nsegs, sizeof *c->segs, seg_cmp);
 	if (c->nsegs == 0)
 		err = bc_error(BC_EFORMAT, "%s: core has no memory segments", path);
+
 out:
 	if (elf)
 		elf_end(elf);

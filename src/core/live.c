@@ -246,10 +246,10 @@ static bc_err *read_threads(struct core *c, struct core_live *l, const pid_t *ti
 		t->regs = &l->regs[i];
 		if (!c->live_stopped || ptrace(PTRACE_GETREGS, tids[i], NULL, &l->regs[i]) < 0)
 			continue;
-		t->rip = l->regs[i].rip;
-		t->rsp = l->regs[i].rsp;
-		t->rbp = l->regs[i].rbp;
-		t->fs_base = l->regs[i].fs_base;
+		t->pc = l->regs[i].rip;
+		t->sp = l->regs[i].rsp;
+		t->fp = l->regs[i].rbp;
+		t->tp = l->regs[i].fs_base;
 	}
 	/* the main thread (tid == pid) first, as in a core */
 	for (size_t i = 1; i < c->nthreads; i++)
@@ -330,7 +330,7 @@ void core_plan_free(struct core_plan *p)
 static void add_stacks(struct core *c, struct livesnap *s, size_t most)
 {
 	for (size_t i = 0; i < c->nthreads && most; i++) {
-		uint64_t sp = c->threads[i].rsp;
+		uint64_t sp = c->threads[i].sp;
 		const struct core_seg *g = sp ? core_seg_at(c, sp) : NULL;
 		if (!g || !g->filesz)
 			continue;
@@ -397,7 +397,7 @@ bc_err *core_live_snapshot(struct core *c, struct core_plan *plan, int stacks, d
 	if (st->over) {  /* released before the copy was whole: a racy read, no registers */
 		livesnap_free(s);
 		for (size_t i = 0; i < c->nthreads; i++)
-			c->threads[i].rip = c->threads[i].rsp = c->threads[i].rbp = 0;
+			c->threads[i].pc = c->threads[i].sp = c->threads[i].fp = 0;
 	} else {
 		c->live_frozen = 1;
 	}
@@ -435,6 +435,7 @@ bc_err *core_open_live(int pid, enum core_live_mem kind, struct core **out)
 		return bc_error(BC_ENOMEM, "out of memory");
 	}
 	c->ops = kind == LIVE_FLUSHED ? &flushed_ops : &kept_ops;
+	c->arch = core_arch_host();  /* the process runs here (ptrace reads its registers) */
 	c->mem = m;
 	c->live = l;
 	c->live_pid = c->pid = pid;

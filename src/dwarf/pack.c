@@ -1,5 +1,6 @@
 /* Layout packs: parse, pick, apply and write (pack.h). */
 #include "pack.h"
+#include "arch.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -175,8 +176,8 @@ bc_err *pack_identify(Elf *elf, int symtab, struct pack_id *out)
 	GElf_Ehdr eh;
 	if (!gelf_getehdr(elf, &eh))
 		return bc_error(BC_EFORMAT, "no ELF header");
-	snprintf(out->arch, sizeof out->arch, "%s", eh.e_machine == EM_X86_64 ? "x86_64"
-				     : eh.e_machine == EM_AARCH64 ? "aarch64" : "other");
+	const struct core_arch *a = core_arch_of(eh.e_machine, eh.e_ident[EI_CLASS]);
+	snprintf(out->arch, sizeof out->arch, "%s", a ? a->name : "other");
 	return NULL;
 }
 

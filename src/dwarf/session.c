@@ -1,5 +1,6 @@
 #include "session.h"
 #include "core.h"
+#include "linkmap.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -22,6 +23,7 @@ struct session_mod {
 	int is_exe;
 	const uint8_t *image;  /* the vDSO: its ELF image in the core */
 	size_t image_len;
+	char *own;             /* recorded, when read from the core's memory (freed with it) */
 };
 
 /* A recorded path as a file name here: without the kernel's " (deleted)" (a
@@ -303,6 +305,91 @@ static void report_vdso(struct session *s)
 		s->nmods--;
 }
 
+/* A C string of the core's memory, malloc'ed, or NULL. */
+static char *core_cstr(const struct core *c, uint64_t addr)
+{
+	char buf[4096];
+	size_t n = 0;
+	while (addr && n < sizeof buf && core_peek(c, addr + n, &buf[n], 1) == 0 && buf[n])
+		n++;
+	return n && n < sizeof buf && buf[n] == '\0' ? strndup(buf, n) : NULL;
+}
+
+/* The executable's program header of type, or 0. */
+static int exe_phdr(const struct exe *x, uint32_t type, GElf_Phdr *out)
+{
+	size_t phnum = 0;
+	elf_getphdrnum(x->elf, &phnum);
+	for (size_t i = 0; i < phnum; i++)
+		if (gelf_getphdr(x->elf, (int)i, out) && out->p_type == type)
+			return 1;
+	return 0;
+}
+
+/* One object of the dynamic linker's list as a module: its file (under the
+ * sysroot first), checked against the list's l_ld (its _DYNAMIC where the
+ * process had it), its extent from its own program headers. */
+static void report_linked(struct session *s, const struct core_link *l, char *name)
+{
+	char path[4096];
+	const char *roots[2] = { s->o.sysroot, NULL };
+	Elf *elf = NULL;
+	int fd = -1;
+	for (int i = s->o.sysroot ? 0 : 1; i < 2 && fd < 0; i++)
+		if (lookup_path(roots[i], name, path, sizeof path) == 0)
+			fd = open_matching(path, NULL, 0, &elf);
+	uint64_t lo = UINT64_MAX, hi = 0, dyn = UINT64_MAX;
+	size_t phnum = 0;
+	if (fd >= 0)
+		elf_getphdrnum(elf, &phnum);
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_DYNAMIC)
+			dyn = ph.p_vaddr;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		uint64_t align = ph.p_align ? ph.p_align : 1;
+		lo = (ph.p_vaddr & -align) < lo ? ph.p_vaddr & -align : lo;
+		hi = ph.p_vaddr + ph.p_memsz > hi ? ph.p_vaddr + ph.p_memsz : hi;
+	}
+	struct session_mod *m = &s->mods[s->nmods];
+	*m = (struct session_mod){ .s = s, .recorded = name, .own = name };
+	if (elf)
+		m->build_id_len = elf_build_id(elf, m->build_id);
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	/* not found, or not the file the process loaded: left out (no frames named in it) */
+	if (lo >= hi || dyn == UINT64_MAX || l->l_addr + dyn != l->l_ld ||
+	    !report_module(s, m, name, l->l_addr + lo, l->l_addr + hi)) {
+		free(name);
+		return;
+	}
+	s->nmods++;
+}
+
+/* A core with no file mappings (qemu-user's): the shared libraries from the
+ * dynamic linker's list in the core's memory. The dynamic linker's own name is
+ * the executable's PT_INTERP (its l_name points into the executable's text,
+ * which such a core leaves out). */
+static void report_link_map(struct session *s, struct core_link *links, size_t n)
+{
+	GElf_Phdr interp;
+	for (size_t i = 1; i < n; i++) {  /* [0]: the executable */
+		char *name = core_cstr(s->core, links[i].l_name);
+		if (!name && links[i].l_addr == s->core->at_base && exe_phdr(s->exe, PT_INTERP, &interp) &&
+		    interp.p_offset < s->exe->size && interp.p_filesz <= s->exe->size - interp.p_offset)
+			name = strndup((const char *)s->exe->map + interp.p_offset, interp.p_filesz);
+		if (name && name[0] == '/')
+			report_linked(s, &links[i], name);
+		else
+			free(name);
+	}
+}
+
 static bc_err *find_dwarf(struct session *s)
 {
 	struct exe *x = s->exe;
@@ -372,9 +459,11 @@ bc_err *session_open(const struct core *core, const struct session_opts *o, stru
 		snprintf(s->debuginfo_path, plen, ":.debug:/usr/lib/debug");
 	s->cb = (Dwfl_Callbacks){ .find_elf = find_elf, .find_debuginfo = find_debuginfo,
 				  .debuginfo_path = &s->debuginfo_path };
-	if (core) {
+	if (core && core->nfiles) {
 		const struct core_file *m = exe_mapping(core);
 		s->recorded_exe = m ? m->path : NULL;
+	} else if (core) {  /* no NT_FILE: the path it was executed by (AT_EXECFN) */
+		s->recorded_exe = s->execfn = core_cstr(core, core->at_execfn);
 	}
 	if ((err = open_exe(s)))
 		goto fail;
@@ -389,13 +478,33 @@ bc_err *session_open(const struct core *core, const struct session_opts *o, stru
 		err = bc_error(BC_ENOMEM, "libdwfl: %s", dwfl_errmsg(-1));
 		goto fail;
 	}
+	struct core_link *links = NULL;
+	size_t nlinks = 0;
+	GElf_Phdr dyn;
+	if (core && !core->nfiles && exe_phdr(s->exe, PT_DYNAMIC, &dyn)) {
+		/* no file mappings: the libraries the dynamic linker lists (none if unreadable) */
+		bc_err *e = core_link_map(core, dyn.p_vaddr + s->bias, &links, &nlinks);
+		bc_err_free(e);
+		struct session_mod *more = calloc(nlinks + 2, sizeof *more);
+		if (!more) {
+			free(links);
+			err = bc_error(BC_ENOMEM, "out of memory");
+			goto fail;
+		}
+		free(s->mods);
+		s->mods = more;
+	}
 	dwfl_report_begin(s->dwfl);
-	if ((err = report_exe(s)))
+	if ((err = report_exe(s))) {
+		free(links);
 		goto fail;
+	}
 	if (core) {
 		report_libraries(s);
+		report_link_map(s, links, nlinks);
 		report_vdso(s);
 	}
+	free(links);
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	/* a stripped beam.smp is read through a layout pack (beam.c): the
 	 * reason there is no DWARF is kept to say when no pack fits either */
@@ -437,7 +546,7 @@ static bool live_set_registers(Dwfl_Thread *thread, void *thread_arg)
 {
 #if defined(__x86_64__)
 	const struct core_thread *t = thread_arg;
-	if (!t->rip)  /* registers not read */
+	if (!t->pc)  /* registers not read */
 		return false;
 	const struct user_regs_struct *r = t->regs;
 	/* DWARF's x86_64 order: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, then rip */
@@ -502,7 +611,10 @@ void session_close(struct session *s)
 		elf_end(s->core_elf);
 	exe_close(s->exe);
 	bc_err_free(s->no_dwarf);
+	for (size_t i = 0; s->mods && i < s->nmods; i++)
+		free(s->mods[i].own);
 	free(s->mods);
+	free(s->execfn);
 	free(s->debuginfo_path);
 	free((char *)s->o.exe_path);
 	free((char *)s->o.debug_file);

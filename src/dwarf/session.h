@@ -30,6 +30,7 @@ struct session {
 	struct exe *exe;
 	Dwfl_Module *exe_mod;
 	const char *recorded_exe;      /* the executable's path in the core, or NULL */
+	char *execfn;                  /* that path, when read from the core's memory (AT_EXECFN) */
 	uint64_t bias;                 /* run-time address = link-time address + bias */
 	int exe_verified;              /* the core's build-id of beam.smp matched */
 	struct session_mod *mods;

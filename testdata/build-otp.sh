@@ -12,6 +12,7 @@
 #                              libc6-dev-arm64-cross): bin/aarch64-unknown-linux-gnu/
 #                              beam.smp with DWARF, run under qemu with Debian's
 #                              arm64 erts beside it (stock-root.sh 27 arm64)
+# The emulator flavor of 25 and 27 (for their layout packs): testdata/build-emu.sh.
 set -euo pipefail
 rel=${1:?usage: build-otp.sh 25|27|29 [arm64]}
 arch=${2:-}

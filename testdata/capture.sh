@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Capture a test fixture: run beamcore_scenario on our DWARF build of OTP REL,
 # then take a gdb core (gcore) and a kernel core of the same idle node.
-#   testdata/capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist]
+#   testdata/capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist] [--strip]
 # OUTDIR gets: ground_truth.json, core.gcore, core.kernel (both made sparse),
 # beam.smp.path, pid, node.log, beamcore_scenario.beam.
 # --dump: no cores; `kill -USR1` makes the idle node write erl_crash.dump (same
@@ -12,7 +12,13 @@
 # --gcore-dump: a gcore of the idle node, then the same node's erl_crash.dump
 # (SIGUSR1, as --dump) and no other dumps: one state seen both ways (beamcore
 # diff core.gcore erl_crash.dump: no changes).
-# --emu: the emulator flavor (beam.emu, erl -emu_flavor emu; OTP 29 only).
+# --emu: the emulator flavor (beam.emu, erl -emu_flavor emu). build-otp.sh
+# builds it for 29 only; for 25 and 27 set BEAMCORE_OTP to a tree that has it
+# (testdata/build-emu.sh).
+# BEAMCORE_OTP=DIR: this built OTP tree instead of build-otp.sh's.
+# --strip: the node runs a stripped copy (strip --strip-unneeded, as Debian's
+# dh_strip) of our beam.smp or beam.emu, OUTDIR/bin/: no DWARF, read through
+# the compiled-in layout pack of its release and flavor (docs/layout-packs.md).
 # --stock: Debian's own erl and stripped beam.smp, read through a layout pack
 # (docs/layout-packs.md) instead of our DWARF build: 25 as installed (erlang-base),
 # 27 trixie's under chroot (testdata/stock-root.sh; /dev, /proc and OUTDIR
@@ -31,22 +37,23 @@
 # Exit 0 ok, 77 not enough disk space, 64 usage, other non-zero on failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage() { echo "usage: capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist] [--live] [--stock] [--arm64]" >&2; exit 64; }
+usage() { echo "usage: capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist] [--live] [--stock] [--arm64] [--strip]" >&2; exit 64; }
 [ $# -ge 2 ] || usage
 rel=$1; out=$(realpath -m "$2"); shift 2
-gcore=1; kcore=1; dump=0; emu=0; dist=0; deaths=1; live=0; stock=0; arm64=0
+gcore=1; kcore=1; dump=0; emu=0; dist=0; deaths=1; live=0; stock=0; arm64=0; strip=0
 for a in "$@"; do
   case $a in
     --no-gcore) gcore=0 ;; --no-kernel-core) kcore=0 ;; --dump) dump=1 ;;
     --gcore-dump) dump=2 ;;
-    --emu) emu=1 ;; --dist) dist=1 ;; --stock) stock=1 ;; --arm64) arm64=1; stock=1; gcore=0 ;; --live) live=1; gcore=0; kcore=0 ;; *) usage ;;
+    --emu) emu=1 ;; --dist) dist=1 ;; --stock) stock=1 ;; --strip) strip=1 ;; --arm64) arm64=1; stock=1; gcore=0 ;; --live) live=1; gcore=0; kcore=0 ;; *) usage ;;
   esac
 done
 [ $dump != 1 ] || { gcore=0; kcore=0; }
 [ $live = 0 ] || [ $dump = 0 ] || usage
 [ $dump != 2 ] || { gcore=1; kcore=0; dump=1; deaths=0; }
 case $rel in 25|27|29) ;; *) usage ;; esac
-[ $emu = 0 ] || [ "$rel" = 29 ] || usage
+[ $emu = 0 ] || [ $stock = 0 ] || usage
+[ $strip = 0 ] || [ $stock = 0 ] || usage
 [ $stock = 0 ] || [ "$rel" = 25 ] || [ "$rel" = 27 ] || usage
 [ $arm64 = 0 ] || { [ "$rel" = 27 ] && [ $dump = 0 ] && [ $dist = 0 ]; } || usage
 die() { echo "capture.sh: $*" >&2; exit 1; }
@@ -80,7 +87,9 @@ if [ $stock = 1 ] && [ "$rel" = 27 ]; then
   # the node under chroot; OUTDIR at its own path inside, so every path holds
   run=(env BINDIR=/usr/lib/erlang/$erts ROOTDIR=/usr/lib/erlang EMU=beam PROGNAME=erl
        /usr/sbin/chroot "$root" /usr/bin/sh -c 'cd "$0" && exec "$@"' "$out" "/usr/lib/erlang/$erts/erlexec")
-elif [ $stock = 1 ]; then otp=/usr/lib/erlang; else otp=$("$here/build-otp.sh" "$rel"); fi
+elif [ $stock = 1 ]; then otp=/usr/lib/erlang
+elif [ -n "${BEAMCORE_OTP:-}" ]; then otp=$(realpath "$BEAMCORE_OTP")
+else otp=$("$here/build-otp.sh" "$rel"); fi
 if [ -n "$root" ]; then :
 elif [ $stock = 1 ]; then
   [ -x /usr/bin/erl ] || die "Debian erlang-base not installed (run testdata/deps.sh)"
@@ -94,8 +103,8 @@ elif [ "$rel" = 25 ]; then
   bindir=$otp/bindir
   mkdir -p "$bindir"
   for f in "$erts_bin"/*; do ln -sfn "$f" "$bindir/$(basename "$f")"; done
-  for f in beam.smp erl_child_setup; do
-    ln -sfn "$otp/bin/x86_64-pc-linux-gnu/$f" "$bindir/$f"
+  for f in beam.smp beam.emu erl_child_setup; do
+    [ -e "$otp/bin/x86_64-pc-linux-gnu/$f" ] && ln -sfn "$otp/bin/x86_64-pc-linux-gnu/$f" "$bindir/$f"
   done
   erlc=/usr/bin/erlc
   run=(env BINDIR="$bindir" ROOTDIR=/usr/lib/erlang EMU=beam PROGNAME=erl "$bindir/erlexec")
@@ -104,7 +113,24 @@ else
   run=("$otp/bin/erl")
 fi
 flavor=beam.smp
-if [ $emu = 1 ]; then run+=(-emu_flavor emu); flavor=beam.emu; fi
+[ $emu = 0 ] || flavor=beam.emu
+[ $stock = 1 ] || [ -x "$otp/bin/x86_64-pc-linux-gnu/$flavor" ] ||
+  die "no $flavor in $otp (the emu flavor of 25 and 27: testdata/build-emu.sh, then BEAMCORE_OTP)"
+exedir=$otp
+if [ $strip = 1 ]; then
+  # The tree's erts binaries beside a stripped copy of the emulator; erlexec
+  # runs the emulator from BINDIR.
+  exedir=$out
+  rm -rf "$out/bin"; mkdir -p "$out/bin"
+  src=$otp/bin/x86_64-pc-linux-gnu
+  [ "$rel" != 25 ] || src=$bindir
+  for f in "$src"/*; do ln -sfn "$(realpath "$f")" "$out/bin/$(basename "$f")"; done
+  rm -f "$out/bin/$flavor"
+  strip --strip-unneeded -o "$out/bin/$flavor" "$otp/bin/x86_64-pc-linux-gnu/$flavor"
+  [ "$rel" = 25 ] || run=(env BINDIR="$out/bin" ROOTDIR="$otp" EMU=beam PROGNAME=erl "$out/bin/erlexec")
+  [ "$rel" != 25 ] || run=(env BINDIR="$out/bin" ROOTDIR=/usr/lib/erlang EMU=beam PROGNAME=erl "$out/bin/erlexec")
+fi
+[ $emu = 0 ] || run+=(-emu_flavor emu)
 # Distribution on loopback only; no ticks while the fixture is taken (a tick
 # would wake net_kernel's ticker between the ground truth and the core).
 distargs=()
@@ -170,9 +196,9 @@ if [ $arm64 = 1 ]; then
   exe=$otp/$erts/$flavor
   [ "$(readelf -h "$exe" | sed -n 's/^ *Machine: *//p')" = AArch64 ] || die "$exe is not an AArch64 ELF"
 else exe=$(readlink "/proc/$pid/exe"); fi
-case $exe in "$otp"/*/"$flavor") ;; *) die "running $exe, not our $flavor under $otp" ;; esac
-if [ $stock = 1 ]; then
-  readelf -S "$exe" | grep -q '\.debug_info' && die "$exe has DWARF: not the stock stripped build"
+case $exe in "$exedir"/*/"$flavor") ;; *) die "running $exe, not our $flavor under $exedir" ;; esac
+if [ $stock = 1 ] || [ $strip = 1 ]; then
+  readelf -S "$exe" | grep -q '\.debug_info' && die "$exe has DWARF: not a stripped build"
 else
   readelf -S "$exe" | grep -q '\.debug_info' || die "$exe has no DWARF"
 fi

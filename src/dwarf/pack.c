@@ -19,8 +19,14 @@
 static const struct pack_line otp25_jit[] = {
 #include "pack-25.2.3-jit.def"
 };
+static const struct pack_line otp25_emu[] = {
+#include "pack-25.2.3-emu.def"
+};
 static const struct pack_line otp27_jit[] = {
 #include "pack-27.3.4.1-jit.def"
+};
+static const struct pack_line otp27_emu[] = {
+#include "pack-27.3.4.1-emu.def"
 };
 static const struct pack_line otp29_jit[] = {
 #include "pack-29.1.1-jit.def"
@@ -37,7 +43,9 @@ static const struct pack_line otp29_emu[] = {
 #define BUILTIN(name, a) { name, a, sizeof a / sizeof a[0], NULL, NULL }
 static const struct pack builtins[] = {
 	BUILTIN("otp-25.2.3-jit", otp25_jit),
+	BUILTIN("otp-25.2.3-emu", otp25_emu),
 	BUILTIN("otp-27.3.4.1-jit", otp27_jit),
+	BUILTIN("otp-27.3.4.1-emu", otp27_emu),
 	BUILTIN("otp-29.1.1-jit", otp29_jit),
 	BUILTIN("otp-29.1.1-emu", otp29_emu),
 };

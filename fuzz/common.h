@@ -12,7 +12,7 @@
 #include "term.h"
 #include "vm.h"
 
-static const char *fuzz_file(const uint8_t *data, size_t n)
+static inline const char *fuzz_file(const uint8_t *data, size_t n)
 {
 	static char path[64];
 	static int fd = -1;

@@ -4,8 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyzer.h"
-#include "commands.h"
+#include "analyze.h"
 #include "common.h"
 #include "dump.h"
 #include "target.h"
@@ -26,24 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		bc_err_free(e);
 	struct vm *vm = dump_vm(d);
 	if (vm) {
-		for (size_t i = 0; analyzers[i]; i++) {
-			const struct analyzer *an = analyzers[i];
-			/* check: a rule of each kind */
-			static const char *rules[] = { "message_queue_len=1000", "ets.memory=1MiB",
-						       "process_count=80%", "binary=1GiB" };
-			struct an_opts o = { .max = rules, .nmax = 4 };
-			char pid[64];
-			if (an->arg_name) {
-				if (!vm->nprocs)
-					continue;
-				o.arg = vm_pid_str(&vm->procs[vm->nprocs - 1], pid, sizeof pid);
-			}
-			struct an_out out = { 0 };
-			/* a command of two targets (diff): the model against itself */
-			if ((e = an->run2 ? an->run2(vm, vm, &o, &out) : an->run(vm, &o, &out)))
-				bc_err_free(e);
-			an_out_free(&out);
-		}
+		fuzz_analyzers(vm, 0, NULL, NULL);
 		fuzz_details(vm, 64);
 	}
 	dump_close(d);

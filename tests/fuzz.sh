@@ -6,13 +6,16 @@
 # Prints one line per target, "fuzz TARGET: ok|FAIL (N runs, S s)", and writes
 # the same to build-fuzz/fuzz-results.txt; a crash's input is kept in
 # build-fuzz/crash-TARGET-*. Exit 1 if any target failed.
+# fuzz_vm patches a real core: the fixture $BEAMCORE_FIXTURES/crash25-kill
+# (its core and beam.smp.path; BEAMCORE_FUZZ_VM_FIXTURE names another). Without
+# it the line says SKIP, and under CI=true FAIL (the fixture must be made).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 secs=${1:-45}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_dump fuzz_dump_terms fuzz_core)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_dump fuzz_dump_terms fuzz_core fuzz_vm)
 b=build-fuzz
 if [ ! -d "$b" ]; then
   CC=clang meson setup "$b" -Dfuzz=true -Dc_args=-fsanitize=fuzzer-no-link \
@@ -25,6 +28,22 @@ export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 fail=0
 for t in "${targets[@]}"; do
+  if [ "$t" = fuzz_vm ]; then
+    fx=${BEAMCORE_FIXTURES:-/nonexistent}/${BEAMCORE_FUZZ_VM_FIXTURE:-crash25-kill}
+    if [ -f "$fx/core" ] && [ -f "$fx/beam.smp.path" ]; then
+      export BEAMCORE_FUZZ_CORE=$fx/core BEAMCORE_FUZZ_BEAM
+      BEAMCORE_FUZZ_BEAM=$(cat "$fx/beam.smp.path")
+    else
+      if [ "${CI:-}" = true ]; then
+        line="fuzz $t: FAIL (no fixture $fx/core: made by tests/run.sh)"
+        fail=1
+      else
+        line="fuzz $t: SKIP (no fixture $fx/core: BEAMCORE_FIXTURES=DIR)"
+      fi
+      echo "$line" | tee -a "$b/fuzz-results.txt"
+      continue
+    fi
+  fi
   corpus=$b/corpus/$t
   mkdir -p "$corpus"
   log=$b/fuzz-$t.log

@@ -53,109 +53,32 @@ static void read_vm_facts(struct beam *b)
 		b->vm->process_limit = v;
 }
 
-bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
+/* A new model of the core as it is: the facts every command needs, the
+ * pack's checks, the analyzers' services. The walks run later (beam_load). */
+static bc_err *read_model(struct beam *b, const char *core_path, int pid,
+			  const struct core_snap_stat *st)
 {
-	*out = NULL;
-	struct beam *b = calloc(1, sizeof *b);
-	if (!b)
+	b->ml_bad = ml_layout(b);  /* which release's link/monitor layout (monlnk.c) */
+	char source[64];
+	if (!core_path)
+		snprintf(source, sizeof source, "PID %d", pid);
+	const char *name = core_path ? core_path : source;
+	if (!(b->vm = vm_new(core_path ? "core" : "live", NULL)) ||
+	    !(b->vm->source = vm_intern(b->vm, name, strlen(name))))
 		return bc_error(BC_ENOMEM, "out of memory");
-	b->ranges_ok = -1;
-	struct core_plan *plan = o->plan;  /* consumed: by the snapshot, else freed below */
-	char exe[4096], source[64];
-	const char *exe_path = o->exe_path;
-	bc_err *err = NULL;
-	if (!o->core_path) {  /* a live process: its executable, before stopping it */
-		if ((err = core_live_exe(o->pid, exe, sizeof exe)))
-			goto fail;
-		const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-		if (strncmp(base, "beam.", 5) != 0) {
-			err = bc_error(BC_EFORMAT, "PID %d is %s, not beam.smp: give the pid of the node's "
-				       "beam.smp (pgrep -f beam.smp)", o->pid, exe);
-			goto fail;
-		}
-		if (!exe_path) {  /* the file as it runs, even if replaced since */
-			char path[64];
-			snprintf(path, sizeof path, "/proc/%d/exe", o->pid);
-			exe_path = access(exe, R_OK) == 0 ? exe : path;
-		}
-		snprintf(source, sizeof source, "PID %d", o->pid);
-		/* stopped below, once DWARF is read */
-		err = core_open_live(o->pid, o->flushed ? LIVE_FLUSHED : LIVE_KEPT, &b->core);
-	} else {
-		err = core_open(o->core_path, &b->core);
-	}
-	if (err)
-		goto fail;
-
-	struct session_opts so = { exe_path, o->debug_file, o->sysroot };
-	if ((err = session_open(b->core, &so, &b->session)))
-		goto fail;
-	b->exe = b->session->exe;
-	b->bias = b->session->bias;
-	b->vm = o->core_path ? vm_new("core", o->core_path) : vm_new("live", NULL);
-	if (b->vm && !o->core_path)
-		b->vm->source = vm_intern(b->vm, source, strlen(source));
-	if (!b->vm) {
-		err = bc_error(BC_ENOMEM, "out of memory");
-		goto fail;
-	}
 	snprintf(b->vm->exe, sizeof b->vm->exe, "%s", b->exe->path);
 	build_id_hex(b->exe->build_id, b->exe->build_id_len, b->vm->build_id);
 	if (!b->session->exe_verified)
 		vm_gap(b->vm, "the core does not hold beam.smp's build-id: %s was not verified "
 		       "against it", b->exe->path);
-	/* DWARF, when there is any, always wins over a pack */
-	if (b->exe->dw)
-		err = layout_resolve(b->exe->dw, &b->L);
-	else
-		err = beam_pack_layout(b, o->layout_file);
-	if (err)
-		goto fail;
-	/* the readers below (JIT frames, registers, memory rules) are checked on
-	 * x86_64 only: another machine's core is refused, not misread */
-	if (strcmp(b->core->arch->name, "x86_64") != 0) {
-		err = bc_error(BC_EFORMAT, "%s: an %s core: beamcore reads the VM of x86_64 cores "
-			       "only so far", o->core_path ? o->core_path : "the process",
-			       b->core->arch->name);
-		goto fail;
-	}
 	snprintf(b->vm->debug_file, sizeof b->vm->debug_file, "%s",
-		 b->exe->dw ? b->exe->debug_path : b->pack_name);
-	b->ml_bad = ml_layout(b);  /* which release's link/monitor layout (monlnk.c) */
-
-	/* a live node is stopped only now: the DWARF session and the offset table
-	 * (tens of ms) need no stop; every byte read so far is read again */
-	struct core_snap_stat st = { .stopped_ms = -1 };
-	if (b->core->live && plan) {  /* stopped only to copy what the command reads */
-		err = core_live_snapshot(b->core, plan, o->stacks, o->max_stop_ms, &st);
-		plan = NULL;
-		if (!err && st.over && o->max_stop_fail)
-			err = bc_error(BC_EIO, "PID %d: stopping it to copy the %llu bytes the read needs "
-				       "would take longer than --max-stop %.0f ms (released after %.1f "
-				       "ms, %llu bytes copied): raise it, or drop --max-stop-fail for a "
-				       "racy read", o->pid, (unsigned long long)st.planned,
-				       o->max_stop_ms, st.stopped_ms, (unsigned long long)st.bytes);
-		if (err)
-			goto fail;
-	} else if (b->core->live && !o->no_stop && (err = core_live_stop(b->core))) {
-		goto fail;
-	}
+		 b->pack_name[0] ? b->pack_name : b->exe->debug_path);
 	if (b->core->live) {
-		b->vm->live_pid = o->pid;
+		b->vm->live_pid = pid;
 		b->vm->racy = !b->core->live_frozen;
-		b->vm->stopped_ms = st.stopped_ms;
-		b->vm->copied_bytes = st.bytes;
+		b->vm->stopped_ms = st->stopped_ms;
+		b->vm->copied_bytes = st->bytes;
 	}
-	/* .rodata and .text are not in a default core: serve them from the file. */
-	for (int i = 0; i < b->exe->nloads && !b->core->live; i++) {
-		const struct exe_load *l = &b->exe->loads[i];
-		if (!(l->flags & PF_W) &&
-		    core_add_file_backing(b->core, l->vaddr + b->bias, b->exe->map + l->off, l->filesz) < 0) {
-			err = bc_error(BC_ENOMEM, "out of memory");
-			goto fail;
-		}
-	}
-
 	if (b->core->truncated)
 		vm_gap(b->vm, "the core file is truncated: memory past byte %zu is missing",
 		       b->core->size);
@@ -178,23 +101,140 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	/* gcore stops the process with ptrace: SIGSTOP is a snapshot, not a death */
 	if (b->vm->signo == SIGSTOP)
 		b->vm->signo = b->vm->sigsender = 0;
+	bc_err *err;
 	if (b->pack_name[0] && (err = beam_pack_verify(b)))
-		goto fail;
+		return err;
 	read_vm_facts(b);
 	beam_enable_detail(b);
 	beam_enable_liveness(b);
 	beam_enable_dump(b);
-	if (!LHAS(&b->L, G_ERTS_PROC)) {
-		err = bc_error(BC_ENODEBUG, "%s has no 'erts_proc' in its DWARF: not a beam.smp?",
-			       b->vm->debug_file);
+	if (!LHAS(&b->L, G_ERTS_PROC))
+		return bc_error(BC_ENODEBUG, "%s has no 'erts_proc' in its DWARF: not a beam.smp?",
+				b->vm->debug_file);
+	return NULL;
+}
+
+bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
+{
+	*out = NULL;
+	struct beam *b = calloc(1, sizeof *b);
+	if (!b)
+		return bc_error(BC_ENOMEM, "out of memory");
+	b->ranges_ok = -1;
+	struct core_plan *plan = o->plan;  /* consumed: by the snapshot, else freed below */
+	char exe[4096];
+	const char *exe_path = o->exe_path;
+	bc_err *err = NULL;
+	if (!o->core_path) {  /* a live process: its executable, before stopping it */
+		if ((err = core_live_exe(o->pid, exe, sizeof exe)))
+			goto fail;
+		const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+		if (strncmp(base, "beam.", 5) != 0) {
+			err = bc_error(BC_EFORMAT, "PID %d is %s, not beam.smp: give the pid of the node's "
+				       "beam.smp (pgrep -f beam.smp)", o->pid, exe);
+			goto fail;
+		}
+		if (!exe_path) {  /* the file as it runs, even if replaced since */
+			char path[64];
+			snprintf(path, sizeof path, "/proc/%d/exe", o->pid);
+			exe_path = access(exe, R_OK) == 0 ? exe : path;
+		}
+		/* stopped below, once DWARF is read */
+		err = core_open_live(o->pid, o->flushed ? LIVE_FLUSHED : LIVE_KEPT, &b->core);
+	} else {
+		err = core_open(o->core_path, &b->core);
+	}
+	if (err)
+		goto fail;
+
+	struct session_opts so = { exe_path, o->debug_file, o->sysroot };
+	if ((err = session_open(b->core, &so, &b->session)))
+		goto fail;
+	b->exe = b->session->exe;
+	b->bias = b->session->bias;
+	/* DWARF, when there is any, always wins over a pack (but for a test's
+	 * pack_over_dwarf) */
+	if (b->exe->dw && !o->pack_over_dwarf)
+		err = layout_resolve(b->exe->dw, &b->L);
+	else
+		err = beam_pack_layout(b, o->layout_file);
+	if (err)
+		goto fail;
+	/* the readers below (JIT frames, registers, memory rules) are checked on
+	 * x86_64 only: another machine's core is refused, not misread */
+	if (strcmp(b->core->arch->name, "x86_64") != 0) {
+		err = bc_error(BC_EFORMAT, "%s: an %s core: beamcore reads the VM of x86_64 cores "
+			       "only so far", o->core_path ? o->core_path : "the process",
+			       b->core->arch->name);
 		goto fail;
 	}
+
+	/* a live node is stopped only now: the DWARF session and the offset table
+	 * (tens of ms) need no stop; every byte read so far is read again */
+	struct core_snap_stat st = { .stopped_ms = -1 };
+	if (b->core->live && plan) {  /* stopped only to copy what the command reads */
+		err = core_live_snapshot(b->core, plan, o->stacks, o->max_stop_ms, &st);
+		plan = NULL;
+		if (!err && st.over && o->max_stop_fail)
+			err = bc_error(BC_EIO, "PID %d: stopping it to copy the %llu bytes the read needs "
+				       "would take longer than --max-stop %.0f ms (released after %.1f "
+				       "ms, %llu bytes copied): raise it, or drop --max-stop-fail for a "
+				       "racy read", o->pid, (unsigned long long)st.planned,
+				       o->max_stop_ms, st.stopped_ms, (unsigned long long)st.bytes);
+		if (err)
+			goto fail;
+	} else if (b->core->live && !o->no_stop && (err = core_live_stop(b->core))) {
+		goto fail;
+	}
+	/* .rodata and .text are not in a default core: serve them from the file. */
+	for (int i = 0; i < b->exe->nloads && !b->core->live; i++) {
+		const struct exe_load *l = &b->exe->loads[i];
+		if (!(l->flags & PF_W) &&
+		    core_add_file_backing(b->core, l->vaddr + b->bias, b->exe->map + l->off, l->filesz) < 0) {
+			err = bc_error(BC_ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	if ((err = read_model(b, o->core_path, o->pid, &st)))
+		goto fail;
 	*out = b;
 	return NULL;
 fail:
 	core_plan_free(plan);
 	beam_close(b);
 	return err;
+}
+
+/* What a read of the core left behind: the model and the walks' caches. */
+static void forget_read(struct beam *b)
+{
+	vm_free(b->vm);
+	b->vm = NULL;
+	free(b->atom_cache);
+	b->atom_cache = NULL;
+	beam_ident_free(b);
+	beam_code_cache_free(b);
+	b->code_cache = NULL;
+	b->loaded = 0;
+	b->atom_seg_table = 0;
+	b->atom_entries = 0;
+	b->pid_wide = 0;
+	b->pix_mask = b->pix_cl_mask = b->pix_cli_mask = 0;
+	b->pix_cl_shift = b->pix_cli_shift = 0;
+	b->ml_packed = 0;
+	b->ml_bad = NULL;
+	b->ranges_ok = -1;
+}
+
+bc_err *beam_reread(struct beam *b)
+{
+	if (b->core->live)
+		return bc_error(BC_EUSAGE, "beam_reread: a core file only");
+	char path[4096];  /* (vm->source goes with the model) */
+	snprintf(path, sizeof path, "%s", b->vm && b->vm->source ? b->vm->source : "core");
+	forget_read(b);
+	struct core_snap_stat st = { .stopped_ms = -1 };
+	return read_model(b, path, 0, &st);
 }
 
 /* The label rules that read ETS tables (labels.h) need the tables: read with
@@ -274,10 +314,7 @@ void beam_close(struct beam *b)
 {
 	if (!b)
 		return;
-	vm_free(b->vm);
-	free(b->atom_cache);
-	beam_ident_free(b);
-	beam_code_cache_free(b);
+	forget_read(b);
 	session_close(b->session);
 	core_close(b->core);
 	free(b);

@@ -23,11 +23,20 @@ struct beam_open_opts {
 	int stacks;
 	double max_stop_ms;
 	int max_stop_fail;
+	/* the layout pack of the binary's release even where DWARF is found:
+	 * the fuzz target reads one core both ways (users: DWARF always wins) */
+	int pack_over_dwarf;
 };
 
 bc_err *beam_open(const struct beam_open_opts *o, struct beam **out);
 /* Run the walks of the NEED_* parts asked for (needs.h) and not yet run. */
 bc_err *beam_load(struct beam *b, unsigned needs);
+/* Read a core file again as if opened anew: a new model (b->vm), the walks'
+ * caches and what beam_load ran forgotten, the facts and the pack's checks
+ * read again through b->L as it is (a caller restores the table the open
+ * made: a pack's checks drop entries that do not fit). For memory changed in
+ * place (fuzz/fuzz_vm.c patches the core between runs). */
+bc_err *beam_reread(struct beam *b);
 void beam_close(struct beam *b);
 /* A live process stopped for the read runs again; vm->stopped_ms says how long. */
 void beam_release(struct beam *b);

@@ -1,8 +1,11 @@
 /* ETS tables: each normal scheduler keeps the tables it created on a circular
  * list (esd.ets_tables.clist, linked through common.all); sizes come from the
  * table's flexible counters, summed over slots when decentralized (erl_flxctr.c). */
+#include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+#include "hmap.h"
 #include "walks.h"
 
 /* DbTableCommon.status bits (erl_db_util.h), stable OTP 24-27. */
@@ -97,10 +100,52 @@ static void fill_table(struct beam *b, uint64_t tb, uint32_t status, struct vm_e
 		t->memory = (mem + 7) / 8;
 }
 
+/* The tables the walk has met, by address: a list that comes back to a table
+ * other than its head, or reaches another scheduler's (a corrupt core), stops
+ * there: each table is read once. */
+struct met {
+	uint64_t *addr;
+	size_t n, cap;
+	struct hmap map;
+};
+
+static uint64_t met_hash(const void *ctx, uint32_t i)
+{
+	const struct met *m = ctx;
+	return hmap_hash_bytes(&m->addr[i], sizeof m->addr[i]);
+}
+
+/* 1: tb was met before; 0: met now; -1: out of memory. */
+static int met_before(struct met *m, uint64_t tb)
+{
+	if (!m->map.slot && hmap_init(&m->map, 64) < 0)
+		return -1;
+	size_t j;
+	for (j = hmap_first(&m->map, hmap_hash_bytes(&tb, sizeof tb)); m->map.slot[j];
+	     j = hmap_next(&m->map, j))
+		if (m->addr[m->map.slot[j] - 1] == tb)
+			return 1;
+	uint64_t *a = vm_grow(m->addr, &m->cap, m->n, sizeof *a, 64);
+	if (!a)
+		return -1;
+	m->addr = a;
+	m->addr[m->n] = tb;
+	if (hmap_set(&m->map, j, (uint32_t)m->n, met_hash, m) < 0 && !m->map.slot[j])
+		return -1;
+	m->n++;
+	return 0;
+}
+
 /* One scheduler's list of ETS tables (esd.ets_tables.clist: a ring). */
+struct walk {
+	struct met met;
+	int oom;
+};
+
 static int scheduler_tables(struct beam *b, const struct beam_sched *s, void *arg)
 {
 	const struct layout *L = &b->L;
+	struct walk *w = arg;
 	uint64_t first;
 	if (beam_read_u64(b, s->esd + LV(L, ASD_ETS_CLIST), &first) < 0) {
 		vm_gap(b->vm, "ETS tables of scheduler %llu: list head unreadable",
@@ -110,6 +155,18 @@ static int scheduler_tables(struct beam *b, const struct beam_sched *s, void *ar
 	uint64_t tb = first;
 	for (uint32_t k = 0; tb; k++) {
 		uint32_t status;
+		int again = met_before(&w->met, tb);
+		if (again < 0) {
+			w->oom = 1;
+			break;
+		}
+		if (again) {  /* the ring closes at its head */
+			if (tb != first)
+				vm_gap(b->vm, "ETS list of scheduler %llu comes back to 0x%llx, not to "
+				       "its head, or reaches another's list: corrupt (read up to there)",
+				       (unsigned long long)s->index, (unsigned long long)tb);
+			break;
+		}
 		if (k >= MAX_TABLES_PER_SCHEDULER) {
 			vm_gap(b->vm, "ETS list of scheduler %llu does not close: corrupt",
 			       (unsigned long long)s->index);
@@ -123,8 +180,8 @@ static int scheduler_tables(struct beam *b, const struct beam_sched *s, void *ar
 		if (!(status & DB_DELETE)) {
 			struct vm_ets *t = vm_add_ets(b->vm);
 			if (!t) {
-				*(int *)arg = 1;  /* out of memory */
-				return 1;
+				w->oom = 1;
+				break;
 			}
 			fill_table(b, tb, status, t);
 			if (t->unknown)
@@ -136,10 +193,8 @@ static int scheduler_tables(struct beam *b, const struct beam_sched *s, void *ar
 			       (unsigned long long)s->index, (unsigned long long)tb);
 			break;
 		}
-		if (tb == first)
-			break;
 	}
-	return 0;
+	return w->oom;
 }
 
 bc_err *beam_load_ets(struct beam *b)
@@ -154,10 +209,13 @@ bc_err *beam_load_ets(struct beam *b)
 	bc_err *err = layout_need(L, need, sizeof need / sizeof need[0]);
 	if (err)
 		return err;
-	int oom = 0;
-	if (beam_schedulers(b, BS_NORMAL, scheduler_tables, &oom) & BS_NORMAL)
+	struct walk w = { 0 };
+	unsigned skipped = beam_schedulers(b, BS_NORMAL, scheduler_tables, &w);
+	free(w.met.addr);
+	hmap_free(&w.met.map);
+	if (skipped & BS_NORMAL)
 		return bc_error(BC_EFAULT, "scheduler data unreadable: no ETS tables");
-	if (oom)
+	if (w.oom)
 		return bc_error(BC_ENOMEM, "out of memory");
 	return NULL;
 }

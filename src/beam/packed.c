@@ -14,11 +14,13 @@ bc_err *beam_pack_layout(struct beam *b, const char *layout_file)
 {
 	struct pack_id id;
 	char want[128], known[512];
+	/* why there is no DWARF (or none used: pack_over_dwarf) */
+	const char *why = b->session->no_dwarf ? b->session->no_dwarf->msg : b->exe->path;
 	bc_err *err = pack_identify(b->exe->elf, 0, &id);
 	if (err) {
 		bc_err_free(err);
 		return bc_error(BC_ENODEBUG, "%s; its .dynsym does not say its release (no "
-				"etp_otp_release), so no layout pack applies", b->session->no_dwarf->msg);
+				"etp_otp_release), so no layout pack applies", why);
 	}
 	if (layout_file) {
 		struct pack p;
@@ -34,14 +36,14 @@ bc_err *beam_pack_layout(struct beam *b, const char *layout_file)
 	if (!p) {
 		pack_list(known, sizeof known);
 		return bc_error(BC_ENODEBUG, "%s; beamcore has no layout pack for %s (it has %s; "
-				"docs/layout-packs.md adds one)", b->session->no_dwarf->msg,
+				"docs/layout-packs.md adds one)", why,
 				pack_id_str(&id, want, sizeof want), known);
 	}
 	if ((err = pack_apply(p, &id, b->exe->elf, &b->L)))
 		return err;
 	if (!LHAS(&b->L, G_ERTS_PROC))  /* a build whose .dynsym exports no VM global */
 		return bc_error(BC_ENODEBUG, "%s; its .dynsym exports no erts_proc, so the layout "
-				"pack of %s cannot place the VM's globals", b->session->no_dwarf->msg,
+				"pack of %s cannot place the VM's globals", why,
 				pack_id_str(&id, want, sizeof want));
 	snprintf(b->pack_name, sizeof b->pack_name, "layout pack %s (compiled in)", p->name);
 	return NULL;

@@ -238,9 +238,10 @@ static void messages(struct beam *b, uint64_t p, beam_root_fn fn, void *arg, boo
 			*cut = true;
 			continue;
 		}
+		struct cycle cy = CYCLE_INIT;  /* a queue that comes back on itself: cut there */
 		for (uint64_t n = 0; mp && n < (1u << 28); n++) {
 			uint64_t m0, next;
-			if (beam_read_u64(b, mp + LV(L, MSG_M), &m0) < 0 ||
+			if (cycle_seen(&cy, mp) || beam_read_u64(b, mp + LV(L, MSG_M), &m0) < 0 ||
 			    beam_read_u64(b, mp + LV(L, MSG_NEXT), &next) < 0) {
 				*cut = true;
 				break;

@@ -1,0 +1,68 @@
+/* Shared by the targets that build a whole model (fuzz_dump, fuzz_vm): every
+ * analyzer once on it, as its command would run it; with options, the
+ * services some options call too (procs --garbage: liveness, ets --rows: a
+ * table's rows, proc --term: a term by path). load NULL: the model is whole;
+ * else it loads an analyzer's parts first (0: run it, else it is skipped, as
+ * its command would stop). */
+#ifndef BEAMCORE_FUZZ_ANALYZE_H
+#define BEAMCORE_FUZZ_ANALYZE_H
+#include "analyzer.h"
+#include "commands.h"
+#include "term.h"
+#include "vm.h"
+
+static void fuzz_run(const struct vm *vm, const struct analyzer *an, const struct an_opts *o)
+{
+	struct an_out out = { 0 };
+	/* a command of two targets (diff): the model against itself */
+	bc_err *e = an->run2 ? an->run2(vm, vm, o, &out) : an->run(vm, o, &out);
+	bc_err_free(e);
+	an_out_free(&out);
+}
+
+static inline void fuzz_analyzers(struct vm *vm, int options, int (*load)(unsigned needs, void *arg),
+				  void *arg)
+{
+	/* check: a rule of each kind */
+	static const char *rules[] = { "message_queue_len=1000", "ets.memory=1MiB",
+				       "process_count=80%", "binary=1GiB" };
+	for (size_t i = 0; analyzers[i]; i++) {
+		const struct analyzer *an = analyzers[i];
+		if (!an->run && !an->run2)
+			continue;
+		if (load && load(an->needs, arg) != 0)
+			continue;
+		struct an_opts o = { .max = rules, .nmax = 4 };
+		char pid[64];
+		if (an->arg_name) {
+			if (!vm->nprocs)
+				continue;
+			o.arg = vm_pid_str(&vm->procs[vm->nprocs - 1], pid, sizeof pid);
+		}
+		fuzz_run(vm, an, &o);
+		if (!options)
+			continue;
+		if (strcmp(an->name, "procs") == 0) {
+			o.garbage = 1;
+			fuzz_run(vm, an, &o);
+		} else if (strcmp(an->name, "ets") == 0) {
+			o.rows = 1;
+			char id[64];
+			for (size_t k = 0; k < vm->nets; k++) {
+				o.arg = vm->ets[k].name ? vm->ets[k].name
+							: vm_ets_id_str(&vm->ets[k], id, sizeof id);
+				fuzz_run(vm, an, &o);
+			}
+		} else if (strcmp(an->name, "proc") == 0) {
+			static const char *const paths[] = { "stack y(0) 1", "message 1 2",
+							     "register x(0) 1" };
+			for (size_t k = 0; k < vm->nprocs && k < 64; k++) {
+				o.arg = vm_pid_str(&vm->procs[k], pid, sizeof pid);
+				o.term = paths[k % 3];
+				fuzz_run(vm, an, &o);
+			}
+		}
+	}
+}
+
+#endif

@@ -1,5 +1,6 @@
 #include "hmap.h"
 #include <stdlib.h>
+#include <string.h>
 
 int hmap_init(struct hmap *m, size_t expected)
 {
@@ -17,6 +18,13 @@ void hmap_free(struct hmap *m)
 	free(m->slot);
 	m->slot = NULL;
 	m->size = m->count = 0;
+}
+
+void hmap_clear(struct hmap *m)
+{
+	if (m->slot)
+		memset(m->slot, 0, m->size * sizeof *m->slot);
+	m->count = 0;
 }
 
 static int grow(struct hmap *m, hmap_hash_fn hash, const void *ctx)

@@ -27,6 +27,8 @@ typedef uint64_t (*hmap_hash_fn)(const void *ctx, uint32_t item);
 /* Room for `expected` items without growing; -1 on OOM. */
 int hmap_init(struct hmap *m, size_t expected);
 void hmap_free(struct hmap *m);
+/* Empty, keeping its slots (for a map refilled many times). */
+void hmap_clear(struct hmap *m);
 
 /* Where the probe sequence of hash h starts, and its next slot. */
 static inline size_t hmap_first(const struct hmap *m, uint64_t h)

@@ -79,7 +79,7 @@ int dout_base64(struct dout *o, uint64_t addr, uint64_t n)
 		size_t k = n < sizeof buf ? (size_t)n : sizeof buf;
 		if (core_peek(o->b->core, addr, buf, k) < 0)
 			return -1;
-		fwrite(out, 1, b64_encode(buf, k, out), o->f);
+		ob_write(o->f, out, b64_encode(buf, k, out));
 		addr += k;
 		n -= k;
 	}
@@ -89,25 +89,28 @@ int dout_base64(struct dout *o, uint64_t addr, uint64_t n)
 /* A term as erts_print's %T prints it (pids, refs, bignums), through the tree decoder. */
 void dout_print_term(struct dout *o, uint64_t term)
 {
+	if (eterm_tag_kind(term) == EK_PID) {  /* the common one, by hand: <0.N.S> */
+		struct vm_pid pid;
+		beam_decode_pid(o->b, term, &pid);
+		ob_write(o->f, "<0.", 3);
+		ob_u64(o->f, pid.num);
+		ob_putc(o->f, '.');
+		ob_u64(o->f, pid.serial);
+		ob_putc(o->f, '>');
+		return;
+	}
 	char buf[512];
 	struct vt *t = beam_decode_term(o->b, o->arena, term, 64, 64);
 	static const struct vt_limits lim = { 8, 64, 64 };
-	fputs(t ? vt_print(t, &lim, buf, sizeof buf) : "?", o->f);
+	ob_puts(o->f, t ? vt_print(t, &lim, buf, sizeof buf) : "?");
 }
 
-/* Upper-case hex without leading zeros (PTR_FMT), then the char after it: the
- * hot path of a heap dump, where fprintf's parsing costs more than the rest. */
-void dout_hex(FILE *f, uint64_t v, char after)
+/* Upper-case hex without leading zeros (PTR_FMT), then the char after it. */
+void dout_hex(struct outbuf *f, uint64_t v, char after)
 {
-	char b[18];
-	size_t i = sizeof b;
+	ob_hex(f, v);
 	if (after)
-		b[--i] = after;
-	do {
-		b[--i] = "0123456789ABCDEF"[v & 15];
-		v >>= 4;
-	} while (v);
-	fwrite(b + i, 1, sizeof b - i, f);
+		ob_putc(f, after);
 }
 
 /* "p<0.N>" (a port as the dump writes it, not as %T prints it) */
@@ -115,7 +118,7 @@ static void port(struct dout *o, uint64_t x)
 {
 	struct vt *t = beam_decode_term(o->b, o->arena, x, 1, 0);
 	if (t && t->kind == VT_PORT)
-		fprintf(o->f, "p<%llu.%lld>", (unsigned long long)t->chan, (long long)t->i);
+		ob_printf(o->f, "p<%llu.%lld>", (unsigned long long)t->chan, (long long)t->i);
 	else
 		dout_bad(o, "an unreadable port", x);
 }
@@ -124,27 +127,30 @@ static void port(struct dout *o, uint64_t x)
  * p<port>, N; boxed and list terms go on the work stack. */
 void dout_element(struct dout *o, uint64_t x)
 {
-	FILE *f = o->f;
+	struct outbuf *f = o->f;
 	const char *a;
 	if (is_pointer(x)) {
-		fputc('H', f);
+		ob_putc(f, 'H');
 		dout_hex(f, eterm_addr(&o->c, x), 0);
 		if (push(o, x) < 0)
 			dout_bad(o, "out of memory", x);
 		return;
 	}
 	switch (eterm_tag_kind(x)) {
-	case EK_PID: fputc('P', f); dout_print_term(o, x); return;
+	case EK_PID: ob_putc(f, 'P'); dout_print_term(o, x); return;
 	case EK_PORT: port(o, x); return;
-	case EK_SMALL: fprintf(f, "I%lld", (long long)signed_val(x)); return;
+	case EK_SMALL: ob_putc(f, 'I'); ob_i64(f, signed_val(x)); return;
 	case EK_ATOM:
 		if (!(a = beam_atom(o->b, x))) {
 			dout_bad(o, "an unreadable atom", x);
 			a = "";
 		}
-		fprintf(f, "A%zX:%s", strlen(a), a);
+		size_t n = strlen(a);
+		ob_putc(f, 'A');
+		dout_hex(f, n, ':');
+		ob_write(f, a, n);
 		return;
-	case EK_NIL: fputc('N', f); return;
+	case EK_NIL: ob_putc(f, 'N'); return;
 	default: return;  /* a code pointer, a catch: nothing (as the VM) */
 	}
 }
@@ -170,8 +176,10 @@ static void refc(struct dout *o, uint64_t bin, uint64_t bytes, uint64_t size)
 {
 	const struct layout *L = &o->b->L;
 	uint64_t orig = bin + LV(L, BIN_ORIG_BYTES);
-	fprintf(o->f, "Yc%llX:%llX:%llX\n", (unsigned long long)bin,
-		(unsigned long long)(bytes >= orig ? bytes - orig : 0), (unsigned long long)size);
+	ob_write(o->f, "Yc", 2);
+	dout_hex(o->f, bin, ':');
+	dout_hex(o->f, bytes >= orig ? bytes - orig : 0, ':');
+	dout_hex(o->f, size, '\n');
 	binary_seen(o, bin);
 }
 
@@ -317,9 +325,11 @@ static void external_format(struct dout *o, const struct eterm *t, uint64_t x)
 		return;
 	}
 	char text[4 * (sizeof e.b + 2) / 3];
-	fprintf(o->f, "%llX:E%zX:", (unsigned long long)p, e.n);
-	fwrite(text, 1, b64_encode(e.b, e.n, text), o->f);
-	fputc('\n', o->f);
+	dout_hex(o->f, p, ':');
+	ob_putc(o->f, 'E');
+	dout_hex(o->f, e.n, ':');
+	ob_write(o->f, text, b64_encode(e.b, e.n, text));
+	ob_putc(o->f, '\n');
 }
 
 /* Write n terms at a as comma-separated elements. */
@@ -329,12 +339,15 @@ static int elements(struct dout *o, uint64_t a, uint64_t n)
 		dout_bad(o, "an object of absurd size", a);
 		return -1;
 	}
+	const char *words = core_ptr(o->b->core, a, 8 * n);  /* (NULL: read each) */
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t e;
-		if (dout_read(o, a + 8 * i, &e) < 0)
+		if (words)
+			memcpy(&e, words + 8 * i, 8);
+		else if (dout_read(o, a + 8 * i, &e) < 0)
 			return -1;
 		if (i)
-			fputc(',', o->f);
+			ob_putc(o->f, ',');
 		dout_element(o, e);
 	}
 	return 0;
@@ -345,24 +358,26 @@ static int elements(struct dout *o, uint64_t a, uint64_t n)
 static void binary(struct dout *o, const struct eterm *t)
 {
 	const struct layout *L = &o->b->L;
-	FILE *f = o->f;
+	struct outbuf *f = o->f;
 	uint64_t p = t->p, size, bytes, val, offs, orig, ohdr, start, end, base, br, bhdr;
 	unsigned long long P = (unsigned long long)p;
 	switch (t->kind) {
 	case EK_HEAPBIN:
 		if (dout_read(o, p + LV(L, HEAPBIN_SIZE), &size) < 0)
 			return;
-		fprintf(f, "%llX:Yh%llX:", P, (unsigned long long)size);
+		dout_hex(f, P, ':');
+		ob_write(f, "Yh", 2);
+		dout_hex(f, size, ':');
 		if (dout_base64(o, p + LV(L, HEAPBIN_DATA), size) < 0)
 			dout_bad(o, "unreadable binary", p);
-		fputc('\n', f);
+		ob_putc(f, '\n');
 		return;
 	case EK_PROCBIN:
 		if (dout_read(o, p + LV(L, PROCBIN_SIZE), &size) < 0 ||
 		    dout_read(o, p + LV(L, PROCBIN_BYTES), &bytes) < 0 ||
 		    dout_read(o, p + LV(L, PROCBIN_VAL), &val) < 0)
 			return;
-		fprintf(f, "%llX:", P);
+		dout_hex(f, P, ':');
 		refc(o, val, bytes, size);
 		return;
 	case EK_SUBBIN:  /* of the Binary, or of the heap binary it points to */
@@ -375,11 +390,11 @@ static void binary(struct dout *o, const struct eterm *t)
 			if (dout_read(o, eterm_addr(&o->c, orig) + LV(L, PROCBIN_VAL), &val) < 0 ||
 			    dout_read(o, eterm_addr(&o->c, orig) + LV(L, PROCBIN_BYTES), &bytes) < 0)
 				return;
-			fprintf(f, "%llX:Ys%llX:%llX:%llX\n", P, (unsigned long long)val,
+			ob_printf(f, "%llX:Ys%llX:%llX:%llX\n", P, (unsigned long long)val,
 				(unsigned long long)offs, (unsigned long long)size);
 			binary_seen(o, val);
 		} else {
-			fprintf(f, "%llX:Ys%llX:%llX:%llX\n", P,
+			ob_printf(f, "%llX:Ys%llX:%llX:%llX\n", P,
 				(unsigned long long)eterm_addr(&o->c, orig), (unsigned long long)offs,
 				(unsigned long long)size);
 			if (push(o, orig) < 0)
@@ -389,10 +404,12 @@ static void binary(struct dout *o, const struct eterm *t)
 	case EK_HEAPBITS:
 		if (dout_read(o, p + LV(L, HEAPBITS_SIZE), &size) < 0)
 			return;
-		fprintf(f, "%llX:Yh%llX:", P, (unsigned long long)(size / 8));
+		dout_hex(f, P, ':');
+		ob_write(f, "Yh", 2);
+		dout_hex(f, size / 8, ':');
 		if (dout_base64(o, p + LV(L, HEAPBITS_DATA), size / 8) < 0)
 			dout_bad(o, "unreadable binary", p);
-		fputc('\n', f);
+		ob_putc(f, '\n');
 		return;
 	case EK_SUBBITS:  /* of a BinRef's Binary (the VM's "Yc" form), or heap bits */
 		if (dout_read(o, p + LV(L, SUBBITS_BASE), &base) < 0 ||
@@ -404,26 +421,31 @@ static void binary(struct dout *o, const struct eterm *t)
 		if (eterm_header_kind(&o->c, bhdr) == EK_BINREF) {
 			if (dout_read(o, eterm_addr(&o->c, br) + LV(L, BINREF_VAL), &val) < 0)
 				return;
-			fprintf(f, "%llX:", P);
+			ob_printf(f, "%llX:", P);
 			uint64_t origb = val + LV(L, BIN_ORIG_BYTES), at = base + start / 8;
-			fprintf(f, "Yc%llX:%llX:%llX\n", (unsigned long long)val,
+			ob_printf(f, "Yc%llX:%llX:%llX\n", (unsigned long long)val,
 				(unsigned long long)(at >= origb ? at - origb : 0),
 				(unsigned long long)((end - start) / 8));
 			binary_seen(o, val);
 			return;
 		}
-		fprintf(f, "%llX:Yh%llX:", P, (unsigned long long)((end - start) / 8));
+		dout_hex(f, P, ':');
+		ob_write(f, "Yh", 2);
+		dout_hex(f, (end - start) / 8, ':');
 		if (dout_base64(o, base + start / 8, (end - start) / 8) < 0)
 			dout_bad(o, "unreadable binary", p);
-		fputc('\n', f);
+		ob_putc(f, '\n');
 		return;
 	default:  /* EK_BINREF: the whole binary (dump_bin_ref) */
 		if (dout_read(o, p + LV(L, BINREF_VAL), &val) < 0 ||
 		    dout_read(o, val + LV(L, BIN_ORIG_SIZE), &size) < 0)
 			return;
 		/* (the VM writes orig_bytes' address as the offset: 0 is what it means) */
-		fprintf(f, "%llX:Yc%llX:0:%llX\n", P, (unsigned long long)val,
-			(unsigned long long)size);
+		dout_hex(f, P, ':');
+		ob_write(f, "Yc", 2);
+		dout_hex(f, val, ':');
+		ob_write(f, "0:", 2);
+		dout_hex(f, size, '\n');
 		binary_seen(o, val);
 		return;
 	}
@@ -433,7 +455,7 @@ static void binary(struct dout *o, const struct eterm *t)
  * children, a HAMT node's children. */
 static void map(struct dout *o, const struct eterm *t)
 {
-	FILE *f = o->f;
+	struct outbuf *f = o->f;
 	unsigned long long P = (unsigned long long)t->p;
 	uint64_t size, keys;
 	if (t->kind != EK_HAMT_NODE && dout_read(o, eterm_map_size_at(&o->c, t), &size) < 0)
@@ -441,33 +463,33 @@ static void map(struct dout *o, const struct eterm *t)
 	if (t->kind == EK_FLATMAP) {
 		if (dout_read(o, t->at, &keys) < 0)
 			return;
-		fprintf(f, "%llX:Mf%llX:", P, (unsigned long long)size);
+		ob_printf(f, "%llX:Mf%llX:", P, (unsigned long long)size);
 		dout_element(o, keys);
-		fputc(':', f);
+		ob_putc(f, ':');
 		elements(o, t->at + 8, size);
 	} else if (t->kind == EK_HAMT_HEAD) {
-		fprintf(f, "%llX:Mh%llX:%llX:", P, (unsigned long long)size, (unsigned long long)t->n);
+		ob_printf(f, "%llX:Mh%llX:%llX:", P, (unsigned long long)size, (unsigned long long)t->n);
 		elements(o, t->at, t->n);
 	} else {
-		fprintf(f, "%llX:Mn%llX:", P, (unsigned long long)t->n);
+		ob_printf(f, "%llX:Mn%llX:", P, (unsigned long long)t->n);
 		elements(o, t->at, t->n);
 	}
-	fputc('\n', f);
+	ob_putc(f, '\n');
 }
 
 /* One boxed object: its heap line. */
 static void boxed(struct dout *o, const struct eterm *t, uint64_t x)
 {
-	FILE *f = o->f;
+	struct outbuf *f = o->f;
 	uint64_t p = t->p;
 	unsigned long long P = (unsigned long long)p;
 	switch (t->kind) {
 	case EK_TUPLE:
 		dout_hex(f, P, ':');
-		fputc('t', f);
+		ob_putc(f, 't');
 		dout_hex(f, t->arity, ':');
 		elements(o, t->at, t->n);
-		fputc('\n', f);
+		ob_putc(f, '\n');
 		return;
 	case EK_FLOAT: {  /* sys_double_to_chars, "%.20e" */
 		double d;
@@ -477,23 +499,23 @@ static void boxed(struct dout *o, const struct eterm *t, uint64_t x)
 		}
 		char s[64];
 		int n = snprintf(s, sizeof s, "%.20e", d);
-		fprintf(f, "%llX:F%X:%s\n", P, n, s);
+		ob_printf(f, "%llX:F%X:%s\n", P, n, s);
 		return;
 	}
 	case EK_POS_BIG: case EK_NEG_BIG:
-		fprintf(f, "%llX:B", P);
+		ob_printf(f, "%llX:B", P);
 		dout_print_term(o, x);
-		fputc('\n', f);
+		ob_putc(f, '\n');
 		return;
 	case EK_EXT_PID:
-		fprintf(f, "%llX:P", P);
+		ob_printf(f, "%llX:P", P);
 		dout_print_term(o, x);
-		fputc('\n', f);
+		ob_putc(f, '\n');
 		return;
 	case EK_EXT_PORT:
-		fprintf(f, "%llX:", P);
+		ob_printf(f, "%llX:", P);
 		port(o, x);
-		fputc('\n', f);
+		ob_putc(f, '\n');
 		return;
 	case EK_FLATMAP: case EK_HAMT_HEAD: case EK_HAMT_NODE:
 		map(o, t);
@@ -523,8 +545,7 @@ void dout_heap(struct dout *o, uint64_t term)
 				dout_bad(o, "out of memory", p);
 			continue;
 		}
-		int fresh = set_add(&o->seen, &o->nseen, &o->seen_cap,
-				    &o->seen_ix, p);
+		int fresh = addrset_add(&o->seen, p);
 		if (fresh < 0) {
 			dout_bad(o, "out of memory", p);
 			return;
@@ -538,11 +559,11 @@ void dout_heap(struct dout *o, uint64_t term)
 				continue;
 			}
 			dout_hex(o->f, p, ':');
-			fputc('l', o->f);
+			ob_putc(o->f, 'l');
 			dout_element(o, cell[0]);
-			fputc('|', o->f);
+			ob_putc(o->f, '|');
 			dout_element(o, cell[1]);
-			fputc('\n', o->f);
+			ob_putc(o->f, '\n');
 			continue;
 		}
 		struct eterm t;

@@ -4,21 +4,22 @@
 #define BEAMCORE_BEAM_DUMPHEAP_H
 #include <stdint.h>
 #include <stdio.h>
+#include "addrset.h"
 #include "eterm.h"
 #include "hmap.h"
+#include "outbuf.h"
 
 #define MAX_STACK_WORDS (1u << 26)   /* more is a corrupt process */
 
-struct pcent { uint64_t pc, mfa_addr; struct vm_mfa mfa; int ok; };
+/* a code address and what a dump writes for it (print_function_from_pc) */
+struct pcent { uint64_t pc; const char *text; };
 
 /* The writer's state: vm->dump_ops' st. */
 struct dout {
 	struct beam *b;
 	struct eterm_ctx c;
 	/* per process: heap objects written (addresses) and the work stack */
-	uint64_t *seen;
-	size_t nseen, seen_cap;
-	struct hmap seen_ix;
+	struct addrset seen;
 	uint64_t *work;
 	size_t nwork, work_cap;
 	/* across processes: refc binaries (Binary addresses) for =binary */
@@ -35,10 +36,11 @@ struct dout {
 	struct pcent *pcs;
 	size_t npcs, pcs_cap;
 	struct hmap pcs_ix;
+	struct strtab *texts;        /* the pcs' texts */
 	struct vt_arena *arena;      /* leaf terms printed through the tree decoder */
 	long bad;
 	char why[200];
-	FILE *f;
+	struct outbuf *f;
 };
 
 /* One more thing left out (counted; why says the last). */
@@ -48,7 +50,7 @@ int dout_read(struct dout *o, uint64_t a, uint64_t *v);
 /* A term as erts_print's %T prints it (pids, refs, bignums). */
 void dout_print_term(struct dout *o, uint64_t term);
 /* Upper-case hex without leading zeros (PTR_FMT), then after (if not 0). */
-void dout_hex(FILE *f, uint64_t v, char after);
+void dout_hex(struct outbuf *f, uint64_t v, char after);
 /* One element (H<addr>, A<len>:<name>, I<int>, P<pid>, p<port>, N); lists
  * and boxed terms go on the work stack. */
 void dout_element(struct dout *o, uint64_t x);

@@ -16,6 +16,7 @@
 #include "dumpheap.h"
 #include "eterm.h"
 #include "monlnk.h"
+#include "strtab.h"
 #include "walks.h"
 #include "term.h"
 
@@ -24,45 +25,25 @@ static uint64_t pc_hash(const void *ctx, uint32_t i)
 	return ((const struct pcent *)ctx)[i].pc;
 }
 
-/* The function a code address lies in, and its offset from the ErtsCodeMFA:
- * "m:f/a + off", or "unknown function" (print_function_from_pc). */
-static void function_from_pc(struct dout *o, uint64_t pc)
+/* What print_function_from_pc writes for a code address: the function it
+ * lies in and its offset from the ErtsCodeMFA ("m:f/a + off"), a process exit
+ * address by name, or "unknown function"; into buf. */
+static const char *pc_text(struct dout *o, uint64_t pc, char *buf, size_t len)
 {
-	struct hmap *ix = &o->pcs_ix;
-	struct pcent *e = NULL;
-	if (ix->slot || hmap_init(ix, 1024) == 0) {
-		size_t j = hmap_first(ix, pc);
-		for (; ix->slot[j]; j = hmap_next(ix, j))
-			if (o->pcs[ix->slot[j] - 1].pc == pc) {
-				e = &o->pcs[ix->slot[j] - 1];
-				break;
-			}
-		if (!e) {
-			struct pcent n = { pc, 0, { 0 }, 0 };
-			struct vm_loc loc = { 0, 0, 0 };
-			n.ok = beam_lookup_code_loc(o->b, pc, &n.mfa, &loc) == 0;
-			n.mfa_addr = loc.mfa_addr;
-			struct pcent *m = vm_grow(o->pcs, &o->pcs_cap, o->npcs, sizeof *m, 1024);
-			if (m) {
-				o->pcs = m;
-				m[o->npcs] = n;
-				if (hmap_set(ix, j, (uint32_t)o->npcs, pc_hash, m) == 0 || ix->slot[j])
-					e = &m[o->npcs++];
-			}
-		}
-	}
-	if (e && e->ok && e->mfa.module && e->mfa.function) {
+	struct vm_mfa mfa = { 0 };
+	struct vm_loc loc = { 0, 0, 0 };
+	if (beam_lookup_code_loc(o->b, pc, &mfa, &loc) == 0 && mfa.module && mfa.function) {
 		/* atoms as %T prints them: quoted unless plain names, like
 		 * '-port_sender/1-lc$^0/1-0-'/3 (a dump's reader splits m:f/a at the
 		 * first ':' and '/' outside quotes) */
 		char m[300], fn[300];
 		static const struct vt_limits lim = { 1, 1, 0 };
-		struct vt tm = { .kind = VT_ATOM, .text = e->mfa.module };
-		struct vt tf = { .kind = VT_ATOM, .text = e->mfa.function };
-		fprintf(o->f, "%s:%s/%d + %llu", vt_print(&tm, &lim, m, sizeof m),
-			vt_print(&tf, &lim, fn, sizeof fn), e->mfa.arity,
-			(unsigned long long)(pc - e->mfa_addr));
-		return;
+		struct vt tm = { .kind = VT_ATOM, .text = mfa.module };
+		struct vt tf = { .kind = VT_ATOM, .text = mfa.function };
+		snprintf(buf, len, "%s:%s/%d + %llu", vt_print(&tm, &lim, m, sizeof m),
+			 vt_print(&tf, &lim, fn, sizeof fn), mfa.arity,
+			 (unsigned long long)(pc - loc.mfa_addr));
+		return buf;
 	}
 	static const struct { enum layout_id id; const char *name; } exits[] = {
 		{ G_BEAM_EXIT, "<terminate process>" },
@@ -72,19 +53,47 @@ static void function_from_pc(struct dout *o, uint64_t pc)
 	for (size_t k = 0; k < sizeof exits / sizeof exits[0]; k++) {
 		uint64_t v;
 		if (LHAS(&o->b->L, exits[k].id) &&
-		    beam_read_u64(o->b, beam_global(o->b, exits[k].id), &v) == 0 && v == pc) {
-			fputs(exits[k].name, o->f);
+		    beam_read_u64(o->b, beam_global(o->b, exits[k].id), &v) == 0 && v == pc)
+			return exits[k].name;
+	}
+	return "unknown function";
+}
+
+/* pc_text, once per code address (stack frames repeat across processes). */
+static void function_from_pc(struct dout *o, uint64_t pc)
+{
+	struct hmap *ix = &o->pcs_ix;
+	if (!ix->slot && hmap_init(ix, 1024) < 0) {
+		char buf[700];
+		ob_puts(o->f, pc_text(o, pc, buf, sizeof buf));
+		return;
+	}
+	size_t j = hmap_first(ix, pc);
+	for (; ix->slot[j]; j = hmap_next(ix, j))
+		if (o->pcs[ix->slot[j] - 1].pc == pc) {
+			ob_puts(o->f, o->pcs[ix->slot[j] - 1].text);
 			return;
 		}
-	}
-	fputs("unknown function", o->f);
+	char buf[700];
+	const char *text = pc_text(o, pc, buf, sizeof buf);
+	ob_puts(o->f, text);
+	struct pcent *m = vm_grow(o->pcs, &o->pcs_cap, o->npcs, sizeof *m, 1024);
+	if (m)
+		o->pcs = m;
+	if (!m || (text == buf && !(text = strtab_intern(o->texts, buf, strlen(buf)))))
+		return;  /* (not kept: made again next time) */
+	m[o->npcs] = (struct pcent){ pc, text };
+	if (hmap_set(ix, j, (uint32_t)o->npcs, pc_hash, m) == 0 || ix->slot[j])
+		o->npcs++;
 }
 
 static void *begin(void *loader)
 {
 	struct beam *b = loader;
 	struct dout *o = calloc(1, sizeof *o);
-	if (!o || !(o->arena = vt_arena_new())) {
+	if (!o || !(o->arena = vt_arena_new()) || !(o->texts = strtab_new())) {
+		if (o)
+			vt_arena_free(o->arena);
 		free(o);
 		return NULL;
 	}
@@ -112,7 +121,7 @@ static int link_item(void *ctx, uint64_t node, const struct ml_node *n, int is_l
 	const struct layout *L = &b->L;
 	const char *sep = l->first ? "" : ", ";
 	if (is_link) {
-		fputs(sep, o->f);
+		ob_puts(o->f, sep);
 		dout_print_term(o, n->other);
 		l->first = 0;
 		return 0;
@@ -130,7 +139,7 @@ static int link_item(void *ctx, uint64_t node, const struct ml_node *n, int is_l
 		dout_bad(o, "an unreadable monitor", node);
 		return 0;
 	}
-	fprintf(o->f, "%s{%s,", sep, n->flags & MLF_TARGET ? "from" : "to");
+	ob_printf(o->f, "%s{%s,", sep, n->flags & MLF_TARGET ? "from" : "to");
 	uint64_t name, dist, nodename, type, mod;
 	if (n->type == ML_MON_RESOURCE && (n->flags & MLF_TARGET)) {
 		/* other.ptr: the ErtsResource; shown as {Module, Name} of its type */
@@ -139,13 +148,13 @@ static int link_item(void *ctx, uint64_t node, const struct ml_node *n, int is_l
 		    beam_read_u64(b, type + LV(L, RT_MODULE), &mod) < 0 ||
 		    beam_read_u64(b, type + LV(L, RT_NAME), &name) < 0) {
 			dout_bad(o, "an unreadable resource monitor", node);
-			fputs("{undefined,undefined}", o->f);
+			ob_puts(o->f, "{undefined,undefined}");
 		} else {
-			fputc('{', o->f);
+			ob_putc(o->f, '{');
 			dout_print_term(o, mod);
-			fputc(',', o->f);
+			ob_putc(o->f, ',');
 			dout_print_term(o, name);
-			fputc('}', o->f);
+			ob_putc(o->f, '}');
 		}
 	} else if (!(n->flags & MLF_TARGET) && (n->flags & MLF_NAME) && LHAS(L, MDE_NAME) &&
 	    LHAS(L, MDE_DIST) && beam_read_u64(b, md + LV(L, MDE_NAME), &name) == 0 &&
@@ -153,17 +162,17 @@ static int link_item(void *ctx, uint64_t node, const struct ml_node *n, int is_l
 	    (dist ? beam_read_u64(b, dist + LV(L, MLD_NODENAME), &nodename)
 		  : (beam_read_u64(b, beam_global(b, G_THIS_NODE), &dist) < 0 ? -1
 		     : beam_read_u64(b, dist + LV(L, NODE_SYSNAME), &nodename))) == 0) {
-		fputc('{', o->f);
+		ob_putc(o->f, '{');
 		dout_print_term(o, name);
-		fputc(',', o->f);
+		ob_putc(o->f, ',');
 		dout_print_term(o, nodename);
-		fputc('}', o->f);
+		ob_putc(o->f, '}');
 	} else {
 		dout_print_term(o, n->other);
 	}
-	fputc(',', o->f);
+	ob_putc(o->f, ',');
 	dout_print_term(o, ref);
-	fputc('}', o->f);
+	ob_putc(o->f, '}');
 	l->first = 0;
 	return 0;
 }
@@ -191,16 +200,16 @@ static void internal_state(struct dout *o, uint32_t s)
 {
 	static const char *const prio[] = { "MAX", "HIGH", "NORMAL", "LOW" };
 	int renamed = atoi(o->b->vm->otp_release) >= 27;
-	fprintf(o->f, "Internal State: ACT_PRIO_%s | USR_PRIO_%s | PRQ_PRIO_%s", prio[s & 3],
+	ob_printf(o->f, "Internal State: ACT_PRIO_%s | USR_PRIO_%s | PRQ_PRIO_%s", prio[s & 3],
 		prio[(s >> 2) & 3], prio[(s >> 4) & 3]);
 	for (unsigned k = 0; k < sizeof psflg / sizeof psflg[0]; k++)
 		if (s & (1u << (6 + k)))
-			fprintf(o->f, " | %s", renamed && k == 6 ? "MSG_SIG_IN_Q"
+			ob_printf(o->f, " | %s", renamed && k == 6 ? "MSG_SIG_IN_Q"
 					       : renamed && k == 13 ? "NMSG_SIG_IN_Q" : psflg[k]);
-	fputc('\n', o->f);
+	ob_putc(o->f, '\n');
 }
 
-static long proc(void *st, const struct vm_proc *p, int part, FILE *f)
+static long proc(void *st, const struct vm_proc *p, int part, struct outbuf *f)
 {
 	struct dout *o = st;
 	struct beam *b = o->b;
@@ -216,12 +225,12 @@ static long proc(void *st, const struct vm_proc *p, int part, FILE *f)
 		const char *a = beam_atom(b, parent);
 		if (!ok)
 			return 0;  /* not in this release: left out */
-		fputs("Spawned by: ", f);
+		ob_puts(f, "Spawned by: ");
 		if (a && strcmp(a, "undefined") == 0)
-			fputs("[]", f);
+			ob_puts(f, "[]");
 		else
 			dout_print_term(o, parent);
-		fputc('\n', f);
+		ob_putc(f, '\n');
 	} else if (part == 1) {
 		uint64_t mbuf = field(o, p, P_MBUF, &ok), sz = field(o, p, P_MBUF_SZ, &ok);
 		uint64_t frags = 0;
@@ -229,7 +238,7 @@ static long proc(void *st, const struct vm_proc *p, int part, FILE *f)
 			if (beam_read_u64(b, mbuf + LV(L, HF_NEXT), &mbuf) < 0)
 				ok = 0;
 		if (ok)
-			fprintf(f, "Number of heap fragments: %llu\nHeap fragment data: %llu\n",
+			ob_printf(f, "Number of heap fragments: %llu\nHeap fragment data: %llu\n",
 				(unsigned long long)frags, (unsigned long long)sz);
 		else
 			dout_bad(o, "unreadable heap fragments", p->addr);
@@ -243,13 +252,13 @@ static long proc(void *st, const struct vm_proc *p, int part, FILE *f)
 		}
 		if (!links && !mons && !lt)
 			return o->bad - before;
-		fputs("Link list: [", f);
+		ob_puts(f, "Link list: [");
 		struct links l = { o, 1 };
 		if (ml_walk(b, links, ML_TREE, 1, link_item, &l) < 0 ||
 		    ml_walk(b, mons, ML_TREE, 0, link_item, &l) < 0 ||
 		    ml_walk(b, lt, ML_LIST, 0, link_item, &l) < 0)
 			dout_bad(o, "unreadable links and monitors", p->addr);
-		fputs("]\n", f);
+		ob_puts(f, "]\n");
 	} else if (part == 2) {
 		uint64_t old = field(o, p, P_OLD_HEAP, &ok), oend = field(o, p, P_OLD_HEND, &ok);
 		uint64_t otop = field(o, p, P_OLD_HTOP, &ok), htop = field(o, p, P_HTOP, &ok);
@@ -261,16 +270,16 @@ static long proc(void *st, const struct vm_proc *p, int part, FILE *f)
 			dout_bad(o, "unreadable heap pointers", p->addr);
 			return o->bad - before;
 		}
-		fprintf(f, "OldHeap: %llu\nHeap unused: %llu\nOldHeap unused: %llu\n",
+		ob_printf(f, "OldHeap: %llu\nHeap unused: %llu\nOldHeap unused: %llu\n",
 			(unsigned long long)(old ? (oend - old) / 8 : 0),
 			(unsigned long long)((hend - htop) / 8),
 			(unsigned long long)(old ? (oend - otop) / 8 : 0));
-		fprintf(f, "BinVHeap: %llu\nOldBinVHeap: %llu\nBinVHeap unused: %llu\n",
+		ob_printf(f, "BinVHeap: %llu\nOldBinVHeap: %llu\nBinVHeap unused: %llu\n",
 			(unsigned long long)ov, (unsigned long long)ovh, (unsigned long long)(vsz - ov));
 		if (ovsz >= ovh)
-			fprintf(f, "OldBinVHeap unused: %llu\n", (unsigned long long)(ovsz - ovh));
+			ob_printf(f, "OldBinVHeap unused: %llu\n", (unsigned long long)(ovsz - ovh));
 		else
-			fputs("OldBinVHeap unused: overflow\n", f);
+			ob_puts(f, "OldBinVHeap unused: overflow\n");
 	} else if (part == 3) {
 		uint64_t i = field(o, p, P_I, &ok);
 		uint32_t state = 0;
@@ -290,18 +299,18 @@ static long proc(void *st, const struct vm_proc *p, int part, FILE *f)
 					dout_bad(o, "unreadable heap pointers", p->addr);
 					continue;
 				}
-				fprintf(f, "%s: ", g[k].key);
+				ob_printf(f, "%s: ", g[k].key);
 				dout_hex(f, v, '\n');
 			}
 		}
 		if (ok) {  /* erts_program_counter_info */
-			fprintf(f, "Program counter: 0x%016llx (", (unsigned long long)i);
+			ob_printf(f, "Program counter: 0x%016llx (", (unsigned long long)i);
 			function_from_pc(o, i);
-			fputs(")\n", f);
+			ob_puts(f, ")\n");
 			uint64_t arity = 0;
 			if (!(state & ((1u << 15) | (1u << 21) | (1u << 17))) &&  /* RUNNING, RUNNING_SYS, GC */
 			    beam_read_field(b, p->addr, P_ARITY, &arity) == 0)
-				fprintf(f, "arity = %llu\n", (unsigned long long)arity);
+				ob_printf(f, "arity = %llu\n", (unsigned long long)arity);
 		}
 		internal_state(o, state);
 	}
@@ -340,7 +349,7 @@ static void dictionary(struct dout *o, uint64_t dict, void (*fn)(struct dout *, 
 static void dict_line(struct dout *o, uint64_t t)
 {
 	dout_element(o, t);
-	fputc('\n', o->f);
+	ob_putc(o->f, '\n');
 }
 
 /* The messages (ERTS_FOREACH_SIG_PRIVQS: the private queue, then the middle
@@ -371,9 +380,9 @@ static void messages(struct dout *o, const struct vm_proc *p, void (*fn)(struct 
 static void msg_line(struct dout *o, uint64_t term, uint64_t token)
 {
 	dout_element(o, term);
-	fputc(':', o->f);
+	ob_putc(o->f, ':');
 	dout_element(o, token);
-	fputc('\n', o->f);
+	ob_putc(o->f, '\n');
 }
 
 static void msg_heap(struct dout *o, uint64_t term, uint64_t token)
@@ -382,7 +391,7 @@ static void msg_heap(struct dout *o, uint64_t term, uint64_t token)
 	dout_heap(o, token);
 }
 
-static long deep(void *st, const struct vm_proc *p, FILE *f)
+static long deep(void *st, const struct vm_proc *p, struct outbuf *f)
 {
 	struct dout *o = st;
 	struct beam *b = o->b;
@@ -405,14 +414,14 @@ static long deep(void *st, const struct vm_proc *p, FILE *f)
 	/* the work list holds the elements an element line queued: reset per line group */
 	o->nwork = 0;
 	if (q0 || q1 || q2) {
-		fprintf(f, "=proc_messages:%s\n", pid);
+		ob_printf(f, "=proc_messages:%s\n", pid);
 		messages(o, p, msg_line);
 	}
 	if (dict) {
-		fprintf(f, "=proc_dictionary:%s\n", pid);
+		ob_printf(f, "=proc_dictionary:%s\n", pid);
 		dictionary(o, dict, dict_line);
 	}
-	fprintf(f, "=proc_stack:%s\n", pid);
+	ob_printf(f, "=proc_stack:%s\n", pid);
 	const uint64_t *words = core_ptr(b->core, stop, hend - stop);
 	unsigned y = 0;
 	for (uint64_t a = stop; a < hend; a += 8) {
@@ -423,24 +432,29 @@ static long deep(void *st, const struct vm_proc *p, FILE *f)
 			x = NIL;  /* for what the core lacks: the line count stays the stack size */
 		if (is_CP(x)) {  /* a return address */
 			/* (the VM prints the address with %X: its low 32 bits) */
-			fprintf(f, "0x%016llx:SReturn addr 0x%X (", (unsigned long long)a, (unsigned)x);
+			ob_write(f, "0x", 2);
+			ob_hex016(f, a);
+			ob_write(f, ":SReturn addr 0x", 16);
+			ob_hex(f, (uint32_t)x);
+			ob_write(f, " (", 2);
 			function_from_pc(o, x);
-			fputs(")\n", f);
+			ob_puts(f, ")\n");
 			y = 0;
 		} else if (is_catch(x)) {
-			fprintf(f, "y%u:SCatch 0x%llX (unknown function)\n", y++,
+			ob_printf(f, "y%u:SCatch 0x%llX (unknown function)\n", y++,
 				(unsigned long long)(x >> _TAG_IMMED2_SIZE));
 		} else {
-			fprintf(f, "y%u:", y++);
+			ob_putc(f, 'y');
+			ob_u64(f, y++);
+			ob_putc(f, ':');
 			uint64_t n = o->nwork;
 			dout_element(o, x);
 			o->nwork = n;  /* the heap pass below walks from the stack again */
-			fputc('\n', f);
+			ob_putc(f, '\n');
 		}
 	}
-	fprintf(f, "=proc_heap:%s\n", pid);
-	o->nseen = 0;
-	hmap_free(&o->seen_ix);
+	ob_printf(f, "=proc_heap:%s\n", pid);
+	addrset_clear(&o->seen);
 	for (uint64_t a = stop; a < hend; a += 8) {
 		uint64_t x;
 		if (words)
@@ -454,20 +468,19 @@ static long deep(void *st, const struct vm_proc *p, FILE *f)
 	if (dict)
 		dictionary(o, dict, dout_heap);
 	o->nwork = 0;
-	return ferror(f) ? -1 : o->bad - before;
+	return f->err ? -1 : o->bad - before;
 }
 
-static long end(void *st, FILE *f)
+static long end(void *st, struct outbuf *f)
 {
 	struct dout *o = st;
 	const struct layout *L = &o->b->L;
 	long n = 0;
 	o->f = f;
 	/* dump_literals: the literals the heaps reach, and what they reach */
-	fputs("=literals\n", f);
+	ob_puts(f, "=literals\n");
 	o->in_literals = 1;
-	o->nseen = 0;
-	hmap_free(&o->seen_ix);
+	addrset_clear(&o->seen);
 	long before = o->bad;
 	for (size_t i = 0; i < o->nlits; i++) {
 		vt_arena_free(o->arena);
@@ -482,13 +495,13 @@ static long end(void *st, FILE *f)
 			n++;
 			continue;
 		}
-		fprintf(f, "=binary:%llX\n%llX:", (unsigned long long)o->bins[i], (unsigned long long)size);
+		ob_printf(f, "=binary:%llX\n%llX:", (unsigned long long)o->bins[i], (unsigned long long)size);
 		if (dout_base64(o, o->bins[i] + LV(L, BIN_ORIG_BYTES), size) < 0)
 			n++;
-		fputc('\n', f);
+		ob_putc(f, '\n');
 	}
 	/* =atoms: every atom, newest first (dump_atoms) */
-	fputs("=atoms\n", f);
+	ob_puts(f, "=atoms\n");
 	if (!o->b->atom_cache)
 		beam_atom(o->b, make_atom(0));
 	for (int64_t i = o->b->atom_entries; i-- > 0;) {
@@ -497,12 +510,11 @@ static long end(void *st, FILE *f)
 		struct vt t = { .kind = VT_ATOM, .text = a };
 		static const struct vt_limits lim = { 1, 1, 0 };
 		if (a)  /* %T: quoted where needed, so no line starts with '=' */
-			fprintf(f, "%s\n", vt_print(&t, &lim, buf, sizeof buf));
+			ob_printf(f, "%s\n", vt_print(&t, &lim, buf, sizeof buf));
 		else
 			n++;
 	}
-	free(o->seen);
-	hmap_free(&o->seen_ix);
+	addrset_free(&o->seen);
 	free(o->work);
 	free(o->bins);
 	hmap_free(&o->bins_ix);
@@ -510,9 +522,10 @@ static long end(void *st, FILE *f)
 	hmap_free(&o->lits_ix);
 	free(o->pcs);
 	hmap_free(&o->pcs_ix);
+	strtab_free(o->texts);
 	vt_arena_free(o->arena);
 	free(o);
-	return ferror(f) ? -1 : n;
+	return f->err ? -1 : n;
 }
 
 /* One node of a DistEntry's link list or monitors (dist.c doit_print_link_info,
@@ -533,11 +546,11 @@ static int remote_item(void *ctx, uint64_t node, const struct ml_node *n, int is
 			dout_bad(o, "an unreadable remote link", node);
 			return 0;
 		}
-		fputs("Remote link: ", o->f);
+		ob_puts(o->f, "Remote link: ");
 		dout_print_term(o, other);
-		fputc(' ', o->f);
+		ob_putc(o->f, ' ');
 		dout_print_term(o, n->other);
-		fputc('\n', o->f);
+		ob_putc(o->f, '\n');
 		return 0;
 	}
 	if (!(n->flags & MLF_TARGET)) {  /* origin: their process monitors ours */
@@ -545,36 +558,36 @@ static int remote_item(void *ctx, uint64_t node, const struct ml_node *n, int is
 			dout_bad(o, "an unreadable remote monitor", node);
 			return 0;
 		}
-		fputs("Remotely monitored by: ", o->f);
+		ob_puts(o->f, "Remotely monitored by: ");
 		dout_print_term(o, n->other);
-		fputc(' ', o->f);
+		ob_putc(o->f, ' ');
 		dout_print_term(o, x);
-		fputc('\n', o->f);
+		ob_putc(o->f, '\n');
 		return 0;
 	}
-	fputs("Remote monitoring: ", o->f);
+	ob_puts(o->f, "Remote monitoring: ");
 	dout_print_term(o, n->other);
-	fputc(' ', o->f);
+	ob_putc(o->f, ' ');
 	uint64_t name, dist, nodename;
 	if ((n->flags & MLF_NAME) && LHAS(L, MDE_NAME) && LHAS(L, MDE_DIST) &&
 	    beam_read_u64(b, main + LV(L, MDE_NAME), &name) == 0 &&
 	    beam_read_u64(b, main + LV(L, MDE_DIST), &dist) == 0 && dist &&
 	    beam_read_u64(b, dist + LV(L, MLD_NODENAME), &nodename) == 0) {
-		fputc('{', o->f);
+		ob_putc(o->f, '{');
 		dout_print_term(o, name);
-		fputs(", ", o->f);
+		ob_puts(o->f, ", ");
 		dout_print_term(o, nodename);
-		fputc('}', o->f);
+		ob_putc(o->f, '}');
 	} else if (beam_read_u64(b, main + LV(L, MD_ORIGIN) + LV(L, ML_OTHER), &x) == 0) {
 		dout_print_term(o, x);
 	} else {
 		dout_bad(o, "an unreadable remote monitor", node);
 	}
-	fputc('\n', o->f);
+	ob_putc(o->f, '\n');
 	return 0;
 }
 
-static long node(void *st, const struct vm_node *n, FILE *f)
+static long node(void *st, const struct vm_node *n, struct outbuf *f)
 {
 	struct dout *o = st;
 	struct beam *b = o->b;
@@ -599,7 +612,7 @@ static long node(void *st, const struct vm_node *n, FILE *f)
 	    ml_walk(b, named, ML_TREE, 0, remote_item, o) < 0 ||
 	    ml_walk(b, links, ML_LIST, 1, remote_item, o) < 0)
 		dout_bad(o, "unreadable remote links and monitors", mld);
-	return ferror(f) ? -1 : o->bad - before;
+	return f->err ? -1 : o->bad - before;
 }
 
 struct scheds { struct vm_dump_sched *v; size_t n, max; };

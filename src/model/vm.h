@@ -393,14 +393,15 @@ struct vm_dump_sched {
 	bool has_current, calling;     /* runs a process; took the signal */
 	struct vm_pid current;
 };
+struct outbuf;  /* base/outbuf.h: the writer's buffer */
 struct vm_dump_ops {
 	void *(*begin)(void *loader);
-	long (*proc)(void *st, const struct vm_proc *p, int part, FILE *f);
-	long (*deep)(void *st, const struct vm_proc *p, FILE *f);
-	long (*end)(void *st, FILE *f);
+	long (*proc)(void *st, const struct vm_proc *p, int part, struct outbuf *f);
+	long (*deep)(void *st, const struct vm_proc *p, struct outbuf *f);
+	long (*end)(void *st, struct outbuf *f);
 	/* a connected node's "Remote link:", "Remote monitoring:" and "Remotely
 	 * monitored by:" lines (dist.c print_link_info, print_monitor_info) */
-	long (*node)(void *st, const struct vm_node *n, FILE *f);
+	long (*node)(void *st, const struct vm_node *n, struct outbuf *f);
 	/* the schedulers (normal, dirty cpu, dirty io) into out[0..max): how many */
 	size_t (*schedulers)(void *st, struct vm_dump_sched *out, size_t max);
 	const char *(*why)(void *st);

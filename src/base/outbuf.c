@@ -88,6 +88,13 @@ void ob_hex016(struct outbuf *o, uint64_t v)
 		*--e = "0123456789abcdef"[v & 15];
 }
 
+void ob_line_u64(struct outbuf *o, const char *key, uint64_t v)
+{
+	ob_puts(o, key);
+	ob_u64(o, v);
+	ob_putc(o, '\n');
+}
+
 void ob_printf(struct outbuf *o, const char *fmt, ...)
 {
 	va_list ap;

@@ -51,6 +51,8 @@ void ob_u64(struct outbuf *o, uint64_t v);   /* %llu */
 void ob_i64(struct outbuf *o, int64_t v);    /* %lld */
 void ob_hex(struct outbuf *o, uint64_t v);   /* %llX: upper case, no leading zeros */
 void ob_hex016(struct outbuf *o, uint64_t v); /* %016llx */
+/* "KEY" then v and a newline: the per-process "Name: 42" lines. */
+void ob_line_u64(struct outbuf *o, const char *key, uint64_t v);
 /* For the lines written once (headers, per-section lines): printf's format. */
 void ob_printf(struct outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -139,7 +139,8 @@ static int link_item(void *ctx, uint64_t node, const struct ml_node *n, int is_l
 		dout_bad(o, "an unreadable monitor", node);
 		return 0;
 	}
-	ob_printf(o->f, "%s{%s,", sep, n->flags & MLF_TARGET ? "from" : "to");
+	ob_puts(o->f, sep);
+	ob_puts(o->f, n->flags & MLF_TARGET ? "{from," : "{to,");
 	uint64_t name, dist, nodename, type, mod;
 	if (n->type == ML_MON_RESOURCE && (n->flags & MLF_TARGET)) {
 		/* other.ptr: the ErtsResource; shown as {Module, Name} of its type */
@@ -200,12 +201,19 @@ static void internal_state(struct dout *o, uint32_t s)
 {
 	static const char *const prio[] = { "MAX", "HIGH", "NORMAL", "LOW" };
 	int renamed = atoi(o->b->vm->otp_release) >= 27;
-	ob_printf(o->f, "Internal State: ACT_PRIO_%s | USR_PRIO_%s | PRQ_PRIO_%s", prio[s & 3],
-		prio[(s >> 2) & 3], prio[(s >> 4) & 3]);
-	for (unsigned k = 0; k < sizeof psflg / sizeof psflg[0]; k++)
-		if (s & (1u << (6 + k)))
-			ob_printf(o->f, " | %s", renamed && k == 6 ? "MSG_SIG_IN_Q"
-					       : renamed && k == 13 ? "NMSG_SIG_IN_Q" : psflg[k]);
+	ob_puts(o->f, "Internal State: ACT_PRIO_");
+	ob_puts(o->f, prio[s & 3]);
+	ob_puts(o->f, " | USR_PRIO_");
+	ob_puts(o->f, prio[(s >> 2) & 3]);
+	ob_puts(o->f, " | PRQ_PRIO_");
+	ob_puts(o->f, prio[(s >> 4) & 3]);
+	for (unsigned k = 0; k < sizeof psflg / sizeof psflg[0]; k++) {
+		if (!(s & (1u << (6 + k))))
+			continue;
+		ob_puts(o->f, " | ");
+		ob_puts(o->f, renamed && k == 6 ? "MSG_SIG_IN_Q" : renamed && k == 13 ? "NMSG_SIG_IN_Q"
+										: psflg[k]);
+	}
 	ob_putc(o->f, '\n');
 }
 
@@ -237,11 +245,12 @@ static long proc(void *st, const struct vm_proc *p, int part, struct outbuf *f)
 		for (; ok && mbuf && frags < (1u << 24); frags++)
 			if (beam_read_u64(b, mbuf + LV(L, HF_NEXT), &mbuf) < 0)
 				ok = 0;
-		if (ok)
-			ob_printf(f, "Number of heap fragments: %llu\nHeap fragment data: %llu\n",
-				(unsigned long long)frags, (unsigned long long)sz);
-		else
+		if (ok) {
+			ob_line_u64(f, "Number of heap fragments: ", frags);
+			ob_line_u64(f, "Heap fragment data: ", sz);
+		} else {
 			dout_bad(o, "unreadable heap fragments", p->addr);
+		}
 		if (p->status == VS_EXITING || p->status == VS_FREE)
 			return o->bad - before;
 		uint64_t links = field(o, p, P_LINKS, &ok), mons = field(o, p, P_MONITORS, &ok);
@@ -270,14 +279,14 @@ static long proc(void *st, const struct vm_proc *p, int part, struct outbuf *f)
 			dout_bad(o, "unreadable heap pointers", p->addr);
 			return o->bad - before;
 		}
-		ob_printf(f, "OldHeap: %llu\nHeap unused: %llu\nOldHeap unused: %llu\n",
-			(unsigned long long)(old ? (oend - old) / 8 : 0),
-			(unsigned long long)((hend - htop) / 8),
-			(unsigned long long)(old ? (oend - otop) / 8 : 0));
-		ob_printf(f, "BinVHeap: %llu\nOldBinVHeap: %llu\nBinVHeap unused: %llu\n",
-			(unsigned long long)ov, (unsigned long long)ovh, (unsigned long long)(vsz - ov));
+		ob_line_u64(f, "OldHeap: ", old ? (oend - old) / 8 : 0);
+		ob_line_u64(f, "Heap unused: ", (hend - htop) / 8);
+		ob_line_u64(f, "OldHeap unused: ", old ? (oend - otop) / 8 : 0);
+		ob_line_u64(f, "BinVHeap: ", ov);
+		ob_line_u64(f, "OldBinVHeap: ", ovh);
+		ob_line_u64(f, "BinVHeap unused: ", vsz - ov);
 		if (ovsz >= ovh)
-			ob_printf(f, "OldBinVHeap unused: %llu\n", (unsigned long long)(ovsz - ovh));
+			ob_line_u64(f, "OldBinVHeap unused: ", ovsz - ovh);
 		else
 			ob_puts(f, "OldBinVHeap unused: overflow\n");
 	} else if (part == 3) {
@@ -304,13 +313,15 @@ static long proc(void *st, const struct vm_proc *p, int part, struct outbuf *f)
 			}
 		}
 		if (ok) {  /* erts_program_counter_info */
-			ob_printf(f, "Program counter: 0x%016llx (", (unsigned long long)i);
+			ob_puts(f, "Program counter: 0x");
+			ob_hex016(f, i);
+			ob_write(f, " (", 2);
 			function_from_pc(o, i);
 			ob_puts(f, ")\n");
 			uint64_t arity = 0;
 			if (!(state & ((1u << 15) | (1u << 21) | (1u << 17))) &&  /* RUNNING, RUNNING_SYS, GC */
 			    beam_read_field(b, p->addr, P_ARITY, &arity) == 0)
-				ob_printf(f, "arity = %llu\n", (unsigned long long)arity);
+				ob_line_u64(f, "arity = ", arity);
 		}
 		internal_state(o, state);
 	}
@@ -391,6 +402,13 @@ static void msg_heap(struct dout *o, uint64_t term, uint64_t token)
 	dout_heap(o, token);
 }
 
+static void section(struct outbuf *f, const char *tag, const char *pid)
+{
+	ob_puts(f, tag);
+	ob_puts(f, pid);
+	ob_putc(f, '\n');
+}
+
 static long deep(void *st, const struct vm_proc *p, struct outbuf *f)
 {
 	struct dout *o = st;
@@ -414,14 +432,14 @@ static long deep(void *st, const struct vm_proc *p, struct outbuf *f)
 	/* the work list holds the elements an element line queued: reset per line group */
 	o->nwork = 0;
 	if (q0 || q1 || q2) {
-		ob_printf(f, "=proc_messages:%s\n", pid);
+		section(f, "=proc_messages:", pid);
 		messages(o, p, msg_line);
 	}
 	if (dict) {
-		ob_printf(f, "=proc_dictionary:%s\n", pid);
+		section(f, "=proc_dictionary:", pid);
 		dictionary(o, dict, dict_line);
 	}
-	ob_printf(f, "=proc_stack:%s\n", pid);
+	section(f, "=proc_stack:", pid);
 	const uint64_t *words = core_ptr(b->core, stop, hend - stop);
 	unsigned y = 0;
 	for (uint64_t a = stop; a < hend; a += 8) {
@@ -453,7 +471,7 @@ static long deep(void *st, const struct vm_proc *p, struct outbuf *f)
 			ob_putc(f, '\n');
 		}
 	}
-	ob_printf(f, "=proc_heap:%s\n", pid);
+	section(f, "=proc_heap:", pid);
 	addrset_clear(&o->seen);
 	for (uint64_t a = stop; a < hend; a += 8) {
 		uint64_t x;

@@ -203,7 +203,11 @@ static void proc(struct w *w, const struct vm_proc *p)
 		w->procs_left_out++;
 		return;
 	}
-	ob_printf(f, "=proc:%s\nState: %s\n", vm_pid_str(p, pid, sizeof pid), state);
+	ob_write(f, "=proc:", 6);
+	ob_puts(f, vm_pid_str(p, pid, sizeof pid));
+	ob_write(f, "\nState: ", 8);
+	ob_puts(f, state);
+	ob_putc(f, '\n');
 	if (p->registered_name) {
 		ob_puts(f, "Name: ");
 		atom(w, p->registered_name);
@@ -224,21 +228,21 @@ static void proc(struct w *w, const struct vm_proc *p)
 	}
 	part(w, p, 0);
 	if (!(p->unknown & VPF_MESSAGE_QUEUE_LEN))
-		ob_printf(f, "Message queue length: %llu\n", (unsigned long long)p->message_queue_len);
+		ob_line_u64(f, "Message queue length: ", p->message_queue_len);
 	else
 		w->unknown_fields++;
 	part(w, p, 1);
 	if (!(p->unknown & VPF_REDUCTIONS))
-		ob_printf(f, "Reductions: %llu\n", (unsigned long long)p->reductions);
+		ob_line_u64(f, "Reductions: ", p->reductions);
 	else
 		w->unknown_fields++;
 	if (!(p->unknown & VPF_HEAP_SIZE))
-		ob_printf(f, "Stack+heap: %llu\n", (unsigned long long)p->heap_size);
+		ob_line_u64(f, "Stack+heap: ", p->heap_size);
 	else
 		w->unknown_fields++;
 	part(w, p, 2);
 	if (!(p->unknown & VPF_MEMORY))
-		ob_printf(f, "Memory: %llu\n", (unsigned long long)p->memory);
+		ob_line_u64(f, "Memory: ", p->memory);
 	else
 		w->unknown_fields++;
 	part(w, p, 3);

@@ -97,10 +97,33 @@ const char *vm_intern(struct vm *vm, const char *s, size_t len)
 	return strtab_intern(vm->strings, s, len);
 }
 
+/* "<0.num.serial>" into buf (cut to len as snprintf would): by hand, as a
+ * crash dump export writes two per process. */
+static const char *pid_text(uint32_t num, uint32_t serial, char *buf, size_t len)
+{
+	char t[32];
+	size_t n = sizeof t;
+	t[--n] = '>';
+	do
+		t[--n] = (char)('0' + serial % 10);
+	while (serial /= 10);
+	t[--n] = '.';
+	do
+		t[--n] = (char)('0' + num % 10);
+	while (num /= 10);
+	memcpy(t + n - 3, "<0.", 3);
+	n -= 3;
+	if (len) {
+		size_t k = sizeof t - n < len ? sizeof t - n : len - 1;
+		memcpy(buf, t + n, k);
+		buf[k] = 0;
+	}
+	return buf;
+}
+
 const char *vm_pid_str(const struct vm_proc *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "<0.%u.%u>", p->pid_num, p->pid_serial);
-	return buf;
+	return pid_text(p->pid_num, p->pid_serial, buf, len);
 }
 
 const char *vm_mfa_str(const struct vm_mfa *m, char *buf, size_t len)
@@ -175,8 +198,7 @@ const char *vm_ets_id_str(const struct vm_ets *t, char *buf, size_t len)
 
 const char *vm_pid2str(struct vm_pid pid, char *buf, size_t len)
 {
-	snprintf(buf, len, "<0.%u.%u>", pid.num, pid.serial);
-	return buf;
+	return pid_text(pid.num, pid.serial, buf, len);
 }
 
 struct vm_binref *vm_add_binref(struct vm *vm)

@@ -7,6 +7,7 @@
 #include "eterm.h"
 #include "identity.h"
 #include "monlnk.h"
+#include "progress.h"
 #include "walks.h"
 
 /* Process state bits (erl_process.h ERTS_PSFLG_*, not in the DWARF): the bits
@@ -446,9 +447,11 @@ bc_err *beam_load_procs(struct beam *b)
 
 	size_t unreadable = 0, corrupt = 0, partial = 0;
 	uint64_t first_bad = 0;
+	struct progress *pg = progress_begin("reading processes", count, PROGRESS_COUNT);
 	for (uint32_t ix = 0; ix < max; ix++) {
 		if (!slots[ix])
 			continue;
+		progress_add(pg, 1);
 		const uint8_t *pp = core_ptr(b->core, slots[ix], psize);
 		if (!pp && core_peek(b->core, slots[ix], pbuf, psize) == 0)
 			pp = pbuf;
@@ -467,6 +470,7 @@ bc_err *beam_load_procs(struct beam *b)
 		}
 		struct vm_proc *vp = vm_add_proc(b->vm);
 		if (!vp) {
+			progress_end(pg);
 			free(slots);
 			free(pbuf);
 			return bc_error(BC_ENOMEM, "out of memory after %zu processes", b->vm->nprocs);
@@ -478,6 +482,7 @@ bc_err *beam_load_procs(struct beam *b)
 			       vm_pid_str(vp, pid, sizeof pid), (unsigned long long)w.addr);
 		}
 	}
+	progress_end(pg);
 	if (corrupt > 1)
 		vm_gap(b->vm, "%zu processes in all look corrupt and are left out", corrupt);
 	if (partial > 1)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "progress.h"
 
 #define DROP_WINDOW (2u << 20)
 
@@ -174,7 +175,9 @@ bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx)
 	/* memchr within windows, so the pages of a long stretch without '=' (a
 	 * big heap's lines) are released as the scan passes them */
 	size_t mark = 0;
+	struct progress *pg = progress_begin("scanning the dump", d->end, PROGRESS_BYTES);
 	for (p++; p < lim; ) {
+		progress_at(pg, (size_t)(p - m));
 		const char *wend = lim - p > DROP_WINDOW ? p + DROP_WINDOW : lim;
 		const char *q = memchr(p, '=', (size_t)(wend - p));
 		if (!q) {
@@ -183,13 +186,16 @@ bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx)
 			p = q + 1;
 		} else {
 			int k = section(d, (size_t)(q - m), lim);
-			if (k < 0)
+			if (k < 0) {
+				progress_end(pg);
 				return bc_error(BC_ENOMEM, "out of memory indexing %s", d->path);
+			}
 			const char *end = visit ? visit(ctx, (enum dump_kind)k, (size_t)(q - m)) : NULL;
 			p = end ? end : q + 1;
 		}
 		dump_drop_behind(d, &mark, (size_t)(p - m));
 	}
+	progress_end(pg);
 	return NULL;
 }
 

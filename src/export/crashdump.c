@@ -15,6 +15,7 @@
 
 #include "export.h"
 #include "outbuf.h"
+#include "progress.h"
 #include "strtab.h"
 #include "term.h"
 
@@ -386,8 +387,11 @@ static bc_err *write_dump(const struct vm *vm, struct outbuf *f, struct an_out *
 	size_t node_counts = nodes(&w);
 	/* the deep dump: not of exiting processes, nor of those garbage collecting
 	 * (their heaps are in flux), as erts_deep_process_dump */
+	struct progress *pg = progress_begin("writing processes' heaps", vm->nprocs,
+					     PROGRESS_COUNT);
 	for (size_t i = 0; i < vm->nprocs && !f->err; i++) {
 		const struct vm_proc *p = &vm->procs[i];
+		progress_at(pg, i);
 		if (!state_name(p->status) || p->status == VS_EXITING ||
 		    p->status == VS_GARBAGE_COLLECTING || p->status == VS_FREE)
 			continue;
@@ -396,6 +400,7 @@ static bc_err *write_dump(const struct vm *vm, struct outbuf *f, struct an_out *
 			break;
 		w.unread += r;
 	}
+	progress_end(pg);
 	const char *why = w.unread ? w.ops->why(w.st) : "";
 	char last[200];
 	snprintf(last, sizeof last, "%s", why ? why : "");

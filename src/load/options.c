@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "options.h"
+#include "progress.h"
 #include "target.h"
 
 static int parse_pid(const char *arg, void *opts)
@@ -67,6 +68,7 @@ const struct option_entry target_file_options[] = {
 		  "ones and $XDG_CONFIG_HOME/beamcore/labels",
 	  .store = OPT_TARGET, .offset = offsetof(struct target_opts, labels),
 	  .complete = OPT_COMPLETE_FILE },
+	OPT_INCLUDE(progress_options),  /* --quiet: the progress of its reading */
 	OPT_TABLE_END,
 };
 

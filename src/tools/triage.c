@@ -20,6 +20,7 @@
 #include "grow.h"
 #include "hmap.h"
 #include "outfile.h"
+#include "progress.h"
 #include "signature.h"
 #include "target.h"
 #include "units.h"
@@ -53,6 +54,7 @@ struct run {
 	struct result *res;
 	atomic_size_t next;
 	pthread_mutex_t native;  /* cores one at a time: the DWARF reader keeps file state */
+	struct progress *progress;  /* files read (the line is the run's, not each load's) */
 };
 
 static char *dup_or_null(const char *s)
@@ -158,8 +160,10 @@ static void one(struct run *R, size_t i)
 static void *worker(void *arg)
 {
 	struct run *R = arg;
-	for (size_t i; (i = atomic_fetch_add(&R->next, 1)) < R->in.n;)
+	for (size_t i; (i = atomic_fetch_add(&R->next, 1)) < R->in.n;) {
 		one(R, i);
+		progress_add(R->progress, 1);
+	}
 	return NULL;
 }
 
@@ -171,6 +175,7 @@ static void run_all(struct run *R)
 		n = R->in.n ? R->in.n : 1;
 	pthread_t *th = calloc(n, sizeof *th);
 	size_t started = 0;
+	R->progress = progress_begin("reading files", R->in.n, PROGRESS_COUNT);
 	for (; th && started < n; started++)
 		if (pthread_create(&th[started], NULL, worker, R) != 0)
 			break;
@@ -178,6 +183,7 @@ static void run_all(struct run *R)
 		worker(R);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
+	progress_end(R->progress);
 	free(th);
 }
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "progress.h"
 #include "tui.h"
 #include "ui.h"
 
@@ -343,6 +344,7 @@ int tui_main(const struct target_opts *o, double interval)
 		fprintf(stderr, "beamcore: tui: cannot initialise the terminal\n");
 		return BC_EXIT_FAILED;
 	}
+	progress_quiet();  /* the screen is curses' now: no progress line over it */
 	set_escdelay(50);
 	cbreak();
 	noecho();

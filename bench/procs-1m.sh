@@ -4,6 +4,7 @@
 # after the gcore), then against the targets:
 #   procs --top 20 on the core   within 5x of walk_ptab (bench/walk_ptab.c)
 #   summary on the core          within 15x of walk_ptab
+#   export --format crashdump    at least 300 MB/s of output
 #   tui on the core              first screen < 1 s, a re-sort < 0.3 s
 #   summary, procs --top 20 on the dump: peak RSS < a tenth of the dump's size
 # Run on demand; not part of the test suite. See bench/README.md.
@@ -193,6 +194,14 @@ bench procs "$work/top20.txt" "$beamcore" procs "$core" "$beam" --top 20
 bench summary "$work/summary.txt" "$beamcore" summary "$core" "$beam"
 cat "$work/walk.txt"
 
+# export --format crashdump: its size from one run to a file, then timed to
+# /dev/null (the writer's speed, not the disk's: it must keep up with one)
+say "core: export --format crashdump ($runs runs to /dev/null)"
+bc_run /dev/null "$beamcore" export "$core" "$beam" --format crashdump -o "$work/export.dump"
+export_bytes=$(stat -c %s "$work/export.dump"); rm -f "$work/export.dump"
+bench export /dev/null "$beamcore" export "$core" "$beam" --format crashdump -o /dev/null
+export_mbs=$(awk -v b="$export_bytes" -v s="${med[export]}" 'BEGIN{printf "%.0f", b / 1e6 / s}')
+
 say "core: tui first screen and re-sort ($runs runs)"
 : >"$work/tui.log"
 for _ in $(seq "$runs"); do
@@ -243,6 +252,7 @@ target() {   # target OK-CONDITION TEXT
 }
 target 'le "$r_procs" 5' "procs --top 20 / walk_ptab = ${r_procs}x (target <= 5x)"
 target 'le "$r_summary" 15' "summary / walk_ptab = ${r_summary}x (target <= 15x)"
+target '[ "$export_mbs" -ge 300 ]' "export --format crashdump $export_mbs MB/s of output (target >= 300 MB/s)"
 target 'le "$tui_first_med" 1' "tui first screen median $tui_first_med s (target < 1 s)"
 target 'le "$tui_sort_max" 0.3' "tui re-sort slowest $tui_sort_max s (target < 0.3 s)"
 target '[ "${rss[dsummary]}" -lt "$tenth_mb" ] && [ "${rss[dprocs]}" -lt "$tenth_mb" ]' \
@@ -260,6 +270,7 @@ beamcore 1M-process benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(awk
   walk_ptab          ${min[walk]} / ${med[walk]} s, ${rss[walk]} MB  (first run, cold: open ${w[open_s]} s + walk ${w[walk_s]} s)
   procs --top 20     ${min[procs]} / ${med[procs]} s, ${rss[procs]} MB
   summary            ${min[summary]} / ${med[summary]} s, ${rss[summary]} MB
+  export crashdump   ${min[export]} / ${med[export]} s, ${rss[export]} MB: $((export_bytes / 1000000)) MB, $export_mbs MB/s (median)
   tui first screen   $tui_first_min / $tui_first_med s; re-sort $tui_sort_min / $tui_sort_med s (slowest $tui_sort_max s)
   dump summary       ${min[dsummary]} / ${med[dsummary]} s, ${rss[dsummary]} MB
   dump procs --top 20 ${min[dprocs]} / ${med[dprocs]} s, ${rss[dprocs]} MB

@@ -402,6 +402,21 @@ static void msg_heap(struct dout *o, uint64_t term, uint64_t token)
 	dout_heap(o, token);
 }
 
+/* The young heap asked of the memory ahead of its walk (a million small
+ * heaps, each cold: the walk would wait for each line in turn). */
+static void prefetch_heap(struct beam *b, const struct vm_proc *p)
+{
+	const struct layout *L = &b->L;
+	uint64_t heap, htop;
+	if (beam_read_u64(b, p->addr + LV(L, P_HEAP), &heap) < 0 ||
+	    beam_read_u64(b, p->addr + LV(L, P_HTOP), &htop) < 0 || htop <= heap ||
+	    htop - heap > (256u << 10))
+		return;
+	const char *h = core_ptr(b->core, heap, htop - heap);
+	for (uint64_t k = 0; h && k < htop - heap; k += 64)
+		__builtin_prefetch(h + k);
+}
+
 static void section(struct outbuf *f, const char *tag, const char *pid)
 {
 	ob_puts(f, tag);
@@ -429,6 +444,7 @@ static long deep(void *st, const struct vm_proc *p, struct outbuf *f)
 	beam_read_u64(b, p->addr + LV(L, P_SIGQ_FIRST), &q0);
 	beam_read_u64(b, p->addr + LV(L, P_SIGQ_CONT), &q1);
 	beam_read_u64(b, p->addr + LV(L, P_SIGINQ_FIRST), &q2);
+	prefetch_heap(b, p);
 	/* the work list holds the elements an element line queued: reset per line group */
 	o->nwork = 0;
 	if (q0 || q1 || q2) {

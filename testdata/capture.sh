@@ -21,8 +21,8 @@
 # the compiled-in layout pack of its release and flavor (docs/layout-packs.md).
 # --stock: Debian's own erl and stripped beam.smp, read through a layout pack
 # (docs/layout-packs.md) instead of our DWARF build: 25 as installed (erlang-base),
-# 27 trixie's under chroot (testdata/stock-root.sh; /dev, /proc and OUTDIR
-# bind-mounted into the root while the node runs).
+# 27 trixie's and 29 forky's under chroot (testdata/stock-root.sh; /dev, /proc and
+# OUTDIR bind-mounted into the root while the node runs).
 # --arm64: 27 --stock for arm64 (testdata/stock-root.sh 27 arm64) under
 # qemu-user (binfmt_misc, +JMsingle true: qemu cannot run the JIT's dual-mapped
 # code area); no gcore: `kill -ABRT` makes qemu write the guest's aarch64 core
@@ -54,7 +54,6 @@ done
 case $rel in 25|27|29) ;; *) usage ;; esac
 [ $emu = 0 ] || [ $stock = 0 ] || usage
 [ $strip = 0 ] || [ $stock = 0 ] || usage
-[ $stock = 0 ] || [ "$rel" = 25 ] || [ "$rel" = 27 ] || usage
 [ $arm64 = 0 ] || { [ "$rel" = 27 ] && [ $dump = 0 ] && [ $dist = 0 ]; } || usage
 die() { echo "capture.sh: $*" >&2; exit 1; }
 now() { date +%s.%N; }
@@ -71,7 +70,7 @@ if [ "$free_kb" -lt $((4 * 1024 * 1024)) ]; then
 fi
 
 root=
-if [ $stock = 1 ] && [ "$rel" = 27 ]; then
+if [ $stock = 1 ] && [ "$rel" != 25 ]; then
   if [ $arm64 = 1 ]; then
     [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
       die "no binfmt_misc entry qemu-aarch64 (apt-get install qemu-user-static binfmt-support;" \
@@ -79,11 +78,12 @@ if [ $stock = 1 ] && [ "$rel" = 27 ]; then
     root=$("$here/stock-root.sh" 27 arm64)
     BEAMCORE_ERL_FLAGS="+JMsingle true ${BEAMCORE_ERL_FLAGS:-}"
   else
-    root=$("$here/stock-root.sh" 27)
+    root=$("$here/stock-root.sh" "$rel")
   fi
   otp=$root/usr/lib/erlang
   erts=$(cd "$otp" && echo erts-*/bin)
-  erlc=/usr/bin/erlc
+  # Debian's 25 erlc writes modules 27 loads; 29 takes its own release's
+  if [ "$rel" = 29 ]; then erlc=$("$here/build-otp.sh" 29)/bin/erlc; else erlc=/usr/bin/erlc; fi
   # the node under chroot; OUTDIR at its own path inside, so every path holds
   run=(env BINDIR=/usr/lib/erlang/$erts ROOTDIR=/usr/lib/erlang EMU=beam PROGNAME=erl
        /usr/sbin/chroot "$root" /usr/bin/sh -c 'cd "$0" && exec "$@"' "$out" "/usr/lib/erlang/$erts/erlexec")

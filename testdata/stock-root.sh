@@ -8,12 +8,15 @@
 #   testdata/stock-root.sh 27         erlang-base 27.3.4.1 (trixie), amd64
 #   testdata/stock-root.sh 27 arm64   the same for arm64, run under qemu-user
 #                                     (binfmt_misc, qemu-user-static)
-# (forky's 29.1.1 exports no VM global in .dynsym: no layout pack reads it.)
+#   testdata/stock-root.sh 29         erlang-base 29.1.1 (forky: it exports no VM
+#                                     global; src/dwarf/routes-*.def place them)
 set -euo pipefail
-rel=${1:?usage: stock-root.sh 27 [amd64|arm64]}
+rel=${1:?usage: stock-root.sh 27|29 [amd64|arm64]}
 arch=${2:-amd64}
+# erlang-base pinned where a pack holds routes for one build (its build-id)
 case $rel in
-  27) suite=trixie ;;
+  27) suite=trixie; pin= ;;
+  29) suite=forky; pin='=1:29.1.1+dfsg-1' ;;
   *) echo "stock-root.sh: no stock root for $rel" >&2; exit 64 ;;
 esac
 case $arch in
@@ -39,8 +42,8 @@ apt=(-o Dir::Etc::SourceList="$cache/apt/sources.list" -o Dir::Etc::SourceParts=
 apt-get "${apt[@]}" -qq update >&2
 # another arch's root has its own sh and cat (dash, coreutils) for the ports
 tools=(); [ "$arch" = amd64 ] || tools=(dash coreutils)
-pkgs=(erlang-base libc6 libgcc-s1 libstdc++6 libtinfo6 zlib1g "${tools[@]}")
-( cd "$cache/debs" && apt-get "${apt[@]}" -qq download "${pkgs[@]/%/:$arch}" >&2 )
+pkgs=(libc6 libgcc-s1 libstdc++6 libtinfo6 zlib1g "${tools[@]}")
+( cd "$cache/debs" && apt-get "${apt[@]}" -qq download "erlang-base:$arch$pin" "${pkgs[@]/%/:$arch}" >&2 )
 for d in "$cache"/debs/*.deb; do dpkg-deb -x "$d" "$root"; done
 # merged /usr; the scenario's ports spawn sh and cat (the host's run on the newer libc)
 ln -sfn usr/lib "$root/lib"; ln -sfn usr/lib64 "$root/lib64"; ln -sfn usr/bin "$root/bin"

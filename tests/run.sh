@@ -60,6 +60,7 @@ otp29-dist 29 --dist --no-gcore
 otp29-emu-dist 29 --emu --dist --no-gcore
 otp25-stock 25 --stock --no-gcore
 otp27-stock 27 --stock --no-gcore
+otp29-stock 29 --stock --no-gcore
 EOF
 
 # aarch64: Debian's stock OTP 27 for arm64 under qemu-user, qemu's core of it

@@ -1,6 +1,7 @@
 /* Layout packs (src/dwarf/pack.c): a table written by pack_write reads back
  * line for line (entries, globals, anchored and stored statics with negative
- * distances); the compiled-in packs are found by their identity; malformed
+ * distances); the compiled-in packs are found by their identity, 29's with
+ * the routes of a build (BUILD, V) and they read back too; malformed
  * files are one error each, never a crash. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,30 @@ int main(void)
 			      "(docs/layout-packs.md)", line_of(emu, id) ? emu->name : jit->name,
 			      layout_id_name(id), line_of(emu, id) ? jit->name : emu->name);
 	}
+	/* 29's exports no VM global: the compiled-in pack holds routes to Debian
+	 * forky's build (BUILD, then V lines), after its entries */
+	const struct pack *p29 = pack_builtin(&(struct pack_id){ "29", "17.1", "jit", "x86_64" });
+	size_t build = 0, at = 0;
+	for (size_t i = 0; p29 && i < p29->n; i++) {
+		if (p29->lines[i].kind == PL_BUILD && !build)
+			build = i;
+		if (p29->lines[i].kind == PL_AT && p29->lines[i].id == G_ERTS_PROC)
+			at = i;
+	}
+	CHECK(build && strcmp(p29->lines[build].s[0], "a1a858f879ccf28e7871c290914b693182006115") == 0 &&
+	      at > build && p29->lines[at].value == 0xc17ec0 && p29->lines[at].size == 320,
+	      "routes of forky's 29.1.1 in the compiled-in pack");
+
+	/* BUILD and V read back, a comment after a line is its evidence */
+	write_file(path, "PACK(\"29\", \"17.1\", \"jit\", \"x86_64\")\nE(P_ID, 0x48, 8)\n"
+			 "BUILD(\"00ff\")\nV(G_ERTS_PROC, 320, 0xc17ec0)  /* code: 49 references */\n");
+	e = pack_read(path, &p);
+	CHECK(!e && p.n == 4 && p.lines[2].kind == PL_BUILD && strcmp(p.lines[2].s[0], "00ff") == 0 &&
+	      p.lines[3].kind == PL_AT && p.lines[3].id == G_ERTS_PROC && p.lines[3].value == 0xc17ec0 &&
+	      p.lines[3].size == 320, "BUILD and V read back: %s", e ? e->msg : "");
+	bc_err_free(e);
+	pack_free(&p);
+
 	struct pack_id other = { "25", "13.1.4", "jit", "x86_64" };
 	CHECK(!pack_builtin(&other), "no pack for erts 13.1.4");
 
@@ -112,6 +137,10 @@ int main(void)
 		"PACK(\"25\", \"1\", \"jit\", \"x86_64\")\nA(G_ATOM_SPACE, 8, x)\n",
 		"PACK(\"25\", \"1\", \"jit\", \"x86_64\")\nPACK(\"25\", \"1\", \"jit\", \"x86_64\")\n",
 		"PACK(\"25\", \"1\"\n", "PACK(\"25\", \"1\", \"jit\", \"x86_64\")\nE(P_ID, 1, 8, 9, 10)\n",
+		"PACK(\"29\", \"1\", \"jit\", \"x86_64\")\nV(G_ERTS_PROC, 320, 0x10)\n",  /* no BUILD */
+		"PACK(\"29\", \"1\", \"jit\", \"x86_64\")\nBUILD(\"00\")\nV(P_ID, 8, 0x10)\n",
+		"PACK(\"29\", \"1\", \"jit\", \"x86_64\")\nBUILD()\n",
+		"PACK(\"29\", \"1\", \"jit\", \"x86_64\")\nBUILD(\"00\")\nV(G_ERTS_PROC, 320)\n",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		write_file(path, bad[i]);

@@ -10,43 +10,56 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A build that exports no etp_* (OTP 29): the pack holding routes for its
+ * build-id (layout_file's, or a compiled-in one) and its identity. */
+static bc_err *pack_by_build(struct beam *b, const char *why, const struct pack *file,
+			     const struct pack **p, struct pack_id *id)
+{
+	if ((*p = pack_routed(file, b->exe->elf, id)))
+		return NULL;
+	return bc_error(BC_ENODEBUG, "%s; its .dynsym exports no VM global and does not say its "
+			"release (no etp_otp_release), and %s holds no routes to its globals for "
+			"this build (docs/layout-packs.md: testdata/stock-routes.py writes them "
+			"from a DWARF build of the same source)", why,
+			file ? file->name : "beamcore");
+}
+
 bc_err *beam_pack_layout(struct beam *b, const char *layout_file)
 {
 	struct pack_id id;
 	char want[128], known[512];
 	/* why there is no DWARF (or none used: pack_over_dwarf) */
 	const char *why = b->session->no_dwarf ? b->session->no_dwarf->msg : b->exe->path;
-	bc_err *err = pack_identify(b->exe->elf, 0, &id);
-	if (err) {
-		bc_err_free(err);
-		return bc_error(BC_ENODEBUG, "%s; its .dynsym does not say its release (no "
-				"etp_otp_release), so no layout pack applies", why);
+	struct pack file = { 0 };
+	const struct pack *p = NULL;
+	bc_err *err = layout_file ? pack_read(layout_file, &file) : NULL;
+	bc_err *unnamed = err ? NULL : pack_identify(b->exe->elf, 0, &id);
+	const char *routed = unnamed ? " with routes to this build's globals" : "";
+	if (unnamed) {  /* no etp_* in .dynsym: routes by build-id, or nothing */
+		bc_err_free(unnamed);
+		err = pack_by_build(b, why, layout_file ? &file : NULL, &p, &id);
+	} else if (!err) {
+		p = layout_file ? &file : pack_builtin(&id);
 	}
-	if (layout_file) {
-		struct pack p;
-		if (!(err = pack_read(layout_file, &p)))
-			err = pack_apply(&p, &id, b->exe->elf, &b->L);
-		pack_free(&p);
-		if (err)
-			return err;
-		snprintf(b->pack_name, sizeof b->pack_name, "layout pack %s", layout_file);
-		return NULL;
-	}
-	const struct pack *p = pack_builtin(&id);
-	if (!p) {
+	if (!err && !p) {
 		pack_list(known, sizeof known);
-		return bc_error(BC_ENODEBUG, "%s; beamcore has no layout pack for %s (it has %s; "
-				"docs/layout-packs.md adds one)", why,
-				pack_id_str(&id, want, sizeof want), known);
+		err = bc_error(BC_ENODEBUG, "%s; beamcore has no layout pack for %s (it has %s; "
+			       "docs/layout-packs.md adds one)", why,
+			       pack_id_str(&id, want, sizeof want), known);
 	}
-	if ((err = pack_apply(p, &id, b->exe->elf, &b->L)))
-		return err;
-	if (!LHAS(&b->L, G_ERTS_PROC))  /* a build whose .dynsym exports no VM global */
-		return bc_error(BC_ENODEBUG, "%s; its .dynsym exports no erts_proc, so the layout "
-				"pack of %s cannot place the VM's globals", why,
-				pack_id_str(&id, want, sizeof want));
-	snprintf(b->pack_name, sizeof b->pack_name, "layout pack %s (compiled in)", p->name);
-	return NULL;
+	if (!err)
+		err = pack_apply(p, &id, b->exe->elf, &b->L);
+	if (!err && !LHAS(&b->L, G_ERTS_PROC))  /* a build whose .dynsym exports no VM global */
+		err = bc_error(BC_ENODEBUG, "%s; its .dynsym exports no erts_proc, so the layout "
+			       "pack of %s cannot place the VM's globals", why,
+			       pack_id_str(&id, want, sizeof want));
+	if (!err && layout_file)
+		snprintf(b->pack_name, sizeof b->pack_name, "layout pack %s%s", layout_file, routed);
+	else if (!err)
+		snprintf(b->pack_name, sizeof b->pack_name, "layout pack %s (compiled in)%s", p->name,
+			 routed);
+	pack_free(&file);
+	return err;
 }
 
 /* beam_ranges.c's r[ERTS_NUM_CODE_IX] is file static: found by its content in
@@ -187,8 +200,12 @@ static void check_routed(struct beam *b)
 	if (LHAS(L, G_TOT_MODULE_BYTES) &&
 	    (beam_read_u64(b, beam_global(b, G_TOT_MODULE_BYTES), &v) < 0 || !v || v > (1ull << 40)))
 		drop(L, G_TOT_MODULE_BYTES);
-	if (LHAS(L, G_EXPORT_TABLES) && !hash_named(b, beam_global(b, G_EXPORT_TABLES), "export_list"))
+	if (LHAS(L, G_EXPORT_TABLES) &&  /* 29's tables are erl_code_staged.h's */
+	    !hash_named(b, beam_global(b, G_EXPORT_TABLES), "export_list") &&
+	    !hash_named(b, beam_global(b, G_EXPORT_TABLES), "export_staged_index"))
 		drop(L, G_EXPORT_TABLES);
+	if (LHAS(L, G_FUN_TABLES) && !hash_named(b, beam_global(b, G_FUN_TABLES), "fun_staged_index"))
+		drop(L, G_FUN_TABLES);
 	if (LHAS(L, G_MODULE_TABLES) && !hash_named(b, beam_global(b, G_MODULE_TABLES), "module_code"))
 		drop(L, G_MODULE_TABLES);
 	if (LHAS(L, G_HEAP_SIZES) && (beam_read_u64(b, beam_global(b, G_HEAP_SIZES), &v) < 0 ||
@@ -325,6 +342,37 @@ static bc_err *check_allocators(struct beam *b)
 	return NULL;
 }
 
+/* Each scheduler's data holds its own number (ErtsSchedulerData.no, 1..n),
+ * and erts_this_node's name is an atom: what places erts_no_schedulers,
+ * erts_aligned_scheduler_data and erts_this_node (.dynsym, or a build's
+ * routes) is checked by what they hold. */
+static bc_err *check_schedulers(struct beam *b)
+{
+	const struct layout *L = &b->L;
+	uint64_t n, asd, node, name;
+	if (LHAS(L, G_THIS_NODE) && LHAS(L, NODE_SYSNAME) &&
+	    beam_read_u64(b, beam_global(b, G_THIS_NODE), &node) == 0 &&
+	    beam_read_u64(b, node + LV(L, NODE_SYSNAME), &name) == 0 && !beam_atom(b, name))
+		return bc_error(BC_EMISMATCH, "%s does not fit this core: erts_this_node's name "
+				"reads 0x%llx, no atom", b->pack_name, (unsigned long long)name);
+	if (!LHAS(L, G_SCHED_DATA) || !LHAS(L, G_NO_SCHEDULERS) || !LHAS(L, S_ALIGNED_SCHED_DATA) ||
+	    !LHAS(L, ASD_NO) || beam_read_u64(b, beam_global(b, G_NO_SCHEDULERS), &n) < 0 ||
+	    beam_read_u64(b, beam_global(b, G_SCHED_DATA), &asd) < 0)
+		return NULL;
+	if (n == 0 || n > 1024)
+		return bc_error(BC_EMISMATCH, "%s does not fit this core: erts_no_schedulers reads "
+				"%llu", b->pack_name, (unsigned long long)n);
+	for (uint64_t i = 0; i < n && i < 64; i++) {
+		uint64_t no;
+		if (beam_read_u64(b, asd + i * LV(L, S_ALIGNED_SCHED_DATA) + LV(L, ASD_NO), &no) == 0 &&
+		    no != i + 1)
+			return bc_error(BC_EMISMATCH, "%s does not fit this core: scheduler %llu's "
+					"data says it is number %llu", b->pack_name,
+					(unsigned long long)i + 1, (unsigned long long)no);
+	}
+	return NULL;
+}
+
 bc_err *beam_pack_verify(struct beam *b)
 {
 	static const enum layout_id need[] = { G_ERTS_PROC, PTAB_TAB, PTAB_MAX, P_ID, P_HEAP, P_HTOP,
@@ -337,7 +385,8 @@ bc_err *beam_pack_verify(struct beam *b)
 			return bc_error(BC_EMISSING, "%s has no %s, which every walk needs",
 					b->pack_name, layout_describe(need[i], d, sizeof d));
 	}
-	if ((err = check_ptab(b)) || (err = check_atoms(b)) || (err = check_allocators(b)))
+	if ((err = check_ptab(b)) || (err = check_atoms(b)) || (err = check_allocators(b)) ||
+	    (err = check_schedulers(b)))
 		return err;
 	check_routed(b);
 	route_ranges(b);

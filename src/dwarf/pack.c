@@ -1,6 +1,7 @@
 /* Layout packs: parse, pick, apply and write (pack.h). */
 #include "pack.h"
 #include "arch.h"
+#include "debuginfo.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,6 +17,8 @@
 #define S(id, s) { PL_STATIC, id, 0, s, { 0 } },
 #define A(id, s, anchor, d) { PL_ANCHORED, id, (uint64_t)(d), s, { #anchor } },
 #define F(id, s, fn, k) { PL_STORED, id, k, s, { #fn } },
+#define BUILD(bid) { PL_BUILD, -1, 0, 0, { bid } },
+#define V(id, s, a) { PL_AT, id, a, s, { 0 } },
 static const struct pack_line otp25_jit[] = {
 #include "pack-25.2.3-jit.def"
 };
@@ -30,6 +33,7 @@ static const struct pack_line otp27_emu[] = {
 };
 static const struct pack_line otp29_jit[] = {
 #include "pack-29.1.1-jit.def"
+#include "routes-29.1.1-jit-debian.def"
 };
 static const struct pack_line otp29_emu[] = {
 #include "pack-29.1.1-emu.def"
@@ -40,6 +44,8 @@ static const struct pack_line otp29_emu[] = {
 #undef S
 #undef A
 #undef F
+#undef BUILD
+#undef V
 #define BUILTIN(name, a) { name, a, sizeof a / sizeof a[0], NULL, NULL }
 static const struct pack builtins[] = {
 	BUILTIN("otp-25.2.3-jit", otp25_jit),
@@ -158,13 +164,23 @@ static int ident_sym(const char *name, const GElf_Sym *s, void *arg)
 	return y->have == 7;
 }
 
-static int read_cstr(Elf *elf, const GElf_Sym *s, char *buf, size_t len)
+static int read_cstr(Elf *elf, uint64_t addr, uint64_t size, char *buf, size_t len)
 {
-	size_t n = s->st_size && s->st_size < len ? s->st_size : len - 1;
-	if (file_bytes(elf, s->st_value, buf, n) < 0)
+	size_t n = size && size < len ? size : len - 1;
+	if (file_bytes(elf, addr, buf, n) < 0)
 		return -1;
 	buf[n] = '\0';
 	return memchr(buf, '\0', n + 1) && buf[0] ? 0 : -1;
+}
+
+static bc_err *arch_of(Elf *elf, struct pack_id *out)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh))
+		return bc_error(BC_EFORMAT, "no ELF header");
+	const struct core_arch *a = core_arch_of(eh.e_machine, eh.e_ident[EI_CLASS]);
+	snprintf(out->arch, sizeof out->arch, "%s", a ? a->name : "other");
+	return NULL;
 }
 
 bc_err *pack_identify(Elf *elf, int symtab, struct pack_id *out)
@@ -175,17 +191,69 @@ bc_err *pack_identify(Elf *elf, int symtab, struct pack_id *out)
 	if ((y.have & 3) != 3 && symtab)  /* a build that exports none (beamcore layout) */
 		each_sym(elf, SHT_SYMTAB, ident_sym, &y);
 	int32_t jit = 0;
-	if (!(y.have & 1) || !(y.have & 2) || read_cstr(elf, &y.rel, out->release, sizeof out->release) ||
-	    read_cstr(elf, &y.erts, out->erts, sizeof out->erts) ||
+	if (!(y.have & 1) || !(y.have & 2) ||
+	    read_cstr(elf, y.rel.st_value, y.rel.st_size, out->release, sizeof out->release) ||
+	    read_cstr(elf, y.erts.st_value, y.erts.st_size, out->erts, sizeof out->erts) ||
 	    ((y.have & 4) && file_bytes(elf, y.asm_.st_value, &jit, 4) < 0))
 		return bc_error(BC_ENODEBUG, "no etp_otp_release/etp_erts_version in its symbols: "
 				"its release cannot be told");
 	snprintf(out->flavor, sizeof out->flavor, "%s", jit ? "jit" : "emu");
-	GElf_Ehdr eh;
-	if (!gelf_getehdr(elf, &eh))
-		return bc_error(BC_EFORMAT, "no ELF header");
-	const struct core_arch *a = core_arch_of(eh.e_machine, eh.e_ident[EI_CLASS]);
-	snprintf(out->arch, sizeof out->arch, "%s", a ? a->name : "other");
+	return arch_of(elf, out);
+}
+
+/* The lines of p's BUILD section for the binary's build-id: [*first, *end),
+ * 0 if p holds none for it. */
+static int build_section(const struct pack *p, Elf *elf, size_t *first, size_t *end)
+{
+	uint8_t id[64];
+	char hex[129];
+	int len = elf_build_id(elf, id);
+	if (len <= 0)
+		return 0;
+	build_id_hex(id, len, hex);
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->lines[i].kind != PL_BUILD || strcasecmp(p->lines[i].s[0], hex) != 0)
+			continue;
+		*first = i + 1;
+		for (*end = i + 1; *end < p->n && p->lines[*end].kind != PL_BUILD; ++*end)
+			;
+		return 1;
+	}
+	return 0;
+}
+
+/* The routed address of id in [first, end), 0 if none. */
+static const struct pack_line *routed_line(const struct pack *p, size_t first, size_t end, int id)
+{
+	for (size_t i = first; i < end; i++)
+		if (p->lines[i].kind == PL_AT && p->lines[i].id == id)
+			return &p->lines[i];
+	return NULL;
+}
+
+const struct pack *pack_routed(const struct pack *p, Elf *elf, struct pack_id *out)
+{
+	memset(out, 0, sizeof *out);
+	for (size_t k = 0; k < (p ? 1 : NBUILTIN); k++) {
+		const struct pack *c = p ? p : &builtins[k];
+		size_t first, end;
+		if (!build_section(c, elf, &first, &end))
+			continue;
+		const struct pack_line *rel = routed_line(c, first, end, G_OTP_RELEASE),
+				       *erts = routed_line(c, first, end, G_ERTS_VERSION),
+				       *asm_ = routed_line(c, first, end, G_BEAMASM);
+		int32_t jit = 0;
+		/* what is not there, or not a string, is an identity no pack has */
+		if (!rel || read_cstr(elf, rel->value, rel->size, out->release, sizeof out->release))
+			snprintf(out->release, sizeof out->release, "?");
+		if (!erts || read_cstr(elf, erts->value, erts->size, out->erts, sizeof out->erts))
+			snprintf(out->erts, sizeof out->erts, "?");
+		if (asm_)
+			file_bytes(elf, asm_->value, &jit, 4);
+		snprintf(out->flavor, sizeof out->flavor, "%s", jit ? "jit" : "emu");
+		bc_err_free(arch_of(elf, out));
+		return c;
+	}
 	return NULL;
 }
 
@@ -270,6 +338,12 @@ bc_err *pack_apply(const struct pack *p, const struct pack_id *bin, Elf *elf, st
 	each_sym(elf, SHT_DYNSYM, take_global, &w);
 	if (w.err)
 		return w.err;
+	size_t first = 0, end = 0;  /* this build's routes: what .dynsym did not place */
+	if (build_section(p, elf, &first, &end))
+		for (size_t i = first; i < end; i++)
+			if (p->lines[i].kind == PL_AT && !L->e[p->lines[i].id].found)
+				L->e[p->lines[i].id] = (struct layout_entry){ p->lines[i].value,
+									      p->lines[i].size, true };
 	for (int i = 0; i < L_COUNT; i++)
 		L->nfound += L->e[i].found;
 	return NULL;
@@ -283,6 +357,9 @@ static bc_err *parse_line(char *s, const char *path, int lineno, struct pack_lin
 	*empty = !*s || strncmp(s, "/*", 2) == 0 || *s == '*' || strncmp(s, "//", 2) == 0;
 	if (*empty)
 		return NULL;
+	char *comment = strstr(s, "/*");  /* a comment after the line: its evidence */
+	if (comment)
+		*comment = '\0';
 	char *open = strchr(s, '('), *close = strrchr(s, ')');
 	if (!open || !close || close < open)
 		return bc_error(BC_EFORMAT, "layout pack %s:%d: not NAME(ARGS)", path, lineno);
@@ -316,14 +393,21 @@ static bc_err *parse_line(char *s, const char *path, int lineno, struct pack_lin
 			out->s[i] = arg[i];
 		return NULL;
 	}
-	int want = nlen != 1 ? 0 : *s == 'E' ? 3 : *s == 'G' || *s == 'S' ? 2
+	if (nlen == 5 && strncmp(s, "BUILD", 5) == 0 && n == 1 && arg[0][0]) {
+		out->kind = PL_BUILD;
+		out->id = -1;
+		out->s[0] = arg[0];
+		return NULL;
+	}
+	int want = nlen != 1 ? 0 : *s == 'E' || *s == 'V' ? 3 : *s == 'G' || *s == 'S' ? 2
 		 : *s == 'A' || *s == 'F' ? 4 : 0;
 	if (!want || n != want)
 		return bc_error(BC_EFORMAT, "layout pack %s:%d: expected PACK(4 strings), "
 				"E(ID, VALUE, SIZE), G(ID, SIZE), S(ID, SIZE), A(ID, SIZE, "
-				"VARIABLE, DISTANCE) or F(ID, SIZE, FUNCTION, N)", path, lineno);
+				"VARIABLE, DISTANCE), F(ID, SIZE, FUNCTION, N), BUILD(\"BUILD-ID\") "
+				"or V(ID, SIZE, ADDRESS)", path, lineno);
 	out->kind = *s == 'E' ? PL_ENTRY : *s == 'G' ? PL_GLOBAL : *s == 'S' ? PL_STATIC
-		  : *s == 'A' ? PL_ANCHORED : PL_STORED;
+		  : *s == 'A' ? PL_ANCHORED : *s == 'V' ? PL_AT : PL_STORED;
 	out->id = layout_id_find(arg[0], strlen(arg[0]));
 	if (out->id < 0)
 		return bc_error(BC_EFORMAT, "layout pack %s:%d: unknown entry %s (a pack of another "
@@ -333,12 +417,13 @@ static bc_err *parse_line(char *s, const char *path, int lineno, struct pack_lin
 		return bc_error(BC_EFORMAT, "layout pack %s:%d: %s is %s", path, lineno, arg[0],
 				out->kind == PL_ENTRY ? "a global (G or S)" : "no global (E)");
 	char *end;
-	int sz_arg = want == 3 ? 2 : 1;
+	int sz_arg = out->kind == PL_ENTRY ? 2 : 1;
 	out->size = strtoull(arg[sz_arg], &end, 0);
 	if (*end || !*arg[sz_arg])
 		return bc_error(BC_EFORMAT, "layout pack %s:%d: bad number %s", path, lineno,
 				arg[sz_arg]);
-	const char *v = want == 3 ? arg[1] : want == 4 ? arg[3] : "0";
+	const char *v = out->kind == PL_ENTRY ? arg[1] : out->kind == PL_AT ? arg[2]
+		      : want == 4 ? arg[3] : "0";
 	out->value = want == 4 ? (uint64_t)strtoll(v, &end, 0) : strtoull(v, &end, 0);
 	if (*end || !*v)
 		return bc_error(BC_EFORMAT, "layout pack %s:%d: bad number %s", path, lineno, v);
@@ -378,7 +463,7 @@ bc_err *pack_read(const char *path, struct pack *out)
 	out->owned = calloc(nl, sizeof *out->owned);
 	if (!out->owned)
 		return bc_error(BC_ENOMEM, "out of memory");
-	int lineno = 0;
+	int lineno = 0, seen_build = 0;
 	for (char *s = out->text; s; lineno++) {
 		char *e = strchr(s, '\n');
 		if (e)
@@ -388,7 +473,12 @@ bc_err *pack_read(const char *path, struct pack *out)
 		if (err)
 			return err;
 		if (!empty) {
-			if ((out->owned[out->n].kind == PL_ID) != (out->n == 0))
+			enum pack_kind k = out->owned[out->n].kind;
+			seen_build |= k == PL_BUILD;
+			if (k == PL_AT && !seen_build)
+				return bc_error(BC_EFORMAT, "layout pack %s:%d: V(...) before any "
+						"BUILD(...): for which binary?", path, lineno + 1);
+			if ((k == PL_ID) != (out->n == 0))
 				return bc_error(BC_EFORMAT, "layout pack %s:%d: PACK(...) must be the "
 						"first line, and only it", path, lineno + 1);
 			out->n++;

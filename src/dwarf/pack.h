@@ -11,6 +11,11 @@
  *   F(G_FLXCTR_GROUPS, 4, erts_flxctr_setup, 0)  a file static that an exported
  *                         function stores to: the target of its first (0) store
  *                         through a 32-bit %rip-relative address
+ *   BUILD("a1a858f8...")  the lines after it, up to the next BUILD, hold for
+ *                         the binary of that build-id only:
+ *   V(G_ERTS_PROC, 320, 0xc17ec0)  a global at that link-time address of it
+ *                         (a build that exports none: testdata/stock-routes.py
+ *                         finds them by matching its code against our build's)
  * and comment lines. The packs pack-RELEASE-FLAVOR.def beside it are compiled in (pack.c), the
  * same syntax as --layout FILE reads; `beamcore layout BEAM` writes one. */
 #ifndef BEAMCORE_PACK_H
@@ -23,14 +28,16 @@ struct pack_id {
 	char release[16], erts[32], flavor[8], arch[16];
 };
 
-enum pack_kind { PL_ID, PL_ENTRY, PL_GLOBAL, PL_STATIC, PL_ANCHORED, PL_STORED };
+enum pack_kind { PL_ID, PL_ENTRY, PL_GLOBAL, PL_STATIC, PL_ANCHORED, PL_STORED, PL_BUILD, PL_AT };
 
 struct pack_line {
 	enum pack_kind kind;
-	int id;                  /* enum layout_id; PL_ID: 0 */
-	uint64_t value, size;    /* PL_ANCHORED: the signed distance; PL_STORED: which store */
+	int id;                  /* enum layout_id; PL_ID: 0; PL_BUILD: -1 */
+	uint64_t value, size;    /* PL_ANCHORED: the signed distance; PL_STORED: which store;
+				  * PL_AT: the address */
 	const char *s[4];        /* PL_ID: release, erts, flavor, arch; PL_ANCHORED: s[0]
-				  * the exported variable; PL_STORED: the function */
+				  * the exported variable; PL_STORED: the function;
+				  * PL_BUILD: the build-id in hex */
 };
 
 struct pack {
@@ -45,6 +52,12 @@ struct pack {
  * etp_beamasm through .dynsym (their bytes from the file; symtab: .symtab
  * too, for a build that exports none), the arch from the ELF header. */
 bc_err *pack_identify(Elf *elf, int symtab, struct pack_id *out);
+/* A binary that exports no etp_* (OTP 29's): the pack (p, or NULL: the
+ * compiled-in ones) holding routes (BUILD/V lines) for its build-id, and its
+ * identity read from the file where they place etp_otp_release,
+ * etp_erts_version and etp_beamasm (pack_apply then checks it against the
+ * pack's PACK line); NULL if no pack holds routes for it. */
+const struct pack *pack_routed(const struct pack *p, Elf *elf, struct pack_id *out);
 /* "OTP 25 (erts 13.1.5, jit, x86_64)" */
 const char *pack_id_str(const struct pack_id *id, char *buf, size_t len);
 /* The compiled-in pack for the binary, NULL if none; every pack's identity,
@@ -57,8 +70,9 @@ void pack_free(struct pack *p);
 /* The offset table from pack p for the binary elf (identity bin): refused
  * when the pack is another release's or flavor's, or when a global's size in
  * .dynsym is not the pack's (its type's layout differs). Globals come from
- * .dynsym; file statics and globals this build does not export are left out
- * (a walk finds another route or names the cost). */
+ * .dynsym, then from the routes of this build (V lines); file statics and
+ * globals with neither are left out (a walk finds another route or names the
+ * cost). */
 bc_err *pack_apply(const struct pack *p, const struct pack_id *bin, Elf *elf, struct layout *L);
 /* For each file static of L: the nearest exported variable (in .dynsym) of
  * its compile unit in the same section, and the distance; else the smallest

@@ -18,10 +18,11 @@ static bc_err *pack_by_build(struct beam *b, const char *why, const struct pack 
 	if ((*p = pack_routed(file, b->exe->elf, id)))
 		return NULL;
 	return bc_error(BC_ENODEBUG, "%s; its .dynsym exports no VM global and does not say its "
-			"release (no etp_otp_release), and %s holds no routes to its globals for "
-			"this build (docs/layout-packs.md: testdata/stock-routes.py writes them "
-			"from a DWARF build of the same source)", why,
-			file ? file->name : "beamcore");
+			"release (no etp_otp_release), and %s%s has routes to this build's "
+			"globals (docs/layout-packs.md: testdata/stock-routes.py writes them from "
+			"a DWARF build of the same source)", why,
+			file ? "no BUILD line of layout pack " : "no compiled-in layout pack",
+			file ? file->name : "");
 }
 
 bc_err *beam_pack_layout(struct beam *b, const char *layout_file)

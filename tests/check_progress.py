@@ -5,8 +5,8 @@ With stderr a terminal (a pty) and BEAMCORE_PROGRESS_DELAY=0 (drawn from the
 start instead of after a second): `procs` on the core draws "reading
 processes done/total" with total the node's process count
 (ground_truth.json), `procs` on the dump "scanning the dump" with total the
-dump's size, `export --format crashdump` "writing processes' heaps" with
-total the process count, `triage` of two dumps "reading files done/2"; every
+dump's size, `export --format crashdump` "reading stacks" and "writing
+processes' heaps" with total the process count, `triage` of two dumps "reading files done/2"; every
 line is cleared at the end (the last bytes are "\\r\\033[K"), and what is
 left of stderr once the progress lines are taken out is what the same command
 writes to a pipe. With stderr a pipe or a file, not one byte more than with no
@@ -133,6 +133,9 @@ def main():
         a, b = os.path.join(tmp, "a.dump"), os.path.join(tmp, "b.dump")
         found = same_stderr("export", [bc, "export", core.core, core.beam, "--format", "crashdump",
                                        "-o", a], tmp)
+        stacks = [f for f in found if f[0] == "reading stacks"]
+        check(bool(stacks) and all(f[2] == f"{count:,}" for f in stacks),
+              f"export: reading stacks .../{count:,}: {sorted(set(f[2] for f in stacks))}")
         heaps = [f for f in found if f[0] == "writing processes' heaps"]
         check(bool(heaps) and all(f[2] == f"{count:,}" for f in heaps),
               f"export: writing processes' heaps .../{count:,}: {sorted(set(f[2] for f in heaps))}")

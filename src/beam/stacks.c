@@ -8,6 +8,7 @@
 
 #include "code.h"
 #include "eterm.h"
+#include "progress.h"
 #include "walks.h"
 
 #define MAX_DEPTH 1024
@@ -151,9 +152,11 @@ bc_err *beam_load_stacks(struct beam *b)
 	struct pc_cache cache = { 0 };
 	uint64_t trace[MAX_DEPTH + 1];
 	size_t bad = 0;
+	struct progress *pg = progress_begin("reading stacks", b->vm->nprocs, PROGRESS_COUNT);
 	for (size_t pi = 0; pi < b->vm->nprocs; pi++) {
 		struct vm_proc *p = &b->vm->procs[pi];
 		uint64_t f[3];
+		progress_at(pg, pi);
 		if (beam_read_u64(b, p->addr + LV(L, P_I), &f[0]) < 0 ||
 		    beam_read_u64(b, p->addr + LV(L, P_STOP), &f[1]) < 0 ||
 		    beam_read_u64(b, p->addr + LV(L, P_HEND), &f[2]) < 0) {
@@ -182,6 +185,7 @@ bc_err *beam_load_stacks(struct beam *b)
 				continue;
 			id = lookup(b, &cache, trace[k]);
 			if (id >= 0 && vm_add_frame(b->vm, (uint32_t)id) < 0) {
+				progress_end(pg);
 				pc_cache_free(&cache);
 				return bc_error(BC_ENOMEM, "out of memory for stack frames");
 			}
@@ -192,6 +196,7 @@ bc_err *beam_load_stacks(struct beam *b)
 			bad++;
 		}
 	}
+	progress_end(pg);
 	pc_cache_free(&cache);
 	if (bad)
 		vm_gap(b->vm, "the stacks of %zu processes are not (fully) in the core", bad);

@@ -501,7 +501,7 @@ const struct analyzer analyzer_summary = {
 	.name = "summary",
 	.options = an_rows_options,
 	.summary = "what the core is, what stands out, and who holds the memory (default)",
-	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACKS | NEED_THREADS |
+	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACK_TOPS | NEED_THREADS |
 		 NEED_NODES | NEED_PORTS,
 	.header = 1,
 	.run = run,

@@ -215,6 +215,10 @@ static void forget_read(struct beam *b)
 	beam_ident_free(b);
 	beam_code_cache_free(b);
 	b->code_cache = NULL;
+	free(b->pf);
+	b->pf = NULL;
+	b->npf = 0;
+	b->keep_fields = 0;
 	b->loaded = 0;
 	b->atom_seg_table = 0;
 	b->atom_entries = 0;
@@ -278,7 +282,8 @@ static const struct walk {
 	{ NEED_PROCS, load_procs }, { NEED_ETS, beam_load_ets },
 	{ NEED_BINARIES, beam_load_binaries }, { NEED_BINARY_HOLDERS, beam_load_binary_holders },
 	{ NEED_MEMORY, beam_load_memory },
-	{ NEED_STACKS, beam_load_stacks }, { NEED_NODES, beam_load_nodes },
+	{ NEED_STACKS, beam_load_stacks }, { NEED_STACK_TOPS, beam_load_stack_tops },
+	{ NEED_NODES, beam_load_nodes },
 	{ NEED_PORTS, beam_load_ports },
 	{ NEED_THREADS, beam_load_threads },
 };
@@ -287,8 +292,15 @@ bc_err *beam_load(struct beam *b, unsigned needs)
 {
 	if (needs & NEED_BINARY_HOLDERS)
 		needs |= NEED_ETS;  /* (the tables whose objects it walks) */
-	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS | NEED_THREADS | NEED_PORTS))
+	if ((needs | b->loaded) & NEED_STACKS)
+		needs &= ~NEED_STACK_TOPS;  /* (whole stacks hold their tops) */
+	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS | NEED_STACK_TOPS | NEED_THREADS | NEED_PORTS))
 		needs |= NEED_PROCS;  /* owners and holders are processes */
+	/* the process walk saves what the stack and binary walks read of each
+	 * process: they need not come back to its struct */
+	if (!(b->loaded & NEED_PROCS) && !b->core->live &&
+	    (needs & (NEED_STACKS | NEED_STACK_TOPS | NEED_BINARIES)))
+		b->keep_fields = 1;
 	for (size_t i = 0; i < sizeof walks / sizeof walks[0]; i++) {
 		if (!(needs & walks[i].part) || (b->loaded & walks[i].part))
 			continue;

@@ -220,9 +220,15 @@ bc_err *beam_load_binaries(struct beam *b)
 		uint64_t p = b->vm->procs[i].addr, first, wrt, frag;
 		w.proc = (uint32_t)i;
 		w.where = VBR_OFF_HEAP;
-		int e = beam_read_u64(b, p + LV(L, P_OFF_HEAP_FIRST), &first) < 0 ||
-			beam_read_u64(b, p + LV(L, P_WRT_BINS), &wrt) < 0 ||
-			beam_read_u64(b, p + LV(L, P_MBUF), &frag) < 0;
+		int e = 0;
+		if (i < b->npf) {  /* saved by the process walk */
+			first = b->pf[i * PF_N + PF_OFF_HEAP_FIRST];
+			wrt = b->pf[i * PF_N + PF_WRT_BINS];
+			frag = b->pf[i * PF_N + PF_MBUF];
+		} else
+			e = beam_read_u64(b, p + LV(L, P_OFF_HEAP_FIRST), &first) < 0 ||
+			    beam_read_u64(b, p + LV(L, P_WRT_BINS), &wrt) < 0 ||
+			    beam_read_u64(b, p + LV(L, P_MBUF), &frag) < 0;
 		e = e || walk_list(&w, first) < 0 || walk_frags(&w, frag) < 0;
 		w.where = VBR_WRT_BINS;
 		e = e || walk_list(&w, wrt) < 0;

@@ -222,7 +222,7 @@ static const struct {
 	unsigned parts;
 	const char *cost;
 } costs[] = {
-	{ G_RANGES, NEED_PROCS | NEED_STACKS,
+	{ G_RANGES, NEED_PROCS | NEED_STACKS | NEED_STACK_TOPS,
 	  "code addresses are not named (current functions, stack frames)" },
 	{ G_TOT_MODULE_BYTES, NEED_MEMORY, "erlang:memory(code) unknown" },
 	{ G_ATOM_SPACE, NEED_MEMORY, "erlang:memory(atom) unknown" },

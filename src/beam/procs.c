@@ -178,6 +178,16 @@ static const char *implausible(const struct walk *w)
 	return NULL;
 }
 
+/* Hibernating: its three argument registers say where it resumes (a running
+ * process's registers are the scheduler's). Apart from fill_proc: it numbers
+ * the function (vm_mfa_id), which must happen in table order. */
+static int hibernating(const struct walk *w, const struct vm_proc *vp)
+{
+	uint32_t state = f32(w, P_STATE);
+	int alive = !(state & (PS_EXITING | PS_FREE | PS_PROXY));
+	return alive && vp->status != VS_RUNNING && fsized(w, P_ARITY) == 3 && vm_proc_hibernating(vp);
+}
+
 static void fill_proc(struct walk *w, struct vm_proc *vp)
 {
 	struct beam *b = w->b;
@@ -205,10 +215,6 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 	if (cur ? beam_read_mfa(b, cur, &vp->current_function) < 0
 		: beam_lookup_code(b, f64(w, P_I), &vp->current_function) < 0)
 		vp->unknown |= VPF_CURRENT_FUNCTION;
-	/* hibernating: its three argument registers say where it resumes (a
-	 * running process's registers are the scheduler's) */
-	if (alive && vp->status != VS_RUNNING && fsized(w, P_ARITY) == 3 && vm_proc_hibernating(vp))
-		beam_proc_wake_up(b, f64(w, P_ARG_REG), vp);
 
 	uint64_t heap_sz = f64(w, P_HEAP_SZ), hend = f64(w, P_HEND), stop = f64(w, P_STOP);
 	uint64_t heap = f64(w, P_HEAP);
@@ -373,8 +379,11 @@ static int held_by(struct beam *b, const struct beam_sched *s, void *arg)
 		return 0;
 	struct walk w = { b, L, h->pbuf, proc };
 	struct vm_proc *vp = vm_add_proc(b->vm);
-	if (vp)
+	if (vp) {
 		fill_proc(&w, vp);
+		if (hibernating(&w, vp))
+			beam_proc_wake_up(b, f64(&w, P_ARG_REG), vp);
+	}
 	return 0;
 }
 
@@ -388,6 +397,39 @@ static void scheduler_held(struct beam *b, const uint64_t *slots, uint32_t max, 
 	}
 	struct held h = { slots, max, pbuf };
 	beam_schedulers(b, BS_ALL, held_by, &h);
+}
+
+/* The process walk lets go of the core's pages behind it (core_drop) every
+ * this many bytes: what it holds mapped stays small, and the unmapping is
+ * done in large runs. */
+#define DROP_BEHIND (64ull << 20)
+#define PREFETCH_AHEAD 4
+
+/* A process to read and its row (its slot's rank among the used slots). */
+struct proc_visit {
+	uint64_t addr;
+	uint32_t rank;
+};
+enum { ROW_READ, ROW_HIBERNATING, ROW_CORRUPT, ROW_UNREADABLE };
+
+/* v by address (bits 12-47: the page; the order within one does not matter),
+ * a radix sort through tmp: a million in a few milliseconds. */
+static void sort_visits(struct proc_visit *v, struct proc_visit *tmp, size_t n)
+{
+	for (unsigned shift = 12; shift < 48; shift += 12) {
+		size_t count[4097] = { 0 };
+		for (size_t k = 0; k < n; k++)
+			count[((v[k].addr >> shift) & 4095) + 1]++;
+		for (unsigned d = 0; d < 4096; d++)
+			count[d + 1] += count[d];
+		for (size_t k = 0; k < n; k++)
+			tmp[count[(v[k].addr >> shift) & 4095]++] = v[k];
+		struct proc_visit *t = v;
+		v = tmp;
+		tmp = t;
+	}
+	/* three passes: the sorted run is in tmp's original array */
+	memcpy(tmp, v, n * sizeof *v);
 }
 
 bc_err *beam_load_procs(struct beam *b)
@@ -445,44 +487,113 @@ bc_err *beam_load_procs(struct beam *b)
 		vm_gap(b->vm, "%zu of %u process table slots are not in the core", bad, max);
 	decide_pid_layout(b, slots, max);
 
-	size_t unreadable = 0, corrupt = 0, partial = 0;
+	/* Processes in the order the core lays them out, rows in the table's:
+	 * slots interleave processes by cache line (erl_ptab.c), so table order
+	 * jumps around the core, while by address each page of structs is faulted
+	 * in once and read front to back. Each row is written at its slot's rank;
+	 * what must happen in table order (gaps, numbering) is done after. */
+	size_t n = 0;
+	for (uint32_t ix = 0; ix < max; ix++)
+		n += slots[ix] != 0;
+	struct proc_visit *visit = malloc((n ? n : 1) * 2 * sizeof *visit);
+	uint8_t *fate = malloc(n ? n : 1);
+	struct vm_proc *rows = n ? vm_add_procs(b->vm, n) : NULL;
+	if (!visit || !fate || (n && !rows)) {
+		free(visit);
+		free(fate);
+		free(slots);
+		free(pbuf);
+		return bc_error(BC_ENOMEM, "out of memory for %zu processes", n);
+	}
+	size_t first_row = b->vm->nprocs - n;
+	for (uint32_t ix = 0, r = 0; ix < max; ix++)
+		if (slots[ix])
+			visit[r] = (struct proc_visit){ slots[ix], r }, r++;
+	sort_visits(visit, visit + n, n);
+	static const enum layout_id saved[PF_N] = {
+		[PF_I] = P_I, [PF_STOP] = P_STOP, [PF_HEND] = P_HEND,
+		[PF_OFF_HEAP_FIRST] = P_OFF_HEAP_FIRST, [PF_WRT_BINS] = P_WRT_BINS, [PF_MBUF] = P_MBUF,
+	};
+	int known = 1;
+	for (int f = 0; f < PF_N; f++)
+		known &= LHAS(L, saved[f]);
+	int keep = b->keep_fields && known && first_row == 0 && !b->pf &&
+		   (b->pf = malloc((n ? n : 1) * PF_N * sizeof *b->pf));
+	/* the walk has let go of the pages from the first struct's to here (core_drop) */
+	uint64_t dropped = n ? visit[0].addr & ~(uint64_t)4095 : 0;
+	struct progress *pg = progress_begin("reading processes", n, PROGRESS_COUNT);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t r = visit[k].rank;
+		progress_add(pg, 1);
+		uint64_t page = visit[k].addr & ~(uint64_t)4095;
+		if (k + PREFETCH_AHEAD < n) {  /* the struct a few ahead, its lines on their way */
+			const uint8_t *q = core_ptr(b->core, visit[k + PREFETCH_AHEAD].addr, psize);
+			for (size_t o = 0; q && o < psize; o += 64)
+				__builtin_prefetch(q + o);
+		}
+		if (page - dropped >= DROP_BEHIND && page > dropped) {
+			core_drop(b->core, dropped, page - dropped);
+			dropped = page;
+		}
+		const uint8_t *pp = core_ptr(b->core, visit[k].addr, psize);
+		if (!pp && core_peek(b->core, visit[k].addr, pbuf, psize) == 0)
+			pp = pbuf;
+		struct walk w = { b, L, pp, visit[k].addr };
+		fate[r] = !pp ? ROW_UNREADABLE : implausible(&w) ? ROW_CORRUPT : ROW_READ;
+		if (fate[r] == ROW_READ) {
+			for (int f = 0; keep && f < PF_N; f++)
+				b->pf[(size_t)r * PF_N + f] = f64(&w, saved[f]);
+			fill_proc(&w, &rows[r]);
+			if (hibernating(&w, &rows[r]))
+				fate[r] = ROW_HIBERNATING;
+		}
+	}
+	progress_end(pg);
+	if (n)  /* (the heap and the code keep their pages: later walks may read them) */
+		core_drop(b->core, dropped, visit[n - 1].addr + psize - dropped);
+	free(visit);
+
+	size_t unreadable = 0, corrupt = 0, partial = 0, kept = 0;
 	uint64_t first_bad = 0;
-	struct progress *pg = progress_begin("reading processes", count, PROGRESS_COUNT);
-	for (uint32_t ix = 0; ix < max; ix++) {
+	for (uint32_t ix = 0, r = 0; ix < max; ix++) {
 		if (!slots[ix])
 			continue;
-		progress_add(pg, 1);
-		const uint8_t *pp = core_ptr(b->core, slots[ix], psize);
-		if (!pp && core_peek(b->core, slots[ix], pbuf, psize) == 0)
-			pp = pbuf;
-		if (!pp) {
+		uint8_t f = fate[r];
+		struct vm_proc *vp = &rows[r++];
+		if (f == ROW_UNREADABLE) {
 			if (!unreadable++)
 				first_bad = slots[ix];
 			continue;
 		}
-		struct walk w = { b, L, pp, slots[ix] };
-		const char *why = implausible(&w);
-		if (why) {
-			if (!corrupt++)
-				vm_gap(b->vm, "process table slot %u: struct process at 0x%llx looks corrupt "
-				       "(%s): left out", ix, (unsigned long long)slots[ix], why);
-			continue;
+		if (f != ROW_READ) {  /* the few that need their struct again */
+			const uint8_t *pp = core_ptr(b->core, slots[ix], psize);
+			if (!pp && core_peek(b->core, slots[ix], pbuf, psize) == 0)
+				pp = pbuf;
+			struct walk w = { b, L, pp, slots[ix] };
+			if (f == ROW_CORRUPT) {
+				if (!corrupt++)
+					vm_gap(b->vm, "process table slot %u: struct process at 0x%llx looks "
+					       "corrupt (%s): left out", ix, (unsigned long long)slots[ix],
+					       implausible(&w));
+				continue;
+			}
+			beam_proc_wake_up(b, f64(&w, P_ARG_REG), vp);
 		}
-		struct vm_proc *vp = vm_add_proc(b->vm);
-		if (!vp) {
-			progress_end(pg);
-			free(slots);
-			free(pbuf);
-			return bc_error(BC_ENOMEM, "out of memory after %zu processes", b->vm->nprocs);
+		if (vp != &rows[kept]) {
+			rows[kept] = *vp;
+			if (keep)
+				memcpy(b->pf + kept * PF_N, b->pf + (size_t)(r - 1) * PF_N, PF_N * 8);
 		}
-		fill_proc(&w, vp);
+		vp = &rows[kept++];
 		if (vp->unknown && !partial++) {  /* the first by name, then a count */
 			char pid[32];
 			vm_gap(b->vm, "process %s at 0x%llx: some fields unreadable (shown as null)",
-			       vm_pid_str(vp, pid, sizeof pid), (unsigned long long)w.addr);
+			       vm_pid_str(vp, pid, sizeof pid), (unsigned long long)slots[ix]);
 		}
 	}
-	progress_end(pg);
+	b->vm->nprocs = first_row + kept;
+	b->npf = keep ? kept : 0;
+	free(fate);
 	if (corrupt > 1)
 		vm_gap(b->vm, "%zu processes in all look corrupt and are left out", corrupt);
 	if (partial > 1)

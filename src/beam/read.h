@@ -34,7 +34,17 @@ struct beam {
 	int ranges_ok;             /* code ranges usable: -1 not yet known */
 	struct code_cache *code_cache;  /* code.c */
 	struct beam_ident *ident;  /* identity.c: the dictionary keys proc_lib sets */
+	/* Members of each process the walks after the process walk read (enum
+	 * proc_field), saved by it as it passes: pf[row * PF_N + k] for the rows
+	 * below npf; other rows are read from the core. keep_fields: save them
+	 * (beam_load sets it when a later walk will want them; never for a live
+	 * read, whose later walks check what they read against the first). */
+	uint64_t *pf;
+	size_t npf;
+	int keep_fields;
 };
+
+enum proc_field { PF_I, PF_STOP, PF_HEND, PF_OFF_HEAP_FIRST, PF_WRT_BINS, PF_MBUF, PF_N };
 
 /* Address of a global at run time. */
 static inline uint64_t beam_global(const struct beam *b, enum layout_id id)

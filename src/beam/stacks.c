@@ -8,6 +8,7 @@
 
 #include "code.h"
 #include "eterm.h"
+#include "needs.h"
 #include "progress.h"
 #include "walks.h"
 
@@ -128,7 +129,27 @@ static int gather(struct beam *b, const struct frame_rules *r, uint64_t i, uint6
 	return n;
 }
 
-bc_err *beam_load_stacks(struct beam *b)
+/* trace[0 .. n) as p's frames, appended to vm->frames. */
+static int add_frames(struct beam *b, struct pc_cache *cache, const uint64_t *trace, int n,
+		      uint64_t i, struct vm_proc *p)
+{
+	int running = p->status == VS_RUNNING;
+	for (int k = 0; k < n; k++) {
+		/* A running process has not saved p->i, and p->current is only
+		 * updated by some calls: both may name an old call. Its stack
+		 * starts at the return addresses, which are current. */
+		if (k == 0 && i && running)
+			continue;
+		int64_t id = lookup(b, cache, trace[k]);
+		if (id >= 0 && vm_add_frame(b->vm, (uint32_t)id) < 0)
+			return -1;
+	}
+	p->stack_n = (uint32_t)(b->vm->nframes - p->stack_first);
+	return 0;
+}
+
+/* Every frame of every process, or (tops) the innermost of the waiting ones. */
+static bc_err *load_stacks(struct beam *b, int tops)
 {
 	static const enum layout_id need[] = { P_I, P_STOP, P_HEND, G_BACKTRACE_DEPTH };
 	const struct layout *L = &b->L;
@@ -149,6 +170,14 @@ bc_err *beam_load_stacks(struct beam *b)
 	r.ret_to_trace = global_ptr(b, G_RETURN_TO_TRACE);
 	r.time_trace = LHAS(L, G_RETURN_TIME_TRACE) ? global_ptr(b, G_RETURN_TIME_TRACE)
 						       : global_ptr(b, G_CALL_TRACE_RETURN);
+	struct frame_rules top = r;
+	if (top.depth > 1)
+		top.depth = 1;
+	if (b->loaded & NEED_STACK_TOPS) {  /* whole stacks after the tops: start over */
+		b->vm->nframes = 0;
+		for (size_t pi = 0; pi < b->vm->nprocs; pi++)
+			b->vm->procs[pi].unknown &= ~VPF_STACKTRACE;
+	}
 	struct pc_cache cache = { 0 };
 	uint64_t trace[MAX_DEPTH + 1];
 	size_t bad = 0;
@@ -157,9 +186,11 @@ bc_err *beam_load_stacks(struct beam *b)
 		struct vm_proc *p = &b->vm->procs[pi];
 		uint64_t f[3];
 		progress_at(pg, pi);
-		if (beam_read_u64(b, p->addr + LV(L, P_I), &f[0]) < 0 ||
-		    beam_read_u64(b, p->addr + LV(L, P_STOP), &f[1]) < 0 ||
-		    beam_read_u64(b, p->addr + LV(L, P_HEND), &f[2]) < 0) {
+		if (pi < b->npf)  /* saved by the process walk */
+			memcpy(f, b->pf + pi * PF_N + PF_I, sizeof f);
+		else if (beam_read_u64(b, p->addr + LV(L, P_I), &f[0]) < 0 ||
+			 beam_read_u64(b, p->addr + LV(L, P_STOP), &f[1]) < 0 ||
+			 beam_read_u64(b, p->addr + LV(L, P_HEND), &f[2]) < 0) {
 			p->unknown |= VPF_STACKTRACE;
 			bad++;
 			continue;
@@ -173,24 +204,22 @@ bc_err *beam_load_stacks(struct beam *b)
 			bad++;
 			continue;
 		}
-		int n = gather(b, &r, f[0], f[1], f[2], trace, &fault);
+		const struct frame_rules *rules = tops && p->status == VS_WAITING ? &top : &r;
+		int n = gather(b, rules, f[0], f[1], f[2], trace, &fault);
 		p->stack_first = (uint32_t)b->vm->nframes;
-		int running = p->status == VS_RUNNING;
-		for (int k = 0; k < n; k++) {
-			int64_t id;
-			/* A running process has not saved p->i, and p->current is only
-			 * updated by some calls: both may name an old call. Its stack
-			 * starts at the return addresses, which are current. */
-			if (k == 0 && f[0] && running)
-				continue;
-			id = lookup(b, &cache, trace[k]);
-			if (id >= 0 && vm_add_frame(b->vm, (uint32_t)id) < 0) {
-				progress_end(pg);
-				pc_cache_free(&cache);
-				return bc_error(BC_ENOMEM, "out of memory for stack frames");
-			}
+		int oom = add_frames(b, &cache, trace, n, f[0], p) < 0;
+		if (!oom && !p->stack_n && rules->depth < r.depth && n == (int)rules->depth) {
+			/* the innermost address names no function: read on */
+			b->vm->nframes = p->stack_first;
+			fault = 0;
+			n = gather(b, &r, f[0], f[1], f[2], trace, &fault);
+			oom = add_frames(b, &cache, trace, n, f[0], p) < 0;
 		}
-		p->stack_n = (uint32_t)(b->vm->nframes - p->stack_first);
+		if (oom) {
+			progress_end(pg);
+			pc_cache_free(&cache);
+			return bc_error(BC_ENOMEM, "out of memory for stack frames");
+		}
 		if (fault) {
 			p->unknown |= VPF_STACKTRACE;
 			bad++;
@@ -201,4 +230,14 @@ bc_err *beam_load_stacks(struct beam *b)
 	if (bad)
 		vm_gap(b->vm, "the stacks of %zu processes are not (fully) in the core", bad);
 	return NULL;
+}
+
+bc_err *beam_load_stacks(struct beam *b)
+{
+	return load_stacks(b, 0);
+}
+
+bc_err *beam_load_stack_tops(struct beam *b)
+{
+	return load_stacks(b, 1);
 }

@@ -12,6 +12,8 @@ bc_err *beam_load_ets(struct beam *b);
 bc_err *beam_load_binaries(struct beam *b);
 bc_err *beam_load_memory(struct beam *b);
 bc_err *beam_load_stacks(struct beam *b);
+/* NEED_STACK_TOPS (needs.h): the innermost frame of each waiting process. */
+bc_err *beam_load_stack_tops(struct beam *b);
 bc_err *beam_load_threads(struct beam *b);
 bc_err *beam_load_nodes(struct beam *b);
 bc_err *beam_load_ports(struct beam *b);

@@ -120,6 +120,12 @@ const void *core_ptr(const struct core *c, uint64_t addr, size_t len)
 	return p && got == len ? p : NULL;
 }
 
+void core_drop(const struct core *c, uint64_t addr, uint64_t len)
+{
+	if (c->ops->drop && len)
+		c->ops->drop(c, addr, len);
+}
+
 int core_add_file_backing(struct core *c, uint64_t vaddr, const uint8_t *data, uint64_t len)
 {
 	struct core_backing *b = realloc(c->backing, (c->nbacking + 1) * sizeof *b);

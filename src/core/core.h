@@ -52,6 +52,9 @@ struct core_ops {
 	void (*flush)(struct core *c);
 	/* core_close: free the source's own state. */
 	void (*close)(struct core *c);
+	/* core_drop: let go of the memory holding [addr, addr + len) (NULL:
+	 * nothing to let go of). */
+	void (*drop)(const struct core *c, uint64_t addr, uint64_t len);
 };
 
 struct core {
@@ -106,6 +109,12 @@ const void *core_ptr(const struct core *c, uint64_t addr, size_t len);
 
 /* Register i (an arch index: c->arch->pc, ->args[k]...) of thread t, 0 if absent. */
 uint64_t core_thread_reg(const struct core *c, const struct core_thread *t, int i);
+
+/* The caller is done with [addr, addr + len) for now: a mapped core file
+ * unmaps its pages there (the process's resident set shrinks; a later read
+ * maps them again from the page cache, and pointers stay valid). A walk that
+ * reads the core front to back drops what lies behind it. */
+void core_drop(const struct core *c, uint64_t addr, uint64_t len);
 
 /* Serve [vaddr, vaddr+len) from file bytes where the core has no data. */
 int core_add_file_backing(struct core *c, uint64_t vaddr, const uint8_t *data, uint64_t len);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static int seg_cmp(const void *a, const void *b)
@@ -147,7 +148,28 @@ static void file_close(struct core *c)
 		unmap_file(c->map, c->size);
 }
 
-static const struct core_ops file_ops = { .close = file_close };
+/* Unmap the whole pages of the file mapping that hold [addr, addr + len)
+ * (private and never written: they come back unchanged when read again). */
+static void file_drop(const struct core *c, uint64_t addr, uint64_t len)
+{
+	uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	for (size_t i = 0; i < c->nsegs; i++) {
+		const struct core_seg *s = &c->segs[i];
+		uint64_t from = addr > s->vaddr ? addr : s->vaddr;
+		uint64_t to = end < s->vaddr + s->filesz ? end : s->vaddr + s->filesz;
+		if (from >= to)
+			continue;
+		uintptr_t a = (uintptr_t)(c->map + s->off + (from - s->vaddr));
+		uintptr_t b = (uintptr_t)(c->map + s->off + (to - s->vaddr));
+		a = (a + page - 1) & ~(page - 1);
+		b &= ~(page - 1);
+		if (b > a)
+			madvise((void *)a, b - a, MADV_DONTNEED);  /* a hint: failing changes nothing */
+	}
+}
+
+static const struct core_ops file_ops = { .close = file_close, .drop = file_drop };
 
 bc_err *core_open(const char *path, struct core **out)
 {

@@ -203,6 +203,8 @@ static const char *not_recorded(unsigned part)
 bc_err *dump_load(struct dump *d, unsigned needs)
 {
 	bc_err *err;
+	if (needs & NEED_STACK_TOPS)  /* its stacks are read whole in the one scan */
+		needs = (needs & ~NEED_STACK_TOPS) | NEED_STACKS;
 	for (size_t i = 0; i < sizeof unrecorded / sizeof unrecorded[0]; i++)
 		needs &= ~unrecorded[i].part;
 	if (!needs)

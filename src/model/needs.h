@@ -6,6 +6,11 @@
 enum { NEED_PROCS = 1 << 0, NEED_ETS = 1 << 1, NEED_BINARIES = 1 << 2,
        NEED_MEMORY = 1 << 3, NEED_STACKS = 1 << 4,
        NEED_THREADS = 1 << 5, NEED_NODES = 1 << 6, NEED_PORTS = 1 << 7,
-       NEED_BINARY_HOLDERS = 1 << 8 /* the binaries ETS objects and literals hold (a walk of every object) */ };
+       NEED_BINARY_HOLDERS = 1 << 8 /* the binaries ETS objects and literals hold (a walk of every object) */,
+       /* NEED_STACKS for what summary reads: each waiting process's innermost
+	* frame (its stack is read only when the function it waits in has none),
+	* every frame of the others (the few a scheduler may run). A loader that
+	* reads whole stacks anyway may load NEED_STACKS instead. */
+       NEED_STACK_TOPS = 1 << 9 };
 
 #endif

@@ -68,6 +68,31 @@ struct vm_proc *vm_add_proc(struct vm *vm)
 	return p;
 }
 
+struct vm_proc *vm_add_procs(struct vm *vm, size_t n)
+{
+	if (n > SIZE_MAX / sizeof *vm->procs - vm->nprocs)
+		return NULL;
+	struct vm_proc *p;
+	if (!vm->procs) {  /* fresh pages come zeroed: no memset to fault them all in twice */
+		if (!(p = calloc(n, sizeof *p)))
+			return NULL;
+		vm->procs = p;
+		vm->procs_cap = n;
+	} else {
+		if (vm->nprocs + n > vm->procs_cap) {  /* exactly: a loader that knows its count */
+			struct vm_proc *a = realloc(vm->procs, (vm->nprocs + n) * sizeof *a);
+			if (!a)
+				return NULL;
+			vm->procs = a;
+			vm->procs_cap = vm->nprocs + n;
+		}
+		p = &vm->procs[vm->nprocs];
+		memset(p, 0, n * sizeof *p);
+	}
+	vm->nprocs += n;
+	return p;
+}
+
 void vm_gap(struct vm *vm, const char *fmt, ...)
 {
 	if (vm->ngaps >= VM_MAX_GAPS) {

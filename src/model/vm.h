@@ -41,35 +41,35 @@ enum vm_status { VS_UNKNOWN, VS_EXITING, VS_FREE, VS_GARBAGE_COLLECTING, VS_RUNN
 /* "waiting", ...; NULL for VS_UNKNOWN (JSON null) */
 const char *vm_status_name(enum vm_status s);
 
-struct vm_proc {
+struct vm_proc {                   /* (ordered to leave no padding: a million of them) */
 	uint64_t addr;                 /* where the loader found it (core address, dump offset) */
 	uint32_t pid_num, pid_serial;  /* <0.num.serial> */
 	uint32_t nlinks;               /* links */
 	uint32_t nmonitors;            /* monitors this process set up */
 	uint32_t nmonitored_by;        /* monitors others set up on it */
-	const char *registered_name;   /* interned or NULL */
 	enum vm_status status;         /* as process_info(P, status); VS_UNKNOWN: not read */
+	const char *registered_name;   /* interned or NULL */
 	struct vm_mfa initial_call, current_function;
 	uint64_t total_heap_size, heap_size, stack_size;  /* words */
 	uint64_t message_queue_len, memory, reductions;   /* memory in bytes */
 	uint32_t unknown;              /* enum vm_proc_field bits */
 	uint32_t stack_first, stack_n; /* current_stacktrace: vm->frames[first .. first+n) */
-	/* proc_lib's identity, from the dictionary: '$initial_call' (module NULL:
-	 * no such key) and '$ancestors' (vm->ancestors[first .. first+n); none:
-	 * no such key) */
-	struct vm_mfa proc_lib_initial_call;
-	uint32_t anc_first, anc_n;
-	bool has_ancestors;
-	/* its own name as a library keeps it, found by the first label rule
-	 * (labels.h) that names it: term text, interned; NULL: none. label_source
-	 * is the rule's source ("process_name", "registry", ...). What the
-	 * process is shown by is vm_proc_label's. */
-	const char *label, *label_source;
 	/* hibernating (vm_proc_hibernating): 1 + the vm->mfas index of the function
 	 * it resumes in when a message comes, as erts_hibernate saved it (M:F/length
 	 * of Args; through proc_lib:hibernate/3, proc_lib:wake_up/3's own M:F/A);
 	 * 0: not hibernating, or not recorded (a crash dump) */
 	uint32_t wake_up;
+	/* proc_lib's identity, from the dictionary: '$initial_call' (module NULL:
+	 * no such key) and '$ancestors' (vm->ancestors[first .. first+n); none:
+	 * no such key: has_ancestors false) */
+	struct vm_mfa proc_lib_initial_call;
+	uint32_t anc_first, anc_n;
+	/* its own name as a library keeps it, found by the first label rule
+	 * (labels.h) that names it: term text, interned; NULL: none. label_source
+	 * is the rule's source ("process_name", "registry", ...). What the
+	 * process is shown by is vm_proc_label's. */
+	const char *label, *label_source;
+	bool has_ancestors;
 };
 
 struct vm_pid {
@@ -522,6 +522,8 @@ const char *vm_not_recorded(const struct vm *vm, unsigned part);
 struct vm *vm_new(const char *kind, const char *source);
 void vm_free(struct vm *vm);
 struct vm_proc *vm_add_proc(struct vm *vm);
+/* n zeroed processes at the end, room made for exactly them; NULL: out of memory. */
+struct vm_proc *vm_add_procs(struct vm *vm, size_t n);
 void vm_gap(struct vm *vm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *vm_intern(struct vm *vm, const char *s, size_t len);
 

@@ -36,25 +36,25 @@ _beamcore()
 	esac
 	if [[ $cur == -* ]]; then
 		case $cmd in
-		summary|'') opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		procs) opts="--json --sort --top --group-by --garbage --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		proc) opts="--json --all --term --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		ets) opts="--json --top --rows --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		binaries) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		memory) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		stacks) opts="--json --top --folded --weight --by-status --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		threads) opts="--json --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		nodes) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		ports) opts="--json --sort --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		waits) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		tree) opts="--json --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		check) opts="--json --max --rules --junit --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		diff) opts="--json --top --debug-file --layout --sysroot --labels --quiet --help";;
-		export) opts="--json --weight --by-status --format --output -o --around --depth --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --sysroot --labels --quiet --help";;
-		tui) opts="--pid --no-stop --max-stop --max-stop-fail --interval --stop --debug-file --layout --sysroot --labels --quiet --help";;
+		summary|'') opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		procs) opts="--json --sort --top --group-by --garbage --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		proc) opts="--json --all --term --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		ets) opts="--json --top --rows --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		binaries) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		memory) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		stacks) opts="--json --top --folded --weight --by-status --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		threads) opts="--json --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		nodes) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		ports) opts="--json --sort --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		waits) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		tree) opts="--json --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		check) opts="--json --max --rules --junit --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		diff) opts="--json --top --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		export) opts="--json --weight --by-status --format --output -o --around --depth --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		tui) opts="--pid --no-stop --max-stop --max-stop-fail --interval --stop --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		sample) opts="--pid --seconds --hz --folded --by-status --weight --perf-script --speedscope --json --top --debug-file --help";;
 		layout) opts="--help";;
-		triage) opts="--json --baseline --junit --debug-file --layout --sysroot --labels --quiet --help";;
+		triage) opts="--json --baseline --junit --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		*) opts="--help";;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -125,7 +125,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc, (void)argv;
 	const char *core = env("BEAMCORE_FUZZ_CORE"), *exe = env("BEAMCORE_FUZZ_BEAM");
 	for (int k = 0; k < 2; k++) {
-		struct beam_open_opts o = { .core_path = core, .exe_path = exe, .pack_over_dwarf = k };
+		struct beam_open_opts o = { .core_path = core, .exe_path = exe, .pack_over_dwarf = k,
+					     .no_cache = 1 };
 		bc_err *e = beam_open(&o, &beams[k]);
 		if (e)
 			die(k ? "the core through its layout pack" : "the core", e);

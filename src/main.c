@@ -125,7 +125,7 @@ static int run_two(const struct analyzer *an, struct cli *c)
 	bc_err *err = NULL;
 	for (int i = 0; i < 2 && !err; i++) {
 		struct target_opts to = { .path = c->words[i], .debug_file = c->target.debug_file,
-					  .sysroot = c->target.sysroot };
+					  .sysroot = c->target.sysroot, .no_cache = c->target.no_cache };
 		if (!(err = target_open(&to, &t[i])) && !(err = target_load(t[i], an->needs)))
 			vm[i] = target_vm(t[i]);
 	}

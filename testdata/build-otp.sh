@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Build an OTP with DWARF (-g -O2, the default) from Debian's source package,
-# cached under $XDG_CACHE_HOME/beamcore/otp-<release>. Prints the install dir.
+# cached under $XDG_CACHE_HOME/beamcore/otp-<release> ($BEAMCORE_OTP_CACHE
+# instead of $XDG_CACHE_HOME/beamcore when set: the test suite runs with a
+# private XDG_CACHE_HOME, tests/meson.build). Prints the install dir.
 #   testdata/build-otp.sh 25   OTP 25.2.3 (bookworm): emulator only; runs with
 #                              Debian's installed erlang-base 25.2.3 libraries
 #   testdata/build-otp.sh 27   OTP 27.3.4.1 (trixie): minimal full OTP
@@ -22,7 +24,7 @@ case $rel in
   29) suite=forky; ver=29.1.1 ;;
   *) echo "build-otp.sh: unknown release $rel" >&2; exit 64 ;;
 esac
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/beamcore
+cache=${BEAMCORE_OTP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/beamcore}
 dir=$cache/otp-$ver${arch:+-$arch}
 case $arch in ""|arm64) ;; *) echo "build-otp.sh: unknown arch $arch" >&2; exit 64 ;; esac
 [ -z "$arch" ] || [ "$rel" = 27 ] || { echo "build-otp.sh: arm64 for 27 only" >&2; exit 64; }

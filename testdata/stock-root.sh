@@ -4,7 +4,8 @@
 # beam.smp needs, from the suite's binary packages (apt-get download through a
 # private apt configuration: the machine's sources are left alone), plus sh
 # and cat for the scenario's ports. Cached under
-# $XDG_CACHE_HOME/beamcore/stock-<release>[-<arch>]. Prints the root.
+# $XDG_CACHE_HOME/beamcore/stock-<release>[-<arch>] (under $BEAMCORE_OTP_CACHE
+# when set, as build-otp.sh). Prints the root.
 #   testdata/stock-root.sh 27         erlang-base 27.3.4.1 (trixie), amd64
 #   testdata/stock-root.sh 27 arm64   the same for arm64, run under qemu-user
 #                                     (binfmt_misc, qemu-user-static)
@@ -19,9 +20,10 @@ case $rel in
   29) suite=forky; pin='=1:29.1.1+dfsg-1' ;;
   *) echo "stock-root.sh: no stock root for $rel" >&2; exit 64 ;;
 esac
+base=${BEAMCORE_OTP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/beamcore}
 case $arch in
-  amd64) cache=${XDG_CACHE_HOME:-$HOME/.cache}/beamcore/stock-$rel ;;
-  arm64) cache=${XDG_CACHE_HOME:-$HOME/.cache}/beamcore/stock-$rel-$arch ;;
+  amd64) cache=$base/stock-$rel ;;
+  arm64) cache=$base/stock-$rel-$arch ;;
   *) echo "stock-root.sh: no stock root for $arch" >&2; exit 64 ;;
 esac
 root=$cache/root

@@ -163,7 +163,7 @@ def tui(beamcore, pid, bad):
 
 def main():
     beamcore, capture, rel = sys.argv[1], sys.argv[2], sys.argv[3]
-    built = os.path.expanduser(f"~/.cache/beamcore")
+    built = os.environ.get("BEAMCORE_OTP_CACHE") or os.path.expanduser("~/.cache/beamcore")
     if not any(n.startswith(f"otp-{rel}.") and os.path.exists(os.path.join(built, n, ".built"))
                for n in (os.listdir(built) if os.path.isdir(built) else [])):
         print(f"{'FAIL (CI=true)' if CI else 'SKIP'}: OTP {rel} not built (testdata/build-otp.sh {rel})")

@@ -69,7 +69,8 @@ def one_line_exit2(cmd, what, env=None, preexec=None):
 def main():
     beamcore, rel = sys.argv[1], sys.argv[2]
     emu = "--emu" in sys.argv[3:]
-    cache = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "beamcore")
+    cache = os.environ.get("BEAMCORE_OTP_CACHE") or \
+        os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "beamcore")
     if not os.path.exists(os.path.join(cache, f"otp-{VERSIONS[rel]}", ".built")):
         print(f"{'FAIL (CI=true)' if CI else 'SKIP'}: OTP {VERSIONS[rel]} not built "
               "(testdata/build-otp.sh makes it)")

@@ -2,11 +2,18 @@
  * line for line (entries, globals, anchored and stored statics with negative
  * distances); the compiled-in packs are found by their identity, 29's with
  * the routes of a build (BUILD, V) and they read back too; malformed
- * files are one error each, never a crash. */
+ * files are one error each, never a crash. The layout cache
+ * (src/dwarf/layoutcache.c), for this test's own ELF file and build-id in a
+ * private XDG_CACHE_HOME: stored and loaded whole; another beamcore's, another
+ * build's, a cut or changed one and garbage are misses, each for its reason;
+ * an unwritable directory is no cache. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include "layoutcache.h"
 #include "pack.h"
 
 static int failures;
@@ -26,6 +33,104 @@ static void write_file(const char *path, const char *text)
 	FILE *f = fopen(path, "w");
 	fputs(text, f);
 	fclose(f);
+}
+
+static int same_table(const struct layout *a, const struct layout *b)
+{
+	for (int i = 0; i < L_COUNT; i++)
+		if (a->e[i].found != b->e[i].found || (a->e[i].found &&
+		    (a->e[i].value != b->e[i].value || a->e[i].size != b->e[i].size)))
+			return 0;
+	return 1;
+}
+
+/* The cache file with its first `from` replaced by `to`. */
+static int spoil(const char *path, const char *from, const char *to)
+{
+	static char text[65536], out[65536];
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+	if (f)
+		fclose(f);
+	text[n] = '\0';
+	char *at = strstr(text, from);
+	if (!at || n + strlen(to) >= sizeof out)
+		return -1;
+	snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+	write_file(path, out);
+	return 0;
+}
+
+static void layout_cache(const struct layout *L)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	elf_version(EV_CURRENT);
+	struct exe x = { 0 };
+	x.elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	x.build_id_len = x.elf ? elf_build_id(x.elf, x.build_id) : 0;
+	char dir[] = "/tmp/beamcore-cache-XXXXXX", path[4096], hex[129];
+	if (!x.build_id_len || !mkdtemp(dir)) {
+		printf("note: no build-id (or no temporary directory): the layout cache not checked\n");
+		return;
+	}
+	setenv("XDG_CACHE_HOME", dir, 1);
+	const char *source = "/debug, with a comma/beam.smp";
+	static struct layout got;
+	char *src = NULL;
+	const char *why = "";
+	CHECK(layout_cache_load(&x, &got, &src, &why) < 0 && strcmp(why, "no cache file") == 0,
+	      "no cache file yet: a miss (%s)", why);
+	CHECK(layout_cache_store(&x, L, source) == 0, "layout_cache_store");
+	CHECK(layout_cache_path(&x, path, sizeof path) == 0 && access(path, R_OK) == 0,
+	      "the cache file %s", path);
+	int rc = layout_cache_load(&x, &got, &src, &why);
+	CHECK(rc == 0 && same_table(L, &got) && src && strcmp(src, source) == 0,
+	      "the cache loads whole, its source (commas kept): %s", why ? why : "");
+	free(src);
+	char sub[4200];
+	snprintf(sub, sizeof sub, "%s/beamcore", dir);
+	DIR *d = opendir(sub);
+	int files = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		files += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	CHECK(files == 1, "one file in the cache directory, no temporary (%d)", files);
+
+	build_id_hex(x.build_id, x.build_id_len, hex);
+	char other[140];
+	snprintf(other, sizeof other, "BUILD(\"0%s\")", hex + 1);
+	other[7] = hex[0] == '0' ? '1' : '0';
+	char mine[140];
+	snprintf(mine, sizeof mine, "BUILD(\"%s\")", hex);
+	static const struct { const char *from, *to, *why; } bad[] = {
+		{ "CACHE(\"", "CACHE(\"0", "written by another beamcore" },
+		{ NULL, NULL, "of another build" },
+		{ "E(P_ID, 0x48, 8)\n", "", "damaged" },
+		{ "E(P_ID, 0x48, 8)", "E(P_ID, 0x50, 8)", "damaged" },
+		{ "V(G_ERTS_PROC, 320, 0x3fbfc0)", "V(G_ERTS_PROC, 320, 0x3fbfc8)", "damaged" },
+		{ "PACK(", "garbage(", "unreadable" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		layout_cache_store(&x, L, source);
+		int s = bad[i].from ? spoil(path, bad[i].from, bad[i].to) : spoil(path, mine, other);
+		src = NULL;
+		rc = layout_cache_load(&x, &got, &src, &why);
+		CHECK(s == 0 && rc < 0 && why && strcmp(why, bad[i].why) == 0 && !src,
+		      "a cache %s: a miss (%s)", bad[i].why, why ? why : "a hit");
+	}
+	unlink(path);
+	rmdir(sub);
+	/* a file where the directory would be: no cache, no crash */
+	CHECK(layout_cache_store(&x, L, source) == 0, "the directory made again");
+	unlink(path);
+	rmdir(sub);
+	write_file(sub, "");
+	CHECK(layout_cache_store(&x, L, source) < 0, "an unwritable cache directory: not stored");
+	unlink(sub);
+	rmdir(dir);
+	elf_end(x.elf);
+	close(fd);
 }
 
 int main(void)
@@ -150,6 +255,7 @@ int main(void)
 		pack_free(&p);
 	}
 	unlink(path);
+	layout_cache(&L);
 	printf("%d failures\n", failures);
 	return failures ? 1 : 0;
 }

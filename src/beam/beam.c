@@ -6,6 +6,7 @@
 #include "labelrows.h"
 #include "labels.h"
 #include "monlnk.h"
+#include "offsets.h"
 #include "packed.h"
 #include "live.h"
 #include "needs.h"
@@ -54,11 +55,11 @@ static void read_vm_facts(struct beam *b)
 }
 
 /* A new model of the core as it is: the facts every command needs, the
- * pack's checks, the analyzers' services. The walks run later (beam_load). */
+ * table's checks (a pack's each time, a layout cache's when opened: o), the
+ * analyzers' services. The walks run later (beam_load). */
 static bc_err *read_model(struct beam *b, const char *core_path, int pid,
-			  const struct core_snap_stat *st)
+			  const struct core_snap_stat *st, const struct beam_open_opts *o)
 {
-	b->ml_bad = ml_layout(b);  /* which release's link/monitor layout (monlnk.c) */
 	char source[64];
 	if (!core_path)
 		snprintf(source, sizeof source, "PID %d", pid);
@@ -66,13 +67,17 @@ static bc_err *read_model(struct beam *b, const char *core_path, int pid,
 	if (!(b->vm = vm_new(core_path ? "core" : "live", NULL)) ||
 	    !(b->vm->source = vm_intern(b->vm, name, strlen(name))))
 		return bc_error(BC_ENOMEM, "out of memory");
+	/* the table checked against the core before anything is read through it */
+	bc_err *err = beam_offsets_verify(b, o);
+	if (err)
+		return err;
+	b->ml_bad = ml_layout(b);  /* which release's link/monitor layout (monlnk.c) */
 	snprintf(b->vm->exe, sizeof b->vm->exe, "%s", b->exe->path);
 	build_id_hex(b->exe->build_id, b->exe->build_id_len, b->vm->build_id);
 	if (!b->session->exe_verified)
 		vm_gap(b->vm, "the core does not hold beam.smp's build-id: %s was not verified "
 		       "against it", b->exe->path);
-	snprintf(b->vm->debug_file, sizeof b->vm->debug_file, "%s",
-		 b->pack_name[0] ? b->pack_name : b->exe->debug_path);
+	snprintf(b->vm->debug_file, sizeof b->vm->debug_file, "%s", beam_offsets_source(b));
 	if (b->core->live) {
 		b->vm->live_pid = pid;
 		b->vm->racy = !b->core->live_frozen;
@@ -101,9 +106,6 @@ static bc_err *read_model(struct beam *b, const char *core_path, int pid,
 	/* gcore stops the process with ptrace: SIGSTOP is a snapshot, not a death */
 	if (b->vm->signo == SIGSTOP)
 		b->vm->signo = b->vm->sigsender = 0;
-	bc_err *err;
-	if (b->pack_name[0] && (err = beam_pack_verify(b)))
-		return err;
 	read_vm_facts(b);
 	beam_enable_detail(b);
 	beam_enable_liveness(b);
@@ -147,18 +149,13 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	if (err)
 		goto fail;
 
-	struct session_opts so = { exe_path, o->debug_file, o->sysroot };
+	/* DWARF is looked for only when the layout cache does not hold its table */
+	struct session_opts so = { exe_path, o->debug_file, o->sysroot, 1 };
 	if ((err = session_open(b->core, &so, &b->session)))
 		goto fail;
 	b->exe = b->session->exe;
 	b->bias = b->session->bias;
-	/* DWARF, when there is any, always wins over a pack (but for a test's
-	 * pack_over_dwarf) */
-	if (b->exe->dw && !o->pack_over_dwarf)
-		err = layout_resolve(b->exe->dw, &b->L);
-	else
-		err = beam_pack_layout(b, o->layout_file);
-	if (err)
+	if ((err = beam_offsets(b, o)))
 		goto fail;
 	/* the readers below (JIT frames, registers, memory rules) are checked on
 	 * x86_64 only: another machine's core is refused, not misread */
@@ -195,7 +192,7 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 			goto fail;
 		}
 	}
-	if ((err = read_model(b, o->core_path, o->pid, &st)))
+	if ((err = read_model(b, o->core_path, o->pid, &st, o)))
 		goto fail;
 	*out = b;
 	return NULL;
@@ -238,7 +235,7 @@ bc_err *beam_reread(struct beam *b)
 	snprintf(path, sizeof path, "%s", b->vm && b->vm->source ? b->vm->source : "core");
 	forget_read(b);
 	struct core_snap_stat st = { .stopped_ms = -1 };
-	return read_model(b, path, 0, &st);
+	return read_model(b, path, 0, &st, NULL);
 }
 
 /* The label rules that read ETS tables (labels.h) need the tables: read with
@@ -327,6 +324,7 @@ void beam_close(struct beam *b)
 	if (!b)
 		return;
 	forget_read(b);
+	free(b->cache_source);
 	session_close(b->session);
 	core_close(b->core);
 	free(b);

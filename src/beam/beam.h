@@ -13,6 +13,7 @@ struct beam_open_opts {
 	const char *debug_file;    /* NULL: standard search */
 	const char *sysroot;       /* NULL: the recorded paths as they are */
 	const char *layout_file;   /* a layout pack for a stripped beam.smp (--layout) */
+	int no_cache;              /* --no-cache: the layout cache neither read nor written */
 	int pid;                   /* core_path NULL: a running beam.smp (/proc, process_vm_readv) */
 	int no_stop;               /* read it without stopping it (racy) */
 	int flushed;               /* its memory read anew after each core_flush (the sampler) */

@@ -242,22 +242,22 @@ void beam_pack_costs(struct beam *b, unsigned parts)
 
 /* The checks: a pack of another build that slipped past its identity fails
  * here, before any walk trusts it. */
-static bc_err *check_atoms(struct beam *b)
+static bc_err *check_atoms(struct beam *b, const char *name)
 {
 	static const char *const first[] = { "false", "true", "_", "nonode@nohost" };
 	for (size_t i = 0; i < sizeof first / sizeof first[0]; i++) {
 		const char *a = beam_atom(b, make_atom(i));
 		if (!a)  /* unreadable: the atom table, or the core, is cut */
 			return bc_error(BC_EFAULT, "%s cannot be checked: atom %zu is not readable in "
-					"this core", b->pack_name, i);
+					"this core", name, i);
 		if (strcmp(a, first[i]) != 0)
 			return bc_error(BC_EMISMATCH, "%s does not fit this core: atom %zu reads as "
-					"'%s', not '%s'", b->pack_name, i, a, first[i]);
+					"'%s', not '%s'", name, i, a, first[i]);
 	}
 	return NULL;
 }
 
-static bc_err *check_ptab(struct beam *b)
+static bc_err *check_ptab(struct beam *b, const char *name)
 {
 	const struct layout *L = &b->L;
 	uint64_t ptab = beam_global(b, G_ERTS_PROC), tab, pix_mask = 0, invalid = 0;
@@ -265,7 +265,7 @@ static bc_err *check_ptab(struct beam *b)
 	if (beam_read_u64(b, ptab + LV(L, PTAB_TAB), &tab) < 0 ||
 	    beam_read_u32(b, ptab + LV(L, PTAB_MAX), &max) < 0 || max == 0 || max > (1u << 28))
 		return bc_error(BC_EMISMATCH, "%s does not fit this core: no process table where "
-				"it says erts_proc holds one", b->pack_name);
+				"it says erts_proc holds one", name);
 	if (LHAS(L, PTAB_PIX_MASK))
 		beam_read_u64(b, ptab + LV(L, PTAB_PIX_MASK), &pix_mask);
 	if (LHAS(L, PTAB_INVALID))
@@ -288,7 +288,7 @@ static bc_err *check_ptab(struct beam *b)
 		    ((id >> 32) != ix && ((id >> 4) & pix_mask) != ix))
 			return bc_error(BC_EMISMATCH, "%s does not fit this core: process table slot "
 					"%u holds no pid of that slot (Process.common.id reads "
-					"0x%llx)", b->pack_name, ix, (unsigned long long)id);
+					"0x%llx)", name, ix, (unsigned long long)id);
 		/* heap <= htop <= stop <= hend = heap + heap_sz: the members that
 		 * move between releases land elsewhere in another's Process */
 		if (beam_read_u64(b, p + LV(L, P_HEAP), &heap) < 0 ||
@@ -305,21 +305,21 @@ static bc_err *check_ptab(struct beam *b)
 	if (bad_heap * 4 > seen)
 		return bc_error(BC_EMISMATCH, "%s does not fit this core: %d of %d processes "
 				"(the first in slot %llu) have no heap where it says (heap <= htop "
-				"<= stop <= hend = heap + heap_sz)", b->pack_name, bad_heap, seen,
+				"<= stop <= hend = heap + heap_sz)", name, bad_heap, seen,
 				(unsigned long long)bad_at - 1);
 	if (!seen && unread)  /* a cut core: what the pack would be checked on is not there */
 		return bc_error(BC_EFAULT, "%s cannot be checked: the process table is not in this "
-				"core%s", b->pack_name, b->core->truncated ? " (the core file is "
+				"core%s", name, b->core->truncated ? " (the core file is "
 				"truncated)" : "");
 	if (!seen)
 		return bc_error(BC_EMISMATCH, "%s does not fit this core: no process in the first "
-				"slots of the process table", b->pack_name);
+				"slots of the process table", name);
 	return NULL;
 }
 
 /* Each thread-specific allocator has an instance per scheduler and one more
  * (erl_alloc.c: erts_no_schedulers + 1). */
-static bc_err *check_allocators(struct beam *b)
+static bc_err *check_allocators(struct beam *b, const char *name)
 {
 	const struct layout *L = &b->L;
 	uint64_t nsched;
@@ -336,7 +336,7 @@ static bc_err *check_allocators(struct beam *b)
 			continue;
 		if (size != nsched + 1)
 			return bc_error(BC_EMISMATCH, "%s does not fit this core: allocator %llu has "
-					"%u instances for %llu schedulers (expected %llu)", b->pack_name,
+					"%u instances for %llu schedulers (expected %llu)", name,
 					(unsigned long long)i, size, (unsigned long long)nsched,
 					(unsigned long long)nsched + 1);
 	}
@@ -347,7 +347,7 @@ static bc_err *check_allocators(struct beam *b)
  * and erts_this_node's name is an atom: what places erts_no_schedulers,
  * erts_aligned_scheduler_data and erts_this_node (.dynsym, or a build's
  * routes) is checked by what they hold. */
-static bc_err *check_schedulers(struct beam *b)
+static bc_err *check_schedulers(struct beam *b, const char *what)
 {
 	const struct layout *L = &b->L;
 	uint64_t n, asd, node, name;
@@ -355,26 +355,26 @@ static bc_err *check_schedulers(struct beam *b)
 	    beam_read_u64(b, beam_global(b, G_THIS_NODE), &node) == 0 &&
 	    beam_read_u64(b, node + LV(L, NODE_SYSNAME), &name) == 0 && !beam_atom(b, name))
 		return bc_error(BC_EMISMATCH, "%s does not fit this core: erts_this_node's name "
-				"reads 0x%llx, no atom", b->pack_name, (unsigned long long)name);
+				"reads 0x%llx, no atom", what, (unsigned long long)name);
 	if (!LHAS(L, G_SCHED_DATA) || !LHAS(L, G_NO_SCHEDULERS) || !LHAS(L, S_ALIGNED_SCHED_DATA) ||
 	    !LHAS(L, ASD_NO) || beam_read_u64(b, beam_global(b, G_NO_SCHEDULERS), &n) < 0 ||
 	    beam_read_u64(b, beam_global(b, G_SCHED_DATA), &asd) < 0)
 		return NULL;
 	if (n == 0 || n > 1024)
 		return bc_error(BC_EMISMATCH, "%s does not fit this core: erts_no_schedulers reads "
-				"%llu", b->pack_name, (unsigned long long)n);
+				"%llu", what, (unsigned long long)n);
 	for (uint64_t i = 0; i < n && i < 64; i++) {
 		uint64_t no;
 		if (beam_read_u64(b, asd + i * LV(L, S_ALIGNED_SCHED_DATA) + LV(L, ASD_NO), &no) == 0 &&
 		    no != i + 1)
 			return bc_error(BC_EMISMATCH, "%s does not fit this core: scheduler %llu's "
-					"data says it is number %llu", b->pack_name,
+					"data says it is number %llu", what,
 					(unsigned long long)i + 1, (unsigned long long)no);
 	}
 	return NULL;
 }
 
-bc_err *beam_pack_verify(struct beam *b)
+bc_err *beam_layout_check(struct beam *b, const char *name)
 {
 	static const enum layout_id need[] = { G_ERTS_PROC, PTAB_TAB, PTAB_MAX, P_ID, P_HEAP, P_HTOP,
 					       P_STOP, P_HEND, P_HEAP_SZ, G_ATOM_TABLE, IT_ENTRIES,
@@ -384,10 +384,18 @@ bc_err *beam_pack_verify(struct beam *b)
 		char d[200];
 		if (!LHAS(&b->L, need[i]))
 			return bc_error(BC_EMISSING, "%s has no %s, which every walk needs",
-					b->pack_name, layout_describe(need[i], d, sizeof d));
+					name, layout_describe(need[i], d, sizeof d));
 	}
-	if ((err = check_ptab(b)) || (err = check_atoms(b)) || (err = check_allocators(b)) ||
-	    (err = check_schedulers(b)))
+	if ((err = check_ptab(b, name)) || (err = check_atoms(b, name)) ||
+	    (err = check_allocators(b, name)) || (err = check_schedulers(b, name)))
+		return err;
+	return NULL;
+}
+
+bc_err *beam_pack_verify(struct beam *b)
+{
+	bc_err *err = beam_layout_check(b, b->pack_name);
+	if (err)
 		return err;
 	check_routed(b);
 	route_ranges(b);

@@ -18,6 +18,7 @@ struct beam {
 	struct exe *exe;           /* the session's beam.smp */
 	struct layout L;
 	char pack_name[300];       /* "layout pack ...": L came from it (no DWARF), else "" */
+	char *cache_source;        /* L came from the layout cache: where its DWARF was */
 	uint64_t bias;             /* runtime address = link-time address + bias */
 	struct vm *vm;
 	unsigned loaded;           /* NEED_* parts (needs.h) the walks have filled (beam_load) */

@@ -3,6 +3,7 @@
 #include "mapfile.h"
 
 #include <elf.h>
+#include <link.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -130,4 +131,28 @@ void exe_close(struct exe *x)
 	free(x->path);
 	free(x->debug_path);
 	free(x);
+}
+
+static int self_phdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uint8_t *out = arg;  /* out[64]: the length after it */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		int n = ph->p_type == PT_NOTE ? build_id_from_notes((const uint8_t *)(info->dlpi_addr +
+							ph->p_vaddr), ph->p_memsz, out) : 0;
+		if (n) {
+			out[64] = (uint8_t)n;
+			break;
+		}
+	}
+	return 1;  /* the program itself comes first */
+}
+
+int self_build_id(uint8_t out[64])
+{
+	uint8_t buf[65] = { 0 };
+	dl_iterate_phdr(self_phdr, buf);
+	memcpy(out, buf, 64);
+	return buf[64];
 }

@@ -39,5 +39,7 @@ int build_id_from_notes(const uint8_t *notes, size_t len, uint8_t out[64]);
 int core_image_build_id(const struct core *c, uint64_t base, uint8_t out[64]);
 /* The build-id of an ELF file; 0 if none. */
 int elf_build_id(Elf *elf, uint8_t out[64]);
+/* The build-id of the running program (beamcore itself); 0 if none. */
+int self_build_id(uint8_t out[64]);
 
 #endif

@@ -62,6 +62,35 @@ const char *layout_global_symbol(enum layout_id id, int *is_static)
 	return specs[id].name;
 }
 
+uint64_t layout_table_hash(void)
+{
+	uint64_t h = 0xcbf29ce484222325ull;  /* FNV-1a over every entry, terminators too */
+	for (int i = 0; i < L_COUNT; i++) {
+		const char *parts[3] = { id_names[i], specs[i].name, specs[i].paths ? specs[i].paths : "" };
+		h = (h ^ (uint64_t)specs[i].kind) * 0x100000001b3ull;
+		for (int k = 0; k < 3; k++)
+			for (const char *c = parts[k];; c++) {
+				h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+				if (!*c)
+					break;
+			}
+	}
+	return h;
+}
+
+uint64_t layout_sum(const struct layout *L)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (int i = 0; i < L_COUNT; i++) {
+		const struct layout_entry *e = &L->e[i];
+		uint64_t w[3] = { (uint64_t)i, e->found ? e->value : 0, e->found ? e->size : 0 };
+		for (int k = 0; e->found && k < 3; k++)
+			for (int b = 0; b < 64; b += 8)
+				h = (h ^ ((w[k] >> b) & 0xff)) * 0x100000001b3ull;
+	}
+	return h;
+}
+
 const char *layout_describe(enum layout_id id, char *buf, size_t len)
 {
 	const struct spec *s = &specs[id];
@@ -471,6 +500,8 @@ bc_err *layout_resolve(Dwarf *dw, struct layout *L)
 		}
 		if (e->found)
 			L->nfound++;
+		else  /* (an alternative that failed half-way) */
+			*e = (struct layout_entry){ 0, 0, false };
 	}
 	free(tags.name);
 	free(tags.off);

@@ -40,6 +40,12 @@ const char *layout_describe(enum layout_id id, char *buf, size_t len);
 /* NULL if all ids were found, else an error naming the first missing one. */
 bc_err *layout_need(const struct layout *L, const enum layout_id *ids, size_t n);
 
+/* A hash of the table's entries as layout.def names them (what a layout
+ * cache written by another beamcore may not hold alike). */
+uint64_t layout_table_hash(void);
+/* A hash of the entries found, their values and sizes (a layout cache's
+ * check that it is whole). */
+uint64_t layout_sum(const struct layout *L);
 /* The entry's name in layout.def ("P_ID"), and the id of a name (-1: none). */
 const char *layout_id_name(enum layout_id id);
 int layout_id_find(const char *name, size_t len);

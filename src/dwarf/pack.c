@@ -325,17 +325,22 @@ bc_err *pack_apply(const struct pack *p, const struct pack_id *bin, Elf *elf, st
 	char a[128], b[128];
 	if (!h)
 		return bc_error(BC_EFORMAT, "layout pack %s: no PACK(...) line first", p->name);
-	if (!same_id(h, bin)) {
+	if (bin && !same_id(h, bin)) {
 		struct pack_id pid;
 		head_id(h, &pid);
 		return bc_error(BC_EMISMATCH, "layout pack %s is for %s, but this beam.smp is %s",
 				p->name, pack_id_str(&pid, a, sizeof a), pack_id_str(bin, b, sizeof b));
 	}
-	for (size_t i = 0; i < p->n; i++)
-		if (p->lines[i].kind == PL_ENTRY)
-			L->e[p->lines[i].id] = (struct layout_entry){ p->lines[i].value, p->lines[i].size, true };
+	int by_symbol = 0;  /* (a layout cache has no line .dynsym places) */
+	for (size_t i = 0; i < p->n; i++) {
+		const struct pack_line *l = &p->lines[i];
+		if (l->kind == PL_ENTRY)
+			L->e[l->id] = (struct layout_entry){ l->value, l->size, true };
+		by_symbol |= l->kind == PL_GLOBAL || l->kind == PL_ANCHORED || l->kind == PL_STORED;
+	}
 	struct want_globals w = { elf, p, L, NULL };
-	each_sym(elf, SHT_DYNSYM, take_global, &w);
+	if (by_symbol)
+		each_sym(elf, SHT_DYNSYM, take_global, &w);
 	if (w.err)
 		return w.err;
 	size_t first = 0, end = 0;  /* this build's routes: what .dynsym did not place */
@@ -346,6 +351,41 @@ bc_err *pack_apply(const struct pack *p, const struct pack_id *bin, Elf *elf, st
 									      p->lines[i].size, true };
 	for (int i = 0; i < L_COUNT; i++)
 		L->nfound += L->e[i].found;
+	return NULL;
+}
+
+/* An argument trimmed, its quotes taken off (in place). */
+static char *unquote(char *a)
+{
+	while (isspace((unsigned char)*a))
+		a++;
+	char *e = a + strlen(a);
+	while (e > a && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	if (a[0] == '"' && e > a + 1 && e[-1] == '"') {
+		e[-1] = '\0';
+		a++;
+	}
+	return a;
+}
+
+/* CACHE(FINGERPRINT, SUM, SOURCE): the source, a path, is the rest of the
+ * line (commas and all). */
+static bc_err *parse_cache(char *args, const char *path, int lineno, struct pack_line *out)
+{
+	memset(out, 0, sizeof *out);
+	out->kind = PL_CACHE;
+	out->id = -1;
+	for (int i = 0; i < 2; i++) {
+		char *c = strchr(args, ',');
+		if (!c)
+			return bc_error(BC_EFORMAT, "layout pack %s:%d: expected CACHE(FINGERPRINT, "
+					"SUM, SOURCE)", path, lineno);
+		*c = '\0';
+		out->s[i] = unquote(args);
+		args = c + 1;
+	}
+	out->s[2] = unquote(args);
 	return NULL;
 }
 
@@ -365,6 +405,8 @@ static bc_err *parse_line(char *s, const char *path, int lineno, struct pack_lin
 		return bc_error(BC_EFORMAT, "layout pack %s:%d: not NAME(ARGS)", path, lineno);
 	*close = '\0';
 	size_t nlen = (size_t)(open - s);
+	if (nlen == 5 && strncmp(s, "CACHE", 5) == 0)
+		return parse_cache(open + 1, path, lineno, out);
 	char *arg[4];
 	int n = 0;
 	for (char *p = open + 1; n < 4;) {
@@ -377,15 +419,8 @@ static bc_err *parse_line(char *s, const char *path, int lineno, struct pack_lin
 		*c = '\0';
 		p = c + 1;
 	}
-	for (int i = 0; i < n; i++) {  /* trim; unquote */
-		char *e = arg[i] + strlen(arg[i]);
-		while (e > arg[i] && isspace((unsigned char)e[-1]))
-			*--e = '\0';
-		if (arg[i][0] == '"' && e > arg[i] + 1 && e[-1] == '"') {
-			e[-1] = '\0';
-			arg[i]++;
-		}
-	}
+	for (int i = 0; i < n; i++)
+		arg[i] = unquote(arg[i]);
 	memset(out, 0, sizeof *out);
 	if (nlen == 4 && strncmp(s, "PACK", 4) == 0 && n == 4) {
 		out->kind = PL_ID;
@@ -404,8 +439,8 @@ static bc_err *parse_line(char *s, const char *path, int lineno, struct pack_lin
 	if (!want || n != want)
 		return bc_error(BC_EFORMAT, "layout pack %s:%d: expected PACK(4 strings), "
 				"E(ID, VALUE, SIZE), G(ID, SIZE), S(ID, SIZE), A(ID, SIZE, "
-				"VARIABLE, DISTANCE), F(ID, SIZE, FUNCTION, N), BUILD(\"BUILD-ID\") "
-				"or V(ID, SIZE, ADDRESS)", path, lineno);
+				"VARIABLE, DISTANCE), F(ID, SIZE, FUNCTION, N), BUILD(\"BUILD-ID\"), "
+				"V(ID, SIZE, ADDRESS) or CACHE(FINGERPRINT, SUM, SOURCE)", path, lineno);
 	out->kind = *s == 'E' ? PL_ENTRY : *s == 'G' ? PL_GLOBAL : *s == 'S' ? PL_STATIC
 		  : *s == 'A' ? PL_ANCHORED : *s == 'V' ? PL_AT : PL_STORED;
 	out->id = layout_id_find(arg[0], strlen(arg[0]));
@@ -481,6 +516,9 @@ bc_err *pack_read(const char *path, struct pack *out)
 			if ((k == PL_ID) != (out->n == 0))
 				return bc_error(BC_EFORMAT, "layout pack %s:%d: PACK(...) must be the "
 						"first line, and only it", path, lineno + 1);
+			if (k == PL_CACHE && out->n != 1)
+				return bc_error(BC_EFORMAT, "layout pack %s:%d: CACHE(...) must be the "
+						"second line", path, lineno + 1);
 			out->n++;
 		}
 		s = e ? e + 1 : NULL;
@@ -496,18 +534,19 @@ void pack_free(struct pack *p)
 	memset(p, 0, sizeof *p);
 }
 
-int pack_write(FILE *f, const struct pack_id *id, const struct layout *L,
-	       const struct pack_anchor *anchors, const char *source)
+/* A line per entry of L: globals by symbol or route (anchors NULL: none);
+ * cache: globals left for the build's V lines (write_routes). */
+static void write_entries(FILE *f, const struct layout *L, const struct pack_anchor *anchors,
+			  int cache)
 {
-	fprintf(f, "/* beamcore layout pack (docs/layout-packs.md): written by `beamcore layout` */\n"
-		   "/* from %s */\n", source);
-	fprintf(f, "PACK(\"%s\", \"%s\", \"%s\", \"%s\")\n", id->release, id->erts, id->flavor, id->arch);
 	for (int i = 0; i < L_COUNT; i++) {
 		const struct layout_entry *e = &L->e[i];
 		int st = 0;
 		const char *g = layout_global_symbol(i, &st);
 		if (!e->found)
 			fprintf(f, "/* not in this build: %s */\n", layout_id_name(i));
+		else if (g && cache)
+			continue;
 		else if (g && st && anchors && anchors[i].name && anchors[i].stored)
 			fprintf(f, "F(%s, %llu, %s, %lld)\n", layout_id_name(i),
 				(unsigned long long)e->size, anchors[i].name,
@@ -523,6 +562,47 @@ int pack_write(FILE *f, const struct pack_id *id, const struct layout *L,
 		else
 			fprintf(f, "E(%s, 0x%llx, %llu)\n", layout_id_name(i),
 				(unsigned long long)e->value, (unsigned long long)e->size);
+	}
+}
+
+static void write_id(FILE *f, const struct pack_id *id)
+{
+	fprintf(f, "PACK(\"%s\", \"%s\", \"%s\", \"%s\")\n", id->release, id->erts, id->flavor,
+		id->arch);
+}
+
+int pack_write(FILE *f, const struct pack_id *id, const struct layout *L,
+	       const struct pack_anchor *anchors, const char *source)
+{
+	fprintf(f, "/* beamcore layout pack (docs/layout-packs.md): written by `beamcore layout` */\n"
+		   "/* from %s */\n", source);
+	write_id(f, id);
+	write_entries(f, L, anchors, 0);
+	return ferror(f) ? -1 : 0;
+}
+
+const struct pack_line *pack_cache(const struct pack *p)
+{
+	return p->n > 1 && p->lines[1].kind == PL_CACHE ? &p->lines[1] : NULL;
+}
+
+int pack_write_cache(FILE *f, const struct pack_id *id, const struct layout *L,
+		     const char *build_hex, const char *fingerprint, const char *source)
+{
+	if (strpbrk(source, "\n\r") || strstr(source, "/*"))  /* one line, no comment */
+		return -1;
+	fprintf(f, "/* beamcore layout cache (docs/layout-packs.md): the offset table of one "
+		   "build, from its DWARF */\n");
+	write_id(f, id);
+	fprintf(f, "CACHE(\"%s\", \"%016llx\", \"%s\")\n", fingerprint,
+		(unsigned long long)layout_sum(L), source);
+	write_entries(f, L, NULL, 1);
+	fprintf(f, "BUILD(\"%s\")\n", build_hex);
+	for (int i = 0; i < L_COUNT; i++) {
+		int st;
+		if (L->e[i].found && layout_global_symbol(i, &st))
+			fprintf(f, "V(%s, %llu, 0x%llx)\n", layout_id_name(i),
+				(unsigned long long)L->e[i].size, (unsigned long long)L->e[i].value);
 	}
 	return ferror(f) ? -1 : 0;
 }

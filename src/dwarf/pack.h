@@ -16,6 +16,10 @@
  *   V(G_ERTS_PROC, 320, 0xc17ec0)  a global at that link-time address of it
  *                         (a build that exports none: testdata/stock-routes.py
  *                         finds them by matching its code against our build's)
+ *   CACHE("FINGERPRINT", "SUM", "SOURCE")  second line of a layout cache
+ *                         (layoutcache.h: one build's table from its DWARF, every
+ *                         global a V line): the beamcore that wrote it, the sum
+ *                         of its entries (layout_sum), where its DWARF was
  * and comment lines. The packs pack-RELEASE-FLAVOR.def beside it are compiled in (pack.c), the
  * same syntax as --layout FILE reads; `beamcore layout BEAM` writes one. */
 #ifndef BEAMCORE_PACK_H
@@ -28,7 +32,8 @@ struct pack_id {
 	char release[16], erts[32], flavor[8], arch[16];
 };
 
-enum pack_kind { PL_ID, PL_ENTRY, PL_GLOBAL, PL_STATIC, PL_ANCHORED, PL_STORED, PL_BUILD, PL_AT };
+enum pack_kind { PL_ID, PL_ENTRY, PL_GLOBAL, PL_STATIC, PL_ANCHORED, PL_STORED, PL_BUILD, PL_AT,
+		 PL_CACHE };
 
 struct pack_line {
 	enum pack_kind kind;
@@ -37,7 +42,8 @@ struct pack_line {
 				  * PL_AT: the address */
 	const char *s[4];        /* PL_ID: release, erts, flavor, arch; PL_ANCHORED: s[0]
 				  * the exported variable; PL_STORED: the function;
-				  * PL_BUILD: the build-id in hex */
+				  * PL_BUILD: the build-id in hex; PL_CACHE: fingerprint,
+				  * sum, source */
 };
 
 struct pack {
@@ -72,7 +78,8 @@ void pack_free(struct pack *p);
  * .dynsym is not the pack's (its type's layout differs). Globals come from
  * .dynsym, then from the routes of this build (V lines); file statics and
  * globals with neither are left out (a walk finds another route or names the
- * cost). */
+ * cost). bin NULL: no identity checked (a layout cache, whose build-id and
+ * sum its reader checks). */
 bc_err *pack_apply(const struct pack *p, const struct pack_id *bin, Elf *elf, struct layout *L);
 /* For each file static of L: the nearest exported variable (in .dynsym) of
  * its compile unit in the same section, and the distance; else the smallest
@@ -86,5 +93,13 @@ void pack_anchors(Dwarf *dw, Elf *elf, const struct layout *L, struct pack_ancho
 /* Write the table L (from DWARF) as a pack; anchors NULL: none. */
 int pack_write(FILE *f, const struct pack_id *id, const struct layout *L,
 	       const struct pack_anchor *anchors, const char *source);
+/* The CACHE line of p (a layout cache's), NULL if none. */
+const struct pack_line *pack_cache(const struct pack *p);
+/* Write the table L of the build build_hex as a layout cache: the CACHE line
+ * (fingerprint, L's sum, source), the entries, then the build's BUILD section
+ * with every global found (V); -1 on a write error or a source that cannot be
+ * written on one line. */
+int pack_write_cache(FILE *f, const struct pack_id *id, const struct layout *L,
+		     const char *build_hex, const char *fingerprint, const char *source);
 
 #endif

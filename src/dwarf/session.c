@@ -390,28 +390,39 @@ static void report_link_map(struct session *s, struct core_link *links, size_t n
 	}
 }
 
-static bc_err *find_dwarf(struct session *s)
+/* --debug-file's build-id, checked when the session opens (before any
+ * cache makes its DWARF unneeded), to say what is wrong. */
+static bc_err *check_debug_file(struct session *s)
 {
 	struct exe *x = s->exe;
 	const char *dbg = s->o.debug_file;
-	if (dbg) {  /* its build-id first, to say what is wrong */
-		Elf *elf = NULL;
-		int fd = open_matching(dbg, NULL, 0, &elf);
-		if (fd < 0)
-			return bc_error(BC_EIO, "--debug-file %s: %s", dbg,
-					errno ? strerror(errno) : "not an ELF file");
-		uint8_t id[64];
-		int n = elf_build_id(elf, id);
-		elf_end(elf);
-		close(fd);
-		if (n && x->build_id_len && (n != x->build_id_len || memcmp(id, x->build_id, n))) {
-			char a[129], b[129];
-			build_id_hex(id, n, a);
-			build_id_hex(x->build_id, x->build_id_len, b);
-			return bc_error(BC_EMISMATCH, "--debug-file %s has build-id %s, but %s has %s",
-					dbg, a, x->path, b);
-		}
+	if (!dbg)
+		return NULL;
+	Elf *elf = NULL;
+	int fd = open_matching(dbg, NULL, 0, &elf);
+	if (fd < 0)
+		return bc_error(BC_EIO, "--debug-file %s: %s", dbg,
+				errno ? strerror(errno) : "not an ELF file");
+	uint8_t id[64];
+	int n = elf_build_id(elf, id);
+	elf_end(elf);
+	close(fd);
+	if (n && x->build_id_len && (n != x->build_id_len || memcmp(id, x->build_id, n))) {
+		char a[129], b[129];
+		build_id_hex(id, n, a);
+		build_id_hex(x->build_id, x->build_id_len, b);
+		return bc_error(BC_EMISMATCH, "--debug-file %s has build-id %s, but %s has %s",
+				dbg, a, x->path, b);
 	}
+	return NULL;
+}
+
+bc_err *session_dwarf(struct session *s)
+{
+	struct exe *x = s->exe;
+	if (s->dwarf_looked)
+		return NULL;
+	s->dwarf_looked = 1;
 	Dwarf_Addr bias;
 	Dwarf *dw = dwfl_module_getdwarf(s->exe_mod, &bias);
 	if (dw) {
@@ -421,15 +432,18 @@ static bc_err *find_dwarf(struct session *s)
 		x->debug_path = strdup(debugfile ? debugfile : x->path);
 		return x->debug_path ? NULL : bc_error(BC_ENOMEM, "out of memory");
 	}
-	if (dbg)
-		return bc_error(BC_ENODEBUG, "--debug-file %s: no DWARF in it", dbg);
+	if (s->o.debug_file)
+		return bc_error(BC_ENODEBUG, "--debug-file %s: no DWARF in it", s->o.debug_file);
 	char hex[129];
 	build_id_hex(x->build_id, x->build_id_len, hex);
-	return bc_error(BC_ENODEBUG,
-			"%s is stripped and no debug info was found for build-id %s: "
-			"install the matching -dbgsym package (e.g. erlang-base-dbgsym, "
-			"into /usr/lib/debug/.build-id/), pass --debug-file FILE, "
-			"or set DEBUGINFOD_URLS", x->path, hex[0] ? hex : "(none)");
+	/* a stripped beam.smp is read through a layout pack (beam.c): the
+	 * reason there is no DWARF is kept to say when no pack fits either */
+	s->no_dwarf = bc_error(BC_ENODEBUG,
+			       "%s is stripped and no debug info was found for build-id %s: "
+			       "install the matching -dbgsym package (e.g. erlang-base-dbgsym, "
+			       "into /usr/lib/debug/.build-id/), pass --debug-file FILE, "
+			       "or set DEBUGINFOD_URLS", x->path, hex[0] ? hex : "(none)");
+	return NULL;
 }
 
 bc_err *session_open(const struct core *core, const struct session_opts *o, struct session **out)
@@ -506,13 +520,8 @@ bc_err *session_open(const struct core *core, const struct session_opts *o, stru
 	}
 	free(links);
 	dwfl_report_end(s->dwfl, NULL, NULL);
-	/* a stripped beam.smp is read through a layout pack (beam.c): the
-	 * reason there is no DWARF is kept to say when no pack fits either */
-	if ((err = find_dwarf(s))) {
-		if (err->code != BC_ENODEBUG || s->o.debug_file)
-			goto fail;
-		s->no_dwarf = err;
-	}
+	if ((err = check_debug_file(s)) || (!o->defer_dwarf && (err = session_dwarf(s))))
+		goto fail;
 	*out = s;
 	return NULL;
 fail:

@@ -16,6 +16,7 @@ struct session_opts {
 	const char *exe_path;    /* NULL: the path the core recorded */
 	const char *debug_file;  /* NULL: the standard search */
 	const char *sysroot;     /* NULL: paths as recorded */
+	int defer_dwarf;         /* the DWARF looked for only at session_dwarf */
 };
 
 struct session_mod;
@@ -37,11 +38,16 @@ struct session {
 	size_t nmods;
 	int attached;                  /* unwinder: 0 not yet, 1 attached, -1 failed */
 	bc_err *no_dwarf;              /* exe->dw NULL: why (no --debug-file given) */
+	int dwarf_looked;              /* session_dwarf ran */
 };
 
 /* core NULL: just the executable o->exe_path and its DWARF (bias 0). */
 bc_err *session_open(const struct core *core, const struct session_opts *o,
 		     struct session **out);
+/* The beam.smp's DWARF, looked for once (at session_open unless deferred):
+ * exe->dw and debug_path, else no_dwarf says why; an error only when the
+ * --debug-file given holds none. */
+bc_err *session_dwarf(struct session *s);
 /* Attach the core's threads for unwinding (dwfl_getthreads); -1 with
  * dwfl_errmsg(-1) on failure. */
 int session_attach(struct session *s);

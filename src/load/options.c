@@ -58,6 +58,10 @@ const struct option_entry target_file_options[] = {
 		  "pack instead of the compiled-in one (beamcore layout)",
 	  .store = OPT_TARGET, .offset = offsetof(struct target_opts, layout),
 	  .complete = OPT_COMPLETE_FILE },
+	{ .kind = OPT_FLAG, .name = "no-cache",
+	  .help = "read beam.smp's DWARF: the layout cache of its build\n"
+		  "(~/.cache/beamcore) neither read nor written",
+	  .store = OPT_TARGET, .offset = offsetof(struct target_opts, no_cache) },
 	{ .kind = OPT_STRING, .name = "sysroot", .arg = "DIR",
 	  .help = "look for the core's beam.smp and libraries under DIR\n"
 		  "first (a core from a container or another host)",

@@ -107,7 +107,7 @@ static bc_err *open_live(const struct target_opts *o, struct target **out)
 	snprintf(t->label, sizeof t->label, "PID %d", o->pid);
 	t->name = t->label;
 	struct beam_open_opts bo = { .exe_path = o->beam, .debug_file = o->debug_file,
-				     .layout_file = o->layout,
+				     .layout_file = o->layout, .no_cache = o->no_cache,
 				     .pid = o->pid, .no_stop = o->no_stop || o->flushed,
 				     .flushed = o->flushed, .max_stop_ms = (double)o->max_stop_ms,
 				     .max_stop_fail = o->max_stop_fail };
@@ -211,7 +211,7 @@ bc_err *target_open(const struct target_opts *o, struct target **out)
 	} else {
 		struct beam_open_opts bo = { .core_path = path, .exe_path = o->beam,
 					     .debug_file = o->debug_file, .sysroot = o->sysroot,
-					     .layout_file = o->layout };
+					     .layout_file = o->layout, .no_cache = o->no_cache };
 		err = beam_open(&bo, &t->beam);
 	}
 	if (err) {

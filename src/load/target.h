@@ -16,6 +16,7 @@ struct target_opts {
 	const char *layout;      /* --layout FILE: a layout pack; may be NULL */
 	const char *labels;      /* --labels FILE: label rules after the default file's; NULL */
 	int pid;                 /* path NULL: a running beam.smp (--pid) */
+	int no_cache;            /* --no-cache: no layout cache (read the DWARF) */
 	int no_stop;             /* --no-stop: read it without stopping it */
 	int flushed;             /* pid: read again as it runs (beamcore sample): its
 				  * memory cache flushed by core_flush, never stopped */

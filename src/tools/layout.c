@@ -20,7 +20,7 @@ static int layout_main(const struct target_opts *to, void *opts, char **words, i
 		fprintf(stderr, "beamcore: usage: beamcore layout BEAM (a beam.smp with DWARF)\n");
 		return BC_EXIT_USAGE;
 	}
-	struct session_opts so = { words[0], NULL, NULL };
+	struct session_opts so = { words[0], NULL, NULL, 0 };
 	struct session *s = NULL;
 	struct layout L;
 	struct pack_id id;

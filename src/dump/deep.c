@@ -43,7 +43,9 @@ static int build(struct dump *d)
 		return -1;
 	}
 	const char *m = d->map, *lim = d->map + d->end;
+	size_t mark = 0;  /* (a pass over the whole file: its pages released behind it) */
 	for (const char *p = m; p && p < lim; p = text_find(p, lim, "\n=", 2)) {
+		dump_drop_behind(d, &mark, (size_t)(p - m));
 		if (*p == '\n')
 			p++;
 		if ((size_t)(lim - p) < 6 || (memcmp(p, "=proc", 5) != 0 &&
@@ -73,6 +75,19 @@ static int build(struct dump *d)
 		x->lines.n++;
 		p += 5;
 	}
+	return 0;
+}
+
+/* [body, the next section line) as the section's body; its pages count as
+ * read out of order */
+static int body_end(struct dump *d, const char *body, const char **start, const char **end)
+{
+	if (body > d->map + d->end)
+		return -1;
+	*start = body;
+	const char *e = text_find(body, d->map + d->end, "\n=", 2);
+	*end = e ? e + 1 : d->map + d->end;
+	dump_touch(d, (size_t)(*end - body));
 	return 0;
 }
 
@@ -111,12 +126,22 @@ int dump_tag_section(struct dump *d, const char *key, const char **start, const 
 		const char *p = text_find(d->map, d->map + d->end, line, (size_t)ln);
 		body = p ? p + ln : NULL;
 	}
-	if (!body || body > d->map + d->end)
+	if (!body)
 		return -1;
-	*start = body;
-	const char *e = text_find(body, d->map + d->end, "\n=", 2);
-	*end = e ? e + 1 : d->map + d->end;
-	return 0;
+	return body_end(d, body, start, end);
+}
+
+int dump_proc_body(struct dump *d, const struct vm_proc *p, const char **start, const char **end)
+{
+	char key[48];
+	int n = snprintf(key, sizeof key, "proc:");
+	vm_pid_str(p, key + n, sizeof key - (size_t)n);
+	n = (int)strlen(key);
+	const char *t;
+	if (p->addr < d->end && d->map[p->addr] == '=' &&
+	    tag_at(d, p->addr, &t) == (size_t)n && memcmp(t, key, (size_t)n) == 0)
+		return body_end(d, t + n + 1, start, end);
+	return dump_tag_section(d, key, start, end);
 }
 
 void dump_deep_free(struct dump *d)

@@ -39,11 +39,11 @@ static struct vt *monitor_target(struct heap *h, const char **p, const char *end
 /* "Link list: [<0.1.0>, #Port<0.5>, {to,<0.2.0>,#Ref<..>}, {from,<0.3.0>,#Ref<..>}]"
  * of the =proc section (break.c): links, and the other end of the monitors
  * this process set up ({to,...}). */
-static void links(struct heap *h, const char *pid, struct vm_proc_detail *out,
+static void links(struct heap *h, const struct vm_proc *vp, struct vm_proc_detail *out,
 		  const char ***refs)
 {
 	const char *s, *e;
-	if (heap_section(h->d, "=proc:", pid, &s, &e) < 0)
+	if (dump_proc_body(h->d, vp, &s, &e) < 0)
 		return;
 	const char *key = "\nLink list: [";
 	const char *l = memmem(s - 1, (size_t)(e - s + 1), key, strlen(key));
@@ -147,17 +147,21 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 	out->no_links = out->no_frames = true;
 	struct heap h = { .d = d, .a = out->arena, .budget = 20000, .items = lim->items,
 			  .bytes = lim->bytes };
-	const char *hs, *he;
-	if (heap_section(d, "=proc_heap:", pid, &hs, &he) == 0 && heap_index(hs, he, &h.lines) < 0)
-		return -1;
 	if (!(d->loaded & NEED_NODES) && !dump_load_nodes(d))  /* names of the nodes' pids */
 		d->loaded |= NEED_NODES;
 	const char **refs = NULL;
-	links(&h, pid, out, &refs);
-	if (refs && out->nmonitors > 1)
+	links(&h, p, out, &refs);
+	/* the heap, for what refers into it: the links alone (tree's question
+	 * of every linked process) read the =proc section and nothing else */
+	bool calls = refs && out->nmonitors > 1;
+	const char *hs, *he;
+	if ((calls || lim->dict || lim->messages || lim->largest) &&
+	    heap_section(d, "=proc_heap:", pid, &hs, &he) == 0 && heap_index(hs, he, &h.lines) < 0)
+		return -1;
+	if (calls)
 		call_by_stack(&h, pid, out, refs);
 	const char *s, *e;
-	if (heap_section(d, "=proc_dictionary:", pid, &s, &e) == 0) {
+	if (lim->dict && heap_section(d, "=proc_dictionary:", pid, &s, &e) == 0) {
 		size_t cap = 0, cap2 = 0;
 		while (s < e && out->ndict < lim->dict) {
 			const char *nl = memchr(s, '\n', (size_t)(e - s));
@@ -176,7 +180,7 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 			s = le + 1;
 		}
 	}
-	if (heap_section(d, "=proc_messages:", pid, &s, &e) == 0) {
+	if (lim->messages && heap_section(d, "=proc_messages:", pid, &s, &e) == 0) {
 		size_t cap = 0;
 		while (s < e && out->nmessages < lim->messages) {
 			const char *nl = memchr(s, '\n', (size_t)(e - s));

@@ -12,6 +12,7 @@
 #include "progress.h"
 
 #define DROP_WINDOW (2u << 20)
+#define TOUCH_BUDGET (32u << 20)
 
 static const char *const kind_tags[DK_COUNT] = {
 	[DK_SCHED] = "scheduler", [DK_MEMORY] = "memory", [DK_TABLES] = "hash_table",
@@ -208,6 +209,15 @@ void dump_drop_behind(const struct dump *d, size_t *mark, size_t off)
 	if (to > from)
 		madvise((void *)(d->map + from), to - from, MADV_DONTNEED);
 	*mark = to;
+}
+
+void dump_touch(struct dump *d, size_t bytes)
+{
+	d->touched += bytes;
+	if (d->touched < TOUCH_BUDGET)
+		return;
+	madvise((void *)d->map, d->size, MADV_DONTNEED);
+	d->touched = 0;
 }
 
 const char *dump_section(const struct dump *d, size_t off, const char **tag_end)

@@ -62,6 +62,8 @@ struct dump {
 	bool indexed;
 	bool is_stack;             /* the section just classified is a =proc_stack, */
 	bool is_dict, is_heap;     /* a =proc_dictionary, a =proc_heap */
+	size_t touched;            /* bytes read out of order since the file's pages were
+				    * last released (dump_touch) */
 	struct dump_deep *deep;    /* per-process sections by pid (deep.c), built on first use */
 };
 
@@ -125,6 +127,11 @@ bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx);
  * the page cache): the resident set of a pass over a multi-GB dump stays a
  * few MB. */
 void dump_drop_behind(const struct dump *d, size_t *mark, size_t off);
+/* A section read out of order (found by pid or tag): its bytes count toward a
+ * budget; past it every page of the file is released (read again, they come
+ * back from the page cache), so lookups over a whole dump never keep it
+ * resident. Pointers into the map stay valid. */
+void dump_touch(struct dump *d, size_t bytes);
 /* Was kind k cut off by the end of a truncated dump? Adds a gap naming `what`
  * (e.g. "ETS tables") and returns true when none of it was written. */
 bool dump_kind_missing(struct dump *d, enum dump_kind k, const char *what);
@@ -151,6 +158,9 @@ int dump_proc_section(struct dump *d, const char *tag, const char *pid, const ch
 		      const char **end);
 /* The same for a whole tag line without '=': "literals", "binary:7F0A...". */
 int dump_tag_section(struct dump *d, const char *key, const char **start, const char **end);
+/* The body of p's =proc section: where the scan found it (p->addr), without
+ * the index of dump_proc_section; by its pid when that is not it. */
+int dump_proc_body(struct dump *d, const struct vm_proc *p, const char **start, const char **end);
 void dump_deep_free(struct dump *d);
 
 /* What a garbage collection would keep and free, from the heap sections

@@ -40,10 +40,10 @@ static int64_t proc_line(const char *s, const char *e, const char *key)
 
 /* The words in use in p's heaps (young, old, fragments), or -1 (also when
  * its x registers hold terms: the dump does not write them) */
-static int64_t in_use(struct dump *d, const char *pid)
+static int64_t in_use(struct dump *d, const struct vm_proc *p)
 {
 	const char *s, *e;
-	if (heap_section(d, "=proc:", pid, &s, &e) < 0)
+	if (dump_proc_body(d, p, &s, &e) < 0)
 		return -1;
 	int64_t heap = proc_line(s, e, "Stack+heap: "), free = proc_line(s, e, "Heap unused: ");
 	int64_t old = proc_line(s, e, "OldHeap: "), old_free = proc_line(s, e, "OldHeap unused: ");
@@ -67,7 +67,7 @@ static void one(struct dump_live *w, const struct vm_proc *p, struct vm_liveness
 	    p->status == VS_EXITING || p->status == VS_FREE || p->status == VS_UNKNOWN)
 		return;
 	vm_pid_str(p, pid, sizeof pid);
-	int64_t before = in_use(w->d, pid);
+	int64_t before = in_use(w->d, p);
 	if (before < 0)
 		return;
 	struct heap h = { .d = w->d };

@@ -166,38 +166,83 @@ void dump_find_end(struct dump *d)
 	d->end = cut;
 }
 
-bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx)
+/* The section line at q: classified, and visited; returns where the scan
+ * goes on. NULL: out of memory. */
+static const char *at_section(struct dump *d, const char *q, dump_visit *visit, void *ctx)
+{
+	const char *m = d->map;
+	int k = section(d, (size_t)(q - m), m + d->end);
+	if (k < 0)
+		return NULL;
+	const char *end = visit ? visit(ctx, (enum dump_kind)k, (size_t)(q - m)) : NULL;
+	return end ? end : q + 1;
+}
+
+/* The scan with the section lines found ahead by a second thread (ahead.c):
+ * the same lines in the same order as the loop of dump_index finds them. */
+static bc_err *index_ahead(struct dump *d, struct dump_ahead *a, const char *p,
+			   dump_visit *visit, void *ctx, struct progress *pg)
+{
+	const char *m = d->map;
+	const size_t *off;
+	size_t n, to, mark = 0;
+	int rc;
+	while ((rc = dump_ahead_next(a, &off, &n, &to)) > 0) {
+		progress_at(pg, (size_t)(p - m));
+		for (size_t i = 0; i < n; i++) {
+			if (m + off[i] < p)
+				continue;  /* inside what a pass read past (a heap) */
+			if (!(p = at_section(d, m + off[i], visit, ctx)))
+				break;
+			dump_drop_behind(d, &mark, (size_t)(p - m));
+		}
+		if (!p)
+			break;
+		if (p < m + to)
+			p = m + to;
+		dump_drop_behind(d, &mark, (size_t)(p - m));
+	}
+	dump_ahead_end(a);
+	if (rc < 0 || !p)
+		return bc_error(BC_ENOMEM, "out of memory indexing %s", d->path);
+	return NULL;
+}
+
+/* The scan: memchr within windows, so the pages of a long stretch without
+ * '=' (a big heap's lines) are released as the scan passes them */
+static bc_err *index_alone(struct dump *d, const char *p, dump_visit *visit, void *ctx,
+			   struct progress *pg)
 {
 	const char *m = d->map, *lim = m + d->end;
+	size_t mark = 0;
+	while (p < lim) {
+		progress_at(pg, (size_t)(p - m));
+		const char *wend = lim - p > DROP_WINDOW ? p + DROP_WINDOW : lim;
+		const char *q = memchr(p, '=', (size_t)(wend - p));
+		if (!q)
+			p = wend;
+		else if (q[-1] != '\n')
+			p = q + 1;
+		else if (!(p = at_section(d, q, visit, ctx)))
+			return bc_error(BC_ENOMEM, "out of memory indexing %s", d->path);
+		dump_drop_behind(d, &mark, (size_t)(p - m));
+	}
+	return NULL;
+}
+
+bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx)
+{
+	const char *m = d->map;
 	const char *p = memchr(m, '\n', d->end);
 	d->indexed = true;
 	if (!p)
 		return NULL;  /* nothing but (part of) the header line */
-	/* memchr within windows, so the pages of a long stretch without '=' (a
-	 * big heap's lines) are released as the scan passes them */
-	size_t mark = 0;
+	p++;
 	struct progress *pg = progress_begin("scanning the dump", d->end, PROGRESS_BYTES);
-	for (p++; p < lim; ) {
-		progress_at(pg, (size_t)(p - m));
-		const char *wend = lim - p > DROP_WINDOW ? p + DROP_WINDOW : lim;
-		const char *q = memchr(p, '=', (size_t)(wend - p));
-		if (!q) {
-			p = wend;
-		} else if (q[-1] != '\n') {
-			p = q + 1;
-		} else {
-			int k = section(d, (size_t)(q - m), lim);
-			if (k < 0) {
-				progress_end(pg);
-				return bc_error(BC_ENOMEM, "out of memory indexing %s", d->path);
-			}
-			const char *end = visit ? visit(ctx, (enum dump_kind)k, (size_t)(q - m)) : NULL;
-			p = end ? end : q + 1;
-		}
-		dump_drop_behind(d, &mark, (size_t)(p - m));
-	}
+	struct dump_ahead *a = dump_ahead_start(m, (size_t)(p - m), d->end);
+	bc_err *err = a ? index_ahead(d, a, p, visit, ctx, pg) : index_alone(d, p, visit, ctx, pg);
 	progress_end(pg);
-	return NULL;
+	return err;
 }
 
 void dump_drop_behind(const struct dump *d, size_t *mark, size_t off)

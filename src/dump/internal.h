@@ -123,6 +123,16 @@ void dump_find_end(struct dump *d);
  * knows none of them. */
 typedef const char *dump_visit(void *ctx, enum dump_kind k, size_t off);
 bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx);
+/* The section lines of [start, end) found by a second thread, ahead of the
+ * scan (ahead.c); NULL: no second CPU, a small file, or no thread: the scan
+ * finds them itself. dump_ahead_next hands out the blocks in file order, the
+ * offsets of the '=' of their section lines (those after a '\n') and where
+ * the block ends: 1, 0 at the end, -1 out of memory; the block handed out
+ * stays valid until the next call. */
+struct dump_ahead;
+struct dump_ahead *dump_ahead_start(const char *m, size_t start, size_t end);
+int dump_ahead_next(struct dump_ahead *a, const size_t **off, size_t *n, size_t *to);
+void dump_ahead_end(struct dump_ahead *a);
 /* Release the pages of [*mark, off) a sequential pass has read (they stay in
  * the page cache): the resident set of a pass over a multi-GB dump stays a
  * few MB. */

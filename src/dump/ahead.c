@@ -1,0 +1,145 @@
+/* The section lines of a dump ("\n=") found by a second thread, block by
+ * block, ahead of the scan that classifies and parses them (index.c): the
+ * memchr over the whole file and the first touch of its pages run on another
+ * CPU beside the parsing. The scan takes the blocks in file order, so what it
+ * does is what it did alone; the thread stays at most NSLOTS blocks ahead, so
+ * the pages it has touched that the scan has not yet passed (and dropped)
+ * stay a few MB. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define BLOCK (256u << 10)
+#define NSLOTS 16
+
+struct slot {
+	size_t *off;               /* offsets of the '=' of section lines in the block */
+	size_t n, cap;
+	bool oom;
+};
+
+struct dump_ahead {
+	const char *m;
+	size_t start, end;
+	size_t nblocks;
+	size_t produced, consumed; /* blocks; under mu */
+	bool stop;                 /* the scan ended early; under mu */
+	bool held;                 /* the scan has block `consumed` in hand; under mu */
+	struct slot slot[NSLOTS];
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread;
+};
+
+static void find(struct dump_ahead *a, size_t b, struct slot *s)
+{
+	const char *m = a->m;
+	const char *p = m + a->start + b * BLOCK;
+	const char *lim = a->end - (size_t)(p - m) > BLOCK ? p + BLOCK : m + a->end;
+	s->n = 0;
+	s->oom = false;
+	for (const char *q; p < lim && (q = memchr(p, '=', (size_t)(lim - p))); p = q + 1) {
+		if (q[-1] != '\n')
+			continue;
+		size_t *v = vm_grow(s->off, &s->cap, s->n, sizeof *v, 256);
+		if (!v) {
+			s->oom = true;
+			return;
+		}
+		s->off = v;
+		s->off[s->n++] = (size_t)(q - m);
+	}
+}
+
+static void *run(void *arg)
+{
+	struct dump_ahead *a = arg;
+	for (size_t b = 0; b < a->nblocks; b++) {
+		pthread_mutex_lock(&a->mu);
+		while (!a->stop && a->produced - a->consumed >= NSLOTS)
+			pthread_cond_wait(&a->cv, &a->mu);
+		bool stop = a->stop;
+		pthread_mutex_unlock(&a->mu);
+		if (stop)
+			break;
+		find(a, b, &a->slot[b % NSLOTS]);
+		pthread_mutex_lock(&a->mu);
+		a->produced++;
+		pthread_cond_broadcast(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+	}
+	return NULL;
+}
+
+struct dump_ahead *dump_ahead_start(const char *m, size_t start, size_t end)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus < 2 || start == 0 || end < start || end - start < 2 * (size_t)BLOCK)
+		return NULL;
+	struct dump_ahead *a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	a->m = m;
+	a->start = start;
+	a->end = end;
+	a->nblocks = (end - start + BLOCK - 1) / BLOCK;
+	if (pthread_mutex_init(&a->mu, NULL) != 0) {
+		free(a);
+		return NULL;
+	}
+	if (pthread_cond_init(&a->cv, NULL) != 0) {
+		pthread_mutex_destroy(&a->mu);
+		free(a);
+		return NULL;
+	}
+	if (pthread_create(&a->thread, NULL, run, a) != 0) {
+		pthread_cond_destroy(&a->cv);
+		pthread_mutex_destroy(&a->mu);
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+int dump_ahead_next(struct dump_ahead *a, const size_t **off, size_t *n, size_t *to)
+{
+	pthread_mutex_lock(&a->mu);
+	if (a->held) {  /* the caller is through with the block it had: its slot is free */
+		a->held = false;
+		a->consumed++;
+		pthread_cond_broadcast(&a->cv);
+	}
+	size_t b = a->consumed;
+	while (b < a->nblocks && a->produced <= b)
+		pthread_cond_wait(&a->cv, &a->mu);
+	a->held = b < a->nblocks;
+	pthread_mutex_unlock(&a->mu);
+	if (b >= a->nblocks)
+		return 0;
+	const struct slot *s = &a->slot[b % NSLOTS];
+	if (s->oom)
+		return -1;
+	*off = s->off;
+	*n = s->n;
+	*to = a->end - a->start - b * BLOCK > BLOCK ? a->start + (b + 1) * BLOCK : a->end;
+	return 1;
+}
+
+void dump_ahead_end(struct dump_ahead *a)
+{
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->mu);
+	a->stop = true;
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(a->thread, NULL);
+	pthread_cond_destroy(&a->cv);
+	pthread_mutex_destroy(&a->mu);
+	for (size_t i = 0; i < NSLOTS; i++)
+		free(a->slot[i].off);
+	free(a);
+}

@@ -421,6 +421,7 @@ const char *dump_ident_heap(struct proc_pass *pp, size_t off)
 		return he;  /* cut: left unknown */
 	p->unknown &= ~(uint32_t)VPF_IDENTITY;
 	resolve(id, p, ds, de, hs, he);
+	dump_release(d, hs, he);  /* (a heap of many MB: not kept resident) */
 	return he;
 }
 

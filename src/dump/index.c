@@ -256,6 +256,12 @@ void dump_drop_behind(const struct dump *d, size_t *mark, size_t off)
 	*mark = to;
 }
 
+void dump_release(const struct dump *d, const char *from, const char *to)
+{
+	size_t mark = (size_t)(from - d->map);
+	dump_drop_behind(d, &mark, (size_t)(to - d->map));
+}
+
 void dump_touch(struct dump *d, size_t bytes)
 {
 	d->touched += bytes;

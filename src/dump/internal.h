@@ -137,6 +137,9 @@ void dump_ahead_end(struct dump_ahead *a);
  * the page cache): the resident set of a pass over a multi-GB dump stays a
  * few MB. */
 void dump_drop_behind(const struct dump *d, size_t *mark, size_t off);
+/* Release the pages of [from, to), a section a pass has read through (a
+ * heap of many MB), when it is over DROP_WINDOW. */
+void dump_release(const struct dump *d, const char *from, const char *to);
 /* A section read out of order (found by pid or tag): its bytes count toward a
  * budget; past it every page of the file is released (read again, they come
  * back from the page cache), so lookups over a whole dump never keep it

@@ -1,21 +1,35 @@
 /* Shared by the targets that build a whole model (fuzz_dump, fuzz_vm): every
  * analyzer once on it, as its command would run it; with options, the
  * services some options call too (procs --garbage: liveness, ets --rows: a
- * table's rows, proc --term: a term by path). load NULL: the model is whole;
- * else it loads an analyzer's parts first (0: run it, else it is skipped, as
- * its command would stop). */
+ * table's rows, proc --term: a term by path, export's three formats), and
+ * each output printed as text and JSON and written (stdout: the caller points
+ * it at /dev/null) as main does. load NULL: the model is whole; else it loads
+ * an analyzer's parts first (0: run it, else it is skipped, as its command
+ * would stop). */
 #ifndef BEAMCORE_FUZZ_ANALYZE_H
 #define BEAMCORE_FUZZ_ANALYZE_H
 #include "analyzer.h"
 #include "commands.h"
+#include "print.h"
 #include "term.h"
 #include "vm.h"
 
-static void fuzz_run(const struct vm *vm, const struct analyzer *an, const struct an_opts *o)
+static void fuzz_run(const struct vm *vm, const struct analyzer *an, const struct an_opts *o,
+		     int print)
 {
 	struct an_out out = { 0 };
 	/* a command of two targets (diff): the model against itself */
 	bc_err *e = an->run2 ? an->run2(vm, vm, o, &out) : an->run(vm, o, &out);
+	if (!e && out.write)
+		e = out.write(stdout, out.ctx);
+	if (!e && print) {
+		const struct vm *both[2] = { vm, vm };
+		if (an->run2)
+			print_json2(an->name, both, &out);
+		else
+			print_json(an->name, vm, &out);
+		print_text(an->header, vm, &out);
+	}
 	bc_err_free(e);
 	an_out_free(&out);
 }
@@ -39,19 +53,26 @@ static inline void fuzz_analyzers(struct vm *vm, int options, int (*load)(unsign
 				continue;
 			o.arg = vm_pid_str(&vm->procs[vm->nprocs - 1], pid, sizeof pid);
 		}
-		fuzz_run(vm, an, &o);
+		fuzz_run(vm, an, &o, options);
 		if (!options)
 			continue;
 		if (strcmp(an->name, "procs") == 0) {
 			o.garbage = 1;
-			fuzz_run(vm, an, &o);
+			fuzz_run(vm, an, &o, options);
+		} else if (strcmp(an->name, "export") == 0) {
+			static const char *const formats[] = { "speedscope", "dot", "crashdump" };
+			o.output = "-";
+			for (size_t k = 0; k < 3; k++) {
+				o.format = formats[k];
+				fuzz_run(vm, an, &o, 0);
+			}
 		} else if (strcmp(an->name, "ets") == 0) {
 			o.rows = 1;
 			char id[64];
 			for (size_t k = 0; k < vm->nets; k++) {
 				o.arg = vm->ets[k].name ? vm->ets[k].name
 							: vm_ets_id_str(&vm->ets[k], id, sizeof id);
-				fuzz_run(vm, an, &o);
+				fuzz_run(vm, an, &o, options);
 			}
 		} else if (strcmp(an->name, "proc") == 0) {
 			static const char *const paths[] = { "stack y(0) 1", "message 1 2",
@@ -59,7 +80,7 @@ static inline void fuzz_analyzers(struct vm *vm, int options, int (*load)(unsign
 			for (size_t k = 0; k < vm->nprocs && k < 64; k++) {
 				o.arg = vm_pid_str(&vm->procs[k], pid, sizeof pid);
 				o.term = paths[k % 3];
-				fuzz_run(vm, an, &o);
+				fuzz_run(vm, an, &o, options);
 			}
 		}
 	}

@@ -6,7 +6,8 @@
  * a list of patches to the memory the walks read; each is applied to both
  * cores' private mappings (map_file maps a core MAP_PRIVATE, writable), the
  * VM is read again (beam_reread: the pack's checks too), every part loaded,
- * every analyzer run, and the bytes put back.
+ * every analyzer run and its output printed (text, JSON, export's formats:
+ * to /dev/null), and the bytes put back.
  *
  * A patch, all numbers little-endian:
  *   op:u8 root:u8 index:u16 hops:u8 [hop:u16]*(hops%3) at:u16 payload
@@ -123,6 +124,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
+	if (!freopen("/dev/null", "w", stdout))  /* what the analyzers print */
+		die("/dev/null", NULL);
 	const char *core = env("BEAMCORE_FUZZ_CORE"), *exe = env("BEAMCORE_FUZZ_BEAM");
 	for (int k = 0; k < 2; k++) {
 		struct beam_open_opts o = { .core_path = core, .exe_path = exe, .pack_over_dwarf = k,

@@ -1,7 +1,7 @@
 /* fuzz/fuzz_vm.c without libFuzzer: every input of testdata/fuzz/fuzz_vm (its
  * seeds and each reproducer of a fixed finding) patched into fixture argv[1]'s
  * core argv[2] and read through DWARF and through the layout pack, every walk
- * and analyzer; a crash, an over-read (build-asan) or a hang (meson's timeout)
+ * and analyzer, each output printed (to /dev/null); a crash, an over-read (build-asan) or a hang (meson's timeout)
  * fails it. Usage: replay_vm FIXTURE CORE DIR (77 = skip; 1 under CI=true). */
 #include <dirent.h>
 #include <stdint.h>
@@ -52,10 +52,10 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
 		LLVMFuzzerTestOneInput(buf, len);
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-		printf("%-28s %4zu bytes  %6.1f ms cpu\n", names[i], len,
+		fprintf(stderr, "%-28s %4zu bytes  %6.1f ms cpu\n", names[i], len,
 		       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 		free(names[i]);
 	}
-	printf("%zu inputs replayed\n", n);
+	fprintf(stderr, "%zu inputs replayed\n", n);
 	return n ? 0 : 1;
 }

@@ -242,8 +242,9 @@ static long proc(void *st, const struct vm_proc *p, int part, struct outbuf *f)
 	} else if (part == 1) {
 		uint64_t mbuf = field(o, p, P_MBUF, &ok), sz = field(o, p, P_MBUF_SZ, &ok);
 		uint64_t frags = 0;
+		struct cycle cy = CYCLE_INIT;  /* a chain that comes back on itself: unreadable */
 		for (; ok && mbuf && frags < (1u << 24); frags++)
-			if (beam_read_u64(b, mbuf + LV(L, HF_NEXT), &mbuf) < 0)
+			if (cycle_seen(&cy, mbuf) || beam_read_u64(b, mbuf + LV(L, HF_NEXT), &mbuf) < 0)
 				ok = 0;
 		if (ok) {
 			ob_line_u64(f, "Number of heap fragments: ", frags);
@@ -344,8 +345,13 @@ static void dictionary(struct dout *o, uint64_t dict, void (*fn)(struct dout *, 
 		if (is_boxed(t)) {
 			fn(o, t);
 		} else {
+			struct cycle cy = CYCLE_INIT;
 			for (unsigned n = 0; is_list(t) && n < (1u << 26); n++) {
 				uint64_t cell[2];
+				if (cycle_seen(&cy, t)) {
+					dout_bad(o, "a dictionary bucket that comes back on itself", t);
+					break;
+				}
 				if (core_peek(o->b->core, eterm_addr(&o->c, t), cell, 16) < 0) {
 					dout_bad(o, "an unreadable dictionary", t);
 					break;
@@ -374,8 +380,13 @@ static void messages(struct dout *o, const struct vm_proc *p, void (*fn)(struct 
 		uint64_t mp;
 		if (beam_read_u64(o->b, p->addr + LV(L, queues[q]), &mp) < 0)
 			continue;
+		struct cycle cy = CYCLE_INIT;
 		for (unsigned n = 0; mp && n < (1u << 26); n++) {
 			uint64_t m[2], next;
+			if (cycle_seen(&cy, mp)) {
+				dout_bad(o, "a message queue that comes back on itself", mp);
+				return;
+			}
 			if (core_peek(o->b->core, mp + LV(L, MSG_M), m, 16) < 0 ||
 			    dout_read(o, mp + LV(L, MSG_NEXT), &next) < 0) {
 				dout_bad(o, "an unreadable message queue", mp);

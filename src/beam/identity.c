@@ -136,10 +136,12 @@ static int lookup(struct beam *b, uint64_t dict, uint64_t key, uint64_t *val)
 	uint64_t slot, kv[3];
 	if (beam_read_u64(b, dict + LV(L, PD_DATA) + 8 * ix, &slot) < 0)
 		return -1;
+	struct cycle cy = CYCLE_INIT;
 	for (unsigned n = 0; slot != NIL; n++) {
 		uint64_t tuple = slot, cell[2] = { 0, NIL };
 		if (is_list(slot)) {  /* a bucket of several: a list of {K,V} */
-			if (n > MAX_BUCKET || core_peek(b->core, slot & id->mask, cell, 16) < 0)
+			if (n > MAX_BUCKET || cycle_seen(&cy, slot) ||
+			    core_peek(b->core, slot & id->mask, cell, 16) < 0)
 				return -1;
 			tuple = cell[0];
 		}

@@ -321,11 +321,12 @@ static int dictionary(struct beam *b, uint64_t dict, beam_root_fn fn, void *arg)
 		uint64_t slot;
 		if (beam_read_u64(b, dict + LV(L, PD_DATA) + 8 * i, &slot) < 0)
 			return 0;
-		/* a {K,V} tuple, or a list of them */
+		/* a {K,V} tuple, or a list of them (one that comes back on itself: cut) */
+		struct cycle cy = CYCLE_INIT;
 		for (unsigned n = 0; slot != NIL && n < (1u << 20); n++) {
 			uint64_t pair = slot, cell[2], kv[2];
 			if (is_list(slot)) {
-				if (core_peek(b->core, slot & mask, cell, 16) < 0)
+				if (cycle_seen(&cy, slot) || core_peek(b->core, slot & mask, cell, 16) < 0)
 					break;
 				pair = cell[0];
 				slot = cell[1];

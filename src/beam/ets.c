@@ -1,11 +1,8 @@
 /* ETS tables: each normal scheduler keeps the tables it created on a circular
  * list (esd.ets_tables.clist, linked through common.all); sizes come from the
  * table's flexible counters, summed over slots when decentralized (erl_flxctr.c). */
-#include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "hmap.h"
 #include "walks.h"
 
 /* DbTableCommon.status bits (erl_db_util.h), stable OTP 24-27. */
@@ -100,45 +97,11 @@ static void fill_table(struct beam *b, uint64_t tb, uint32_t status, struct vm_e
 		t->memory = (mem + 7) / 8;
 }
 
-/* The tables the walk has met, by address: a list that comes back to a table
- * other than its head, or reaches another scheduler's (a corrupt core), stops
- * there: each table is read once. */
-struct met {
-	uint64_t *addr;
-	size_t n, cap;
-	struct hmap map;
-};
-
-static uint64_t met_hash(const void *ctx, uint32_t i)
-{
-	const struct met *m = ctx;
-	return hmap_hash_bytes(&m->addr[i], sizeof m->addr[i]);
-}
-
-/* 1: tb was met before; 0: met now; -1: out of memory. */
-static int met_before(struct met *m, uint64_t tb)
-{
-	if (!m->map.slot && hmap_init(&m->map, 64) < 0)
-		return -1;
-	size_t j;
-	for (j = hmap_first(&m->map, hmap_hash_bytes(&tb, sizeof tb)); m->map.slot[j];
-	     j = hmap_next(&m->map, j))
-		if (m->addr[m->map.slot[j] - 1] == tb)
-			return 1;
-	uint64_t *a = vm_grow(m->addr, &m->cap, m->n, sizeof *a, 64);
-	if (!a)
-		return -1;
-	m->addr = a;
-	m->addr[m->n] = tb;
-	if (hmap_set(&m->map, j, (uint32_t)m->n, met_hash, m) < 0 && !m->map.slot[j])
-		return -1;
-	m->n++;
-	return 0;
-}
-
 /* One scheduler's list of ETS tables (esd.ets_tables.clist: a ring). */
+/* The tables met (a list that comes back to a table other than its head, or
+ * reaches another scheduler's, a corrupt core, stops there: each is read once). */
 struct walk {
-	struct met met;
+	struct addr_set met;
 	int oom;
 };
 
@@ -155,7 +118,7 @@ static int scheduler_tables(struct beam *b, const struct beam_sched *s, void *ar
 	uint64_t tb = first;
 	for (uint32_t k = 0; tb; k++) {
 		uint32_t status;
-		int again = met_before(&w->met, tb);
+		int again = addr_set_add(&w->met, tb);
 		if (again < 0) {
 			w->oom = 1;
 			break;
@@ -211,8 +174,7 @@ bc_err *beam_load_ets(struct beam *b)
 		return err;
 	struct walk w = { 0 };
 	unsigned skipped = beam_schedulers(b, BS_NORMAL, scheduler_tables, &w);
-	free(w.met.addr);
-	hmap_free(&w.met.map);
+	addr_set_free(&w.met);
 	if (skipped & BS_NORMAL)
 		return bc_error(BC_EFAULT, "scheduler data unreadable: no ETS tables");
 	if (w.oom)

@@ -89,8 +89,13 @@ static int hash_rows(struct walk *w, uint64_t tb)
 			return -1;
 		}
 		for (uint64_t k = 0; k < n; k++) {
+			struct cycle cy = CYCLE_INIT;  /* (pseudo-deleted terms count no row) */
 			for (uint64_t t = buckets[k]; t;) {
 				uint64_t next, deleted;
+				if (cycle_seen(&cy, t)) {
+					w->why = "a hash bucket's chain comes back on itself (corrupt core)";
+					return -1;
+				}
 				if (beam_read_u64(b, t + LV(L, HDB_NEXT), &next) < 0 ||
 				    pseudo_deleted(b, t, &deleted) < 0) {
 					w->why = "a hash bucket's chain is unreadable";
@@ -114,6 +119,9 @@ static int tree_rows(struct walk *w, uint64_t root)
 	uint64_t stack[MAX_DEPTH];
 	size_t depth = 0;
 	uint64_t t = root;
+	/* each node is met once: one met again ends the walk (the row limit would,
+	 * but not when the table's size is unknown) */
+	struct cycle cy = CYCLE_INIT;
 	while (t || depth) {
 		while (t) {
 			if (depth == MAX_DEPTH) {
@@ -127,6 +135,10 @@ static int tree_rows(struct walk *w, uint64_t root)
 			}
 		}
 		t = stack[--depth];
+		if (cycle_seen(&cy, t)) {
+			w->why = "an ordered_set tree that comes back on itself (corrupt core)";
+			return -1;
+		}
 		if (row(w, t + LV(L, TDB_TPL)))
 			return w->why ? -1 : 1;
 		if (beam_read_u64(b, t + LV(L, TDB_RIGHT), &t) < 0) {
@@ -150,9 +162,14 @@ static int catree_rows(struct walk *w, uint64_t tb)
 	}
 	if (node)
 		stack[depth++] = node;
+	struct cycle cy = CYCLE_INIT;  /* route nodes count no row */
 	while (depth) {
 		node = stack[--depth];
 		uint64_t is_base, root, left, right;
+		if (cycle_seen(&cy, node)) {
+			w->why = "a CA tree that comes back on itself (corrupt core)";
+			return -1;
+		}
 		if (beam_read_field(b, node, CAN_IS_BASE, &is_base) < 0) {
 			w->why = "a CA tree node is unreadable";
 			return -1;

@@ -174,6 +174,7 @@ int ml_listed_monitored_by(const struct ml_node *n)
 #define TREE_DEPTH 128
 /* More nodes than any process has links or monitors: corrupt. */
 #define WALK_LIMIT (1u << 26)
+#define SEEN_AFTER 64
 
 int ml_walk(struct beam *b, uint64_t root, enum ml_shape shape, int is_link, ml_visit *visit,
 	    void *ctx)
@@ -197,19 +198,25 @@ int ml_walk(struct beam *b, uint64_t root, enum ml_shape shape, int is_link, ml_
 	}
 	if (root)
 		stack[sp++] = root;
-	while (sp) {
+	/* past SEEN_AFTER nodes (more than most processes have), each node is
+	 * checked against those met: a node below itself or under two parents
+	 * (a corrupt core) fails the walk instead of visiting it again and again */
+	struct addr_set seen = { 0 };
+	int rc = 0;
+	while (sp && !rc) {
 		uint64_t node = stack[--sp], l, r;
-		if (++n > WALK_LIMIT || ml_read(b, node, &mn) < 0 ||
-		    visit(ctx, node, &mn, is_link) < 0 ||
+		if (++n > WALK_LIMIT || (n > SEEN_AFTER && addr_set_add(&seen, node) != 0) ||
+		    ml_read(b, node, &mn) < 0 || visit(ctx, node, &mn, is_link) < 0 ||
 		    beam_read_u64(b, node + LV(L, ML_LEFT), &l) < 0 ||
-		    beam_read_u64(b, node + LV(L, ML_RIGHT), &r) < 0)
-			return -1;
-		if (sp + 2 > TREE_DEPTH)
-			return -1;
+		    beam_read_u64(b, node + LV(L, ML_RIGHT), &r) < 0 || sp + 2 > TREE_DEPTH) {
+			rc = -1;
+			break;
+		}
 		if (l)
 			stack[sp++] = l;
 		if (r)
 			stack[sp++] = r;
 	}
-	return 0;
+	addr_set_free(&seen);
+	return rc;
 }

@@ -5,6 +5,7 @@
 
 #include "code.h"
 #include "eterm.h"
+#include "grow.h"
 #include "identity.h"
 #include "monlnk.h"
 #include "progress.h"
@@ -505,6 +506,7 @@ bc_err *beam_load_procs(struct beam *b)
 		free(pbuf);
 		return bc_error(BC_ENOMEM, "out of memory for %zu processes", n);
 	}
+	mem_populate(visit, n * 2 * sizeof *visit);
 	size_t first_row = b->vm->nprocs - n;
 	for (uint32_t ix = 0, r = 0; ix < max; ix++)
 		if (slots[ix])
@@ -519,6 +521,8 @@ bc_err *beam_load_procs(struct beam *b)
 		known &= LHAS(L, saved[f]);
 	int keep = b->keep_fields && known && first_row == 0 && !b->pf &&
 		   (b->pf = malloc((n ? n : 1) * PF_N * sizeof *b->pf));
+	if (keep)
+		mem_populate(b->pf, n * PF_N * sizeof *b->pf);
 	/* the walk has let go of the pages from the first struct's to here (core_drop) */
 	uint64_t dropped = n ? visit[0].addr & ~(uint64_t)4095 : 0;
 	struct progress *pg = progress_begin("reading processes", n, PROGRESS_COUNT);

@@ -76,6 +76,7 @@ struct vm_proc *vm_add_procs(struct vm *vm, size_t n)
 	if (!vm->procs) {  /* fresh pages come zeroed: no memset to fault them all in twice */
 		if (!(p = calloc(n, sizeof *p)))
 			return NULL;
+		mem_populate(p, n * sizeof *p);
 		vm->procs = p;
 		vm->procs_cap = n;
 	} else {

@@ -27,6 +27,9 @@
 # qemu-user (binfmt_misc, +JMsingle true: qemu cannot run the JIT's dual-mapped
 # code area); no gcore: `kill -ABRT` makes qemu write the guest's aarch64 core
 # (no NT_FILE), kept as core.qemu; the kernel's x86-64 core of qemu is deleted.
+# --arm64-dwarf: as --arm64, with our cross-compiled DWARF beam.smp
+# (build-otp.sh 27 arm64) in the root's /opt/beamcore-dwarf/bin beside the
+# stock erts' other programs.
 # --dist: a distributed node (-sname, loopback only) and a peer node it is
 # linked to and monitors, both ways (beamcore_scenario's build_dist); the peer
 # is killed afterwards.
@@ -37,7 +40,7 @@
 # Exit 0 ok, 77 not enough disk space, 64 usage, other non-zero on failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage() { echo "usage: capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist] [--live] [--stock] [--arm64] [--strip]" >&2; exit 64; }
+usage() { echo "usage: capture.sh 25|27|29 OUTDIR [--no-gcore] [--no-kernel-core] [--dump] [--gcore-dump] [--emu] [--dist] [--live] [--stock] [--arm64] [--strip] [--arm64-dwarf]" >&2; exit 64; }
 [ $# -ge 2 ] || usage
 rel=$1; out=$(realpath -m "$2"); shift 2
 gcore=1; kcore=1; dump=0; emu=0; dist=0; deaths=1; live=0; stock=0; arm64=0; strip=0
@@ -45,7 +48,7 @@ for a in "$@"; do
   case $a in
     --no-gcore) gcore=0 ;; --no-kernel-core) kcore=0 ;; --dump) dump=1 ;;
     --gcore-dump) dump=2 ;;
-    --emu) emu=1 ;; --dist) dist=1 ;; --stock) stock=1 ;; --strip) strip=1 ;; --arm64) arm64=1; stock=1; gcore=0 ;; --live) live=1; gcore=0; kcore=0 ;; *) usage ;;
+    --emu) emu=1 ;; --dist) dist=1 ;; --stock) stock=1 ;; --strip) strip=1 ;; --arm64) arm64=1; stock=1; gcore=0 ;; --arm64-dwarf) arm64=1; gcore=0 ;; --live) live=1; gcore=0; kcore=0 ;; *) usage ;;
   esac
 done
 [ $dump != 1 ] || { gcore=0; kcore=0; }
@@ -70,7 +73,7 @@ if [ "$free_kb" -lt $((4 * 1024 * 1024)) ]; then
 fi
 
 root=
-if [ $stock = 1 ] && [ "$rel" != 25 ]; then
+if { [ $stock = 1 ] && [ "$rel" != 25 ]; } || [ $arm64 = 1 ]; then
   if [ $arm64 = 1 ]; then
     [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
       die "no binfmt_misc entry qemu-aarch64 (apt-get install qemu-user-static binfmt-support;" \
@@ -85,8 +88,19 @@ if [ $stock = 1 ] && [ "$rel" != 25 ]; then
   # Debian's 25 erlc writes modules 27 loads; 29 takes its own release's
   if [ "$rel" = 29 ]; then erlc=$("$here/build-otp.sh" 29)/bin/erlc; else erlc=/usr/bin/erlc; fi
   # the node under chroot; OUTDIR at its own path inside, so every path holds
-  run=(env BINDIR=/usr/lib/erlang/$erts ROOTDIR=/usr/lib/erlang EMU=beam PROGNAME=erl
-       /usr/sbin/chroot "$root" /usr/bin/sh -c 'cd "$0" && exec "$@"' "$out" "/usr/lib/erlang/$erts/erlexec")
+  bindir=/usr/lib/erlang/$erts
+  if [ $stock = 0 ]; then  # --arm64-dwarf: our beam.smp, the stock erts' other programs
+    xbeam=$("$here/build-otp.sh" 27 arm64)/bin/aarch64-unknown-linux-gnu/beam.smp
+    mkdir -p "$root/opt/beamcore-dwarf/bin"
+    for f in "$otp/$erts"/*; do ln -sfn "$bindir/$(basename "$f")" "$root/opt/beamcore-dwarf/bin/"; done
+    bindir=/opt/beamcore-dwarf/bin
+    otp=$root/opt/beamcore-dwarf
+    erts=bin
+    rm -f "$root$bindir/beam.smp"
+    cp "$xbeam" "$root$bindir/beam.smp"
+  fi
+  run=(env BINDIR=$bindir ROOTDIR=/usr/lib/erlang EMU=beam PROGNAME=erl
+       /usr/sbin/chroot "$root" /usr/bin/sh -c 'cd "$0" && exec "$@"' "$out" "$bindir/erlexec")
 elif [ $stock = 1 ]; then otp=/usr/lib/erlang
 elif [ -n "${BEAMCORE_OTP:-}" ]; then otp=$(realpath "$BEAMCORE_OTP")
 else otp=$("$here/build-otp.sh" "$rel"); fi
@@ -141,7 +155,7 @@ if [ $dist = 1 ]; then
   peer=bcpeer$$@localhost
 fi
 
-rm -f "$out"/{ground_truth.json,memory.json,ready,heartbeat,core,core.[0-9]*,core.gcore,core.kernel,core.qemu,beam.smp.path,pid,node.log}
+rm -f "$out"/{ground_truth.json,memory.json,ready,heartbeat,core,core.[0-9]*,core.gcore,core.kernel,core.qemu,beam.smp.path,sysroot,pid,node.log}
 rm -f "$out"/qemu_*.core "$out/tasks"
 rm -f "$out"/{erl_crash,oom,kernel_pid,kernel_pid_cut,links}.{dump,log} "$out/links.json"
 "$erlc" -o "$out" "$here/beamcore_scenario.erl"
@@ -203,6 +217,7 @@ else
   readelf -S "$exe" | grep -q '\.debug_info' || die "$exe has no DWARF"
 fi
 echo "$exe" >"$out/beam.smp.path"
+[ $arm64 = 0 ] || echo "$root" >"$out/sysroot"   # its libraries (--sysroot)
 echo "$pid" >"$out/pid"
 grep -q "\"os_pid\":\"$pid\"" "$out/ground_truth.json" || die "ground_truth.json is not from pid $pid"
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""An aarch64 core (capture.sh 27 --arm64) until its VM is read: every command
-says why in one line and exits 2 (64 when the beam.smp cannot be found), and
-never prints an x86_64 reading of it.
+"""An aarch64 core from qemu-user (capture.sh 27 --arm64), read on x86_64: with
+--sysroot alone beam.smp is found by the path the core recorded (AT_EXECFN) and
+the run is complete; without it, one line naming that path (exit 64); an
+x86_64 beam.smp given for it, one line naming both machines (exit 2).
 Usage: check_arm64.py BEAMCORE FIXTURE   (FIXTURE under $BEAMCORE_FIXTURES)"""
 import os, subprocess, sys
 
@@ -12,23 +13,20 @@ def main():
     if not os.path.exists(core):
         print(f"SKIP: no fixture {core}")
         sys.exit(1 if os.environ.get("CI") == "true" else 77)
-    beam = open(os.path.join(d, "beam.smp.path")).read().strip()
-    root = beam[:beam.index("/usr/lib/erlang/")]
+    root = open(os.path.join(d, "sysroot")).read().strip()
     failures = []
-    cases = []
-    for cmd in ("summary", "procs", "ets", "memory", "stacks", "threads", "binaries"):
-        cases.append((f"{cmd} --sysroot", [bc, cmd, core, "--sysroot", root], 2, "aarch64"))
-        cases.append((f"{cmd} CORE BEAM", [bc, cmd, core, beam], 2, "aarch64"))
-        cases.append((f"{cmd} --json", [bc, cmd, core, beam, "--json"], 2, "aarch64"))
-    # the path AT_EXECFN recorded is the chroot's: not on this machine
-    cases.append(("summary, beam.smp not given", [bc, "summary", core], 64,
-                  "/usr/lib/erlang/erts-15.2.7/bin/beam.smp"))
+    cases = [("summary --sysroot, beam.smp not given", [bc, "summary", core, "--sysroot", root], 0, None),
+             ("summary, beam.smp not given", [bc, "summary", core], 64,
+              "/usr/lib/erlang/erts-15.2.7/bin/beam.smp")]
+    x86 = "/usr/lib/erlang/erts-13.1.5/bin/beam.smp"  # Debian 12's (testdata/deps.sh)
+    if os.path.exists(x86):
+        cases.append(("an x86_64 beam.smp for it", [bc, "procs", core, x86], 2,
+                      "is built for x86_64, but the core is of an aarch64 process"))
     for name, args, want_rc, want in cases:
         r = subprocess.run(args, capture_output=True, text=True, timeout=300)
         lines = [l for l in r.stderr.splitlines() if l.strip()]
-        ok = r.returncode == want_rc and len(lines) == 1 and want in r.stderr and \
-            (r.stdout.strip() == "" or "--json" in args)
-        print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}: {r.stderr.strip()[:160]}")
+        ok = r.returncode == want_rc and (want is None or (len(lines) == 1 and want in r.stderr))
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}: {r.stderr.strip()[:200]}")
         if not ok:
             failures.append(name)
     print(f"{len(failures)} problems")

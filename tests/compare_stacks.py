@@ -13,7 +13,12 @@ def main():
     gt = fx.truth
     doc = fx.json("stacks")
     got = {p["pid"]: p["current_stacktrace"] for p in doc["processes"]}
-    idle = idle_processes(gt)
+    # hibernated in the core, not in the ground truth: it ran in between (a
+    # system process's hibernation timer, on a slow node); as compare_procs,
+    # a few may
+    woke = {p["pid"] for p in doc["processes"] if p.get("hibernating")} - \
+        {p["pid"] for p in gt["processes"] if p.get("current_function") == "erlang:hibernate/3"}
+    idle = [p for p in idle_processes(gt) if p["pid"] not in woke or len(woke) > 3]
     bad = [f"{p['pid']} ({p['registered_name'] or p['initial_call']}): live {p['current_stacktrace']}, "
            f"beamcore {got.get(p['pid'])}" for p in idle if got.get(p["pid"]) != p["current_stacktrace"]]
     callers = [p for p in gt["processes"] if p["initial_call"] == "beamcore_scenario:caller/0"]
@@ -25,7 +30,8 @@ def main():
         bad.append(f"{len(callers)} callers of stuck_server are not one group: "
                    f"{group and group['count']}")
     print(f"{fx.name}: {len(idle)} idle stacks compared frame by frame; "
-          f"{len(callers)} callers in one group: {bool(group)}; {len(bad)} mismatches")
+          f"{len(callers)} callers in one group: {bool(group)}; {len(bad)} mismatches"
+          + (f"; hibernated after the ground truth: {' '.join(sorted(woke))}" if woke else ""))
     for b in bad[:30]:
         print("  MISMATCH " + b)
     return 1 if bad else 0

@@ -26,6 +26,10 @@ class Fixture:
             sys.exit(SKIP)
         self.name = os.path.basename(self.core)
         self.beam = open(os.path.join(self.dir, "beam.smp.path")).read().strip()
+        # a node run in another machine's root (capture.sh --arm64): its libraries there
+        sysroot = os.path.join(self.dir, "sysroot")
+        if os.path.exists(sysroot) and self.target[0] != "--pid":
+            self.target += ["--sysroot", open(sysroot).read().strip()]
 
     def json_file(self, name):
         return json.load(open(os.path.join(self.dir, name)))

@@ -157,15 +157,6 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	b->bias = b->session->bias;
 	if ((err = beam_offsets(b, o)))
 		goto fail;
-	/* the readers below (JIT frames, registers, memory rules) are checked on
-	 * x86_64 only: another machine's core is refused, not misread */
-	if (strcmp(b->core->arch->name, "x86_64") != 0) {
-		err = bc_error(BC_EFORMAT, "%s: an %s core: beamcore reads the VM of x86_64 cores "
-			       "only so far", o->core_path ? o->core_path : "the process",
-			       b->core->arch->name);
-		goto fail;
-	}
-
 	/* a live node is stopped only now: the DWARF session and the offset table
 	 * (tens of ms) need no stop; every byte read so far is read again */
 	struct core_snap_stat st = { .stopped_ms = -1 };

@@ -147,9 +147,14 @@ static void route_hash(struct beam *b, enum layout_id id, const char *name)
 		const struct exe_load *l = &b->exe->loads[i];
 		if ((l->flags & PF_W) || l->off + l->filesz > fsize)
 			continue;
-		const char *p = memmem(raw + l->off, l->filesz, name, len);
-		if (p && (p == raw + l->off || p[-1] == '\0'))
-			str = l->vaddr + (uint64_t)(p - (raw + l->off)) + b->bias;
+		/* the first whole string: "fun_table" also ends .dynstr's
+		 * "erts_init_fun_table", in the same segment on aarch64 */
+		const char *seg = raw + l->off, *p = seg;
+		while ((p = memmem(p, l->filesz - (uint64_t)(p - seg), name, len)) &&
+		       p != seg && p[-1] != '\0')
+			p++;
+		if (p)
+			str = l->vaddr + (uint64_t)(p - seg) + b->bias;
 	}
 	uint64_t found = 0;
 	int nfound = 0;

@@ -36,6 +36,7 @@ struct unwind {
 	struct beam *b;
 	struct vm_thread *t;
 	int left_code;             /* the walk went to an address that is no code */
+	int signed_ra;             /* ... to a return address with pointer authentication bits */
 };
 
 static int add_frame(struct vm *vm, const struct vm_nframe *f)
@@ -80,8 +81,10 @@ static int in_jit(struct beam *b, uint64_t addr)
 	for (size_t i = 0; i < b->core->nsegs; i++) {
 		const struct core_seg *s = &b->core->segs[i];
 		if (addr >= s->vaddr && addr - s->vaddr < s->memsz)
-			/* PF_X, no file: JIT without dual mapping */
-			return (s->flags & 1) != 0 && s->vaddr != b->core->at_vdso;
+			/* PF_X, no file: JIT without dual mapping (a core with no
+			 * NT_FILE, qemu's: a module's code is not the JIT's) */
+			return (s->flags & 1) != 0 && s->vaddr != b->core->at_vdso &&
+			       (b->core->nfiles || !dwfl_addrmodule(b->session->dwfl, addr));
 	}
 	return 0;
 }
@@ -150,6 +153,7 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 	 * not a frame. */
 	if (u->t->nframes && !f.module && !executable(u->b, pc)) {
 		u->left_code = 1;
+		u->signed_ra = (pc >> 48) && u->b->core->arch->signed_ra;
 		return DWARF_CB_ABORT;
 	}
 	if (add_frame(u->b->vm, &f) < 0)
@@ -178,7 +182,7 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	w->any = 1;
 	t->frame_first = (uint32_t)vm->nnframes;
 	t->nframes = 0;
-	struct unwind u = { w->b, t, 0 };
+	struct unwind u = { w->b, t, 0, 0 };
 	int r = dwfl_thread_getframes(thread, frame_cb, &u);
 	if (t->frames_cut) {
 		char why[64];
@@ -190,6 +194,8 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 		/* CFI ends in JIT code: the frames past it have no unwind tables */
 		if (t->nframes && !vm->nframes_native[vm->nnframes - 1].module)
 			why = "JIT code has no unwind tables";
+		if (u.signed_ra)
+			why = w->b->core->arch->signed_ra;
 		if (why)
 			t->unwind_stop = vm_intern(vm, why, strlen(why));
 	}
@@ -209,21 +215,28 @@ static const char *role_from_frames(struct vm *vm, const struct vm_thread *t)
 	return NULL;
 }
 
-/* A scheduler's thread: its thread pointer (x86_64 fs_base) is esd.tid. */
+/* A scheduler's thread: esd.tid is its pthread_t, glibc's struct pthread:
+ * on x86_64 the thread pointer (fs_base) itself; on any machine the struct
+ * holds the kernel's tid, where libc's _thread_db_pthread_tid says (its
+ * libthread_db descriptor: bits, count, offset). A core with no thread
+ * pointers (qemu's: no NT_ARM_TLS) is matched by that tid alone. */
 static int name_scheduler(struct beam *b, const struct beam_sched *s, void *arg)
 {
 	const struct layout *L = &b->L;
 	struct vm *vm = b->vm;
+	const int64_t *tid_off = arg;
 	uint64_t tid, proc, id;
-	(void)arg;
+	int32_t ktid = 0;
 	if (beam_read_u64(b, s->esd + LV(L, ASD_TID), &tid) < 0)
 		return 0;
+	if (*tid_off < 0 || beam_read_u32(b, tid + (uint64_t)*tid_off, (uint32_t *)&ktid) < 0)
+		ktid = 0;
 	/* read before a thread matches: a live read's first run, with no
 	 * registers, then has the page in what the node's stop copies */
 	if (beam_read_u64(b, s->esd + LV(L, ASD_CURRENT_PROCESS), &proc) < 0)
 		proc = 0;
 	for (size_t t = 0; t < vm->nthreads && t < b->core->nthreads; t++) {
-		if (b->core->threads[t].tp != tid)
+		if (b->core->threads[t].tp != tid && (!ktid || b->core->threads[t].tid != ktid))
 			continue;
 		char role[64];
 		snprintf(role, sizeof role, "%s %llu", s->role, (unsigned long long)s->index);
@@ -241,7 +254,10 @@ static void name_schedulers(struct beam *b)
 	const struct layout *L = &b->L;
 	if (!LHAS(L, S_ALIGNED_SCHED_DATA) || !LHAS(L, ASD_TID) || !LHAS(L, ASD_CURRENT_PROCESS))
 		return;
-	beam_schedulers(b, BS_ALL, name_scheduler, NULL);
+	uint32_t d[3];  /* bits, count, offset */
+	int64_t tid_off = session_symbol_bytes(b->session, "libc.so.6", "_thread_db_pthread_tid", d,
+					       sizeof d) == 0 && d[0] == 32 ? (int64_t)d[2] : -1;
+	beam_schedulers(b, BS_ALL, name_scheduler, &tid_off);
 }
 
 static void alloc_args(struct beam *b, const struct core_thread *t)
@@ -308,8 +324,13 @@ bc_err *beam_load_threads(struct beam *b)
 		if (dwfl_getthreads(b->session->dwfl, thread_cb, &w) != 0 && !w.any)
 			vm_gap(vm, "native backtraces unavailable: %s", dwfl_errmsg(-1));
 	}
-	for (size_t i = 0; i < vm->nthreads; i++)
+	for (size_t i = 0; i < vm->nthreads; i++) {
 		vm->threads[i].role = role_from_frames(vm, &vm->threads[i]);
+		/* beam.smp's main() ends in erts_sys_main_thread: the process's
+		 * first thread is the main one, when its frames do not say so */
+		if (!vm->threads[i].role && c->pid && vm->threads[i].tid == c->pid)
+			vm->threads[i].role = "main";
+	}
 	name_schedulers(b);
 	/* The kernel writes the thread that took the signal first. */
 	if (vm->signo && c->nthreads && c->threads[0].cursig)

@@ -18,7 +18,9 @@ static const struct core_arch arches[] = {
 	  .args = { 14, 13, 12, 11, 9, 8 } },
 	{ .name = "aarch64", .machine = EM_AARCH64, .elf_class = ELFCLASS64, .ptr_size = 8,
 	  .prstatus_size = 392, .nregs = 34, .pc = 32, .sp = 31, .fp = 29, .tp = -1,
-	  .tp_note = NT_ARM_TLS, .args = { 0, 1, 2, 3, 4, 5 } },
+	  .tp_note = NT_ARM_TLS, .args = { 0, 1, 2, 3, 4, 5 },
+	  /* libdwfl (0.188) strips no PAC bits, and a qemu core has no NT_ARM_PAC_MASK */
+	  .signed_ra = "return address signed by pointer authentication: not unwound past it" },
 };
 
 const struct core_arch *core_arch_of(unsigned machine, unsigned elf_class)

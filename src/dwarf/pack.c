@@ -2,6 +2,7 @@
 #include "pack.h"
 #include "arch.h"
 #include "debuginfo.h"
+#include "stores.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The compiled-in packs: pack-RELEASE-FLAVOR.def, in the syntax --layout FILE reads. */
+/* The compiled-in packs: pack-RELEASE-FLAVOR[-ARCH].def (no ARCH: x86_64), in the
+ * syntax --layout FILE reads. */
 #define PACK(r, e, f, a) { PL_ID, 0, 0, 0, { r, e, f, a } },
 #define E(id, v, s) { PL_ENTRY, id, v, s, { 0 } },
 #define G(id, s) { PL_GLOBAL, id, 0, s, { 0 } },
@@ -30,6 +32,9 @@ static const struct pack_line otp27_jit[] = {
 };
 static const struct pack_line otp27_emu[] = {
 #include "pack-27.3.4.1-emu.def"
+};
+static const struct pack_line otp27_jit_aarch64[] = {
+#include "pack-27.3.4.1-jit-aarch64.def"
 };
 static const struct pack_line otp29_jit[] = {
 #include "pack-29.1.1-jit.def"
@@ -52,6 +57,7 @@ static const struct pack builtins[] = {
 	BUILTIN("otp-25.2.3-emu", otp25_emu),
 	BUILTIN("otp-27.3.4.1-jit", otp27_jit),
 	BUILTIN("otp-27.3.4.1-emu", otp27_emu),
+	BUILTIN("otp-27.3.4.1-jit-aarch64", otp27_jit_aarch64),
 	BUILTIN("otp-29.1.1-jit", otp29_jit),
 	BUILTIN("otp-29.1.1-emu", otp29_emu),
 };
@@ -257,25 +263,16 @@ const struct pack *pack_routed(const struct pack *p, Elf *elf, struct pack_id *o
 	return NULL;
 }
 
-/* The targets (link-time) of the stores through a 32-bit %rip-relative
- * address in code at addr (mov r32/r64, disp32(%rip): [REX] 89 /r, mod 00
- * rm 101), in order; a byte scan, so the pack says which one to take. */
-static int rip_stores(Elf *elf, uint64_t addr, uint64_t len, uint64_t *targets, int max)
+/* The targets (link-time) of the stores in the function at addr (stores.c). */
+static int fn_stores(Elf *elf, uint64_t addr, uint64_t len, uint64_t *targets, int max)
 {
 	uint8_t code[512];
+	GElf_Ehdr eh;
 	if (len > sizeof code)
 		len = sizeof code;
-	if (len < 6 || file_bytes(elf, addr, code, len) < 0)
+	if (!gelf_getehdr(elf, &eh) || len < 4 || file_bytes(elf, addr, code, len) < 0)
 		return 0;
-	int n = 0;
-	for (uint64_t p = 0; p + 6 <= len && n < max; p++) {
-		if (code[p] != 0x89 || (code[p + 1] & 0xc7) != 0x05)
-			continue;
-		int32_t disp;
-		memcpy(&disp, code + p + 2, 4);
-		targets[n++] = addr + p + 6 + (uint64_t)(int64_t)disp;
-	}
-	return n;
+	return code_stores(eh.e_machine, addr, code, len, targets, max);
 }
 
 struct want_globals {
@@ -295,7 +292,7 @@ static int take_global(const char *name, const GElf_Sym *s, void *arg)
 		uint64_t t[16];
 		if (l->kind == PL_STORED && strcmp(l->s[0], name) == 0 &&
 		    ELF64_ST_TYPE(s->st_info) == STT_FUNC &&
-		    rip_stores(w->elf, s->st_value, s->st_size, t, 16) > (int)l->value) {
+		    fn_stores(w->elf, s->st_value, s->st_size, t, 16) > (int)l->value) {
 			w->L->e[l->id] = (struct layout_entry){ t[l->value], l->size, true };
 			continue;
 		}
@@ -660,7 +657,7 @@ static int storing_function(const char *name, const GElf_Sym *s, void *arg)
 	uint64_t t[16];
 	if (ELF64_ST_TYPE(s->st_info) != STT_FUNC)
 		return 0;
-	int n = rip_stores(a->elf, s->st_value, s->st_size, t, 16);
+	int n = fn_stores(a->elf, s->st_value, s->st_size, t, 16);
 	for (int k = 0; k < n; k++)
 		for (int i = 0; i < L_COUNT; i++) {
 			int st;

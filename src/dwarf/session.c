@@ -182,10 +182,49 @@ static bc_err *open_exe(struct session *s)
 	return exe_open(path, &s->exe);
 }
 
+static int exe_phdr(const struct exe *x, uint32_t type, GElf_Phdr *out);
+
+/* A core without the executable's first page (qemu's leaves out read-only
+ * code, ELF header and build-id note with it): the executable checked by its
+ * dynamic section instead, which the core holds (writable) and which names
+ * this very build (its sizes, string table offsets, addresses). Each entry as
+ * in the file, or relocated by the bias (the dynamic linker does that to some);
+ * DT_DEBUG is the dynamic linker's. 1 the same, -1 entry *at differs, 0 unknown. */
+static int same_dynamic(const struct session *s, size_t *at)
+{
+	const struct exe *x = s->exe;
+	GElf_Phdr dyn;
+	if (!exe_phdr(x, PT_DYNAMIC, &dyn) || dyn.p_offset > x->size || dyn.p_filesz > x->size - dyn.p_offset)
+		return 0;
+	size_t n = dyn.p_filesz / sizeof(Elf64_Dyn), same = 0;
+	for (size_t i = 0; i < n; i++) {
+		Elf64_Dyn f, c;
+		memcpy(&f, x->map + dyn.p_offset + i * sizeof f, sizeof f);
+		if (core_peek(s->core, dyn.p_vaddr + s->bias + i * sizeof c, &c, sizeof c) < 0)
+			return 0;
+		*at = i;
+		if (c.d_tag != f.d_tag)
+			return -1;
+		if (f.d_tag == DT_NULL)
+			break;
+		if (f.d_tag != DT_DEBUG && c.d_un.d_val != f.d_un.d_val && c.d_un.d_val != f.d_un.d_val + s->bias)
+			return -1;
+		same++;
+	}
+	return same >= 8;  /* (a real beam.smp has some 30) */
+}
+
 /* Check the executable against the build-id the core holds; 0 if unknown. */
 static bc_err *verify_exe(struct session *s, struct session_mod *m)
 {
 	struct exe *x = s->exe;
+	GElf_Ehdr eh;
+	if (gelf_getehdr(x->elf, &eh) && s->core->arch && eh.e_machine != s->core->arch->machine) {
+		const char *mach = core_machine_name(eh.e_machine);
+		return bc_error(BC_EMISMATCH, "%s is built for %s, but the core is of an %s process: "
+				"pass the core's beam.smp", x->path, mach ? mach : "another machine",
+				s->core->arch->name);
+	}
 	m->build_id_len = x->nloads ? core_image_build_id(s->core, s->bias +
 				      (x->loads[0].vaddr & ~(uint64_t)0xfff), m->build_id) : 0;
 	if (m->build_id_len && x->build_id_len &&
@@ -198,6 +237,14 @@ static bc_err *verify_exe(struct session *s, struct session_mod *m)
 				s->recorded_exe ? ", path " : "", s->recorded_exe ? s->recorded_exe : "");
 	}
 	s->exe_verified = m->build_id_len != 0;
+	size_t at = 0;
+	int same = !m->build_id_len && s->core->arch ? same_dynamic(s, &at) : 0;
+	if (same < 0)
+		return bc_error(BC_EMISMATCH, "%s is not the beam.smp of this core (the core holds no "
+				"build-id; its dynamic section differs from the file's at entry %zu%s%s)",
+				x->path, at, s->recorded_exe ? ", path " : "",
+				s->recorded_exe ? s->recorded_exe : "");
+	s->exe_verified |= same > 0;
 	if (!m->build_id_len) {  /* the file's own id, for libdwfl's checks */
 		memcpy(m->build_id, x->build_id, x->build_id_len);
 		m->build_id_len = x->build_id_len;
@@ -599,6 +646,46 @@ int session_attach_with(struct session *s, pid_t pid, const Dwfl_Thread_Callback
 		return s->attached > 0 ? 0 : -1;
 	s->attached = dwfl_attach_state(s->dwfl, s->exe->elf, pid, cb, arg) ? 1 : -1;
 	return s->attached > 0 ? 0 : -1;
+}
+
+struct sym_find {
+	const char *module, *symbol;
+	void *out;
+	size_t len;
+	int found;
+};
+
+static int read_sym(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr start, void *arg)
+{
+	(void)ud, (void)name, (void)start;
+	struct sym_find *f = arg;
+	const char *base = session_module_name(m);
+	if (!base || strcmp(base, f->module) != 0)
+		return DWARF_CB_OK;
+	int n = dwfl_module_getsymtab(m);
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *sn = dwfl_module_getsym_info(m, i, &sym, &addr, NULL, NULL, NULL);
+		if (!sn || strcmp(sn, f->symbol) != 0 || sym.st_size < f->len)
+			continue;
+		Dwarf_Addr off = addr, bias;
+		Elf_Scn *scn = dwfl_module_address_section(m, &off, &bias);
+		Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+		if (d && d->d_buf && off <= d->d_size && f->len <= d->d_size - off) {
+			memcpy(f->out, (const char *)d->d_buf + off, f->len);
+			f->found = 1;
+		}
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_ABORT;
+}
+
+int session_symbol_bytes(struct session *s, const char *module, const char *symbol, void *out, size_t len)
+{
+	struct sym_find f = { module, symbol, out, len, 0 };
+	dwfl_getmodules(s->dwfl, read_sym, &f, 0);
+	return f.found ? 0 : -1;
 }
 
 const char *session_module_name(Dwfl_Module *m)

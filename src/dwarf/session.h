@@ -55,6 +55,10 @@ int session_attach(struct session *s);
  * sampler's: registers and a stack copy of each sample); once per session,
  * -1 on failure. */
 int session_attach_with(struct session *s, pid_t pid, const Dwfl_Thread_Callbacks *cb, void *arg);
+/* The first len bytes of the object symbol in the file of the module whose
+ * recorded name (basename) is module (libc.so.6): 0, or -1 when not there. */
+int session_symbol_bytes(struct session *s, const char *module, const char *symbol, void *out,
+			 size_t len);
 /* The recorded name (basename) of the module holding addr, NULL if none. */
 const char *session_module_name(Dwfl_Module *m);
 void session_close(struct session *s);

@@ -35,15 +35,6 @@ static void write_file(const char *path, const char *text)
 	fclose(f);
 }
 
-static int same_table(const struct layout *a, const struct layout *b)
-{
-	for (int i = 0; i < L_COUNT; i++)
-		if (a->e[i].found != b->e[i].found || (a->e[i].found &&
-		    (a->e[i].value != b->e[i].value || a->e[i].size != b->e[i].size)))
-			return 0;
-	return 1;
-}
-
 /* The cache file with its first `from` replaced by `to`. */
 static int spoil(const char *path, const char *from, const char *to)
 {
@@ -84,7 +75,7 @@ static void layout_cache(const struct layout *L)
 	CHECK(layout_cache_path(&x, path, sizeof path) == 0 && access(path, R_OK) == 0,
 	      "the cache file %s", path);
 	int rc = layout_cache_load(&x, &got, &src, &why);
-	CHECK(rc == 0 && same_table(L, &got) && src && strcmp(src, source) == 0,
+	CHECK(rc == 0 && layout_same(L, &got) && src && strcmp(src, source) == 0,
 	      "the cache loads whole, its source (commas kept): %s", why ? why : "");
 	free(src);
 	char sub[4200];

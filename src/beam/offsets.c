@@ -6,15 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int same_table(const struct layout *a, const struct layout *b)
-{
-	for (int i = 0; i < L_COUNT; i++)
-		if (a->e[i].found != b->e[i].found || (a->e[i].found &&
-		    (a->e[i].value != b->e[i].value || a->e[i].size != b->e[i].size)))
-			return 0;
-	return 1;
-}
-
 /* From DWARF, kept in the cache (unless no_cache, or what the cache held:
  * was), else from a pack. */
 static bc_err *from_dwarf(struct beam *b, const struct beam_open_opts *o, const struct layout *was)
@@ -26,7 +17,7 @@ static bc_err *from_dwarf(struct beam *b, const struct beam_open_opts *o, const 
 		return beam_pack_layout(b, o->layout_file);
 	if ((err = layout_resolve(b->exe->dw, &b->L)))
 		return err;
-	if (!o->no_cache && (!was || !same_table(was, &b->L)))
+	if (!o->no_cache && (!was || !layout_same(was, &b->L)))
 		layout_cache_store(b->exe, &b->L, b->exe->debug_path);
 	return NULL;
 }

@@ -78,6 +78,15 @@ uint64_t layout_table_hash(void)
 	return h;
 }
 
+int layout_same(const struct layout *a, const struct layout *b)
+{
+	for (int i = 0; i < L_COUNT; i++)
+		if (a->e[i].found != b->e[i].found || (a->e[i].found &&
+		    (a->e[i].value != b->e[i].value || a->e[i].size != b->e[i].size)))
+			return 0;
+	return 1;
+}
+
 uint64_t layout_sum(const struct layout *L)
 {
 	uint64_t h = 0xcbf29ce484222325ull;

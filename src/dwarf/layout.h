@@ -43,6 +43,8 @@ bc_err *layout_need(const struct layout *L, const enum layout_id *ids, size_t n)
 /* A hash of the table's entries as layout.def names them (what a layout
  * cache written by another beamcore may not hold alike). */
 uint64_t layout_table_hash(void);
+/* The same entries found in both, with the same values and sizes. */
+int layout_same(const struct layout *a, const struct layout *b);
 /* A hash of the entries found, their values and sizes (a layout cache's
  * check that it is whole). */
 uint64_t layout_sum(const struct layout *L);

@@ -25,6 +25,6 @@ void mem_populate(void *p, size_t len)
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t from = ((uintptr_t)p + page - 1) & ~(page - 1);
 	uintptr_t to = ((uintptr_t)p + len) & ~(page - 1);
-	if (to > from && !getenv("NOPOP"))
+	if (to > from)
 		madvise((void *)from, to - from, MADV_POPULATE_WRITE);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "export.h"
 #include "outbuf.h"
@@ -387,8 +388,8 @@ static bc_err *write_dump(const struct vm *vm, struct outbuf *f, struct an_out *
 	size_t node_counts = nodes(&w);
 	/* the deep dump: not of exiting processes, nor of those garbage collecting
 	 * (their heaps are in flux), as erts_deep_process_dump */
-	struct progress *pg = progress_begin("writing processes' heaps", vm->nprocs,
-					     PROGRESS_COUNT);
+	struct progress *pg = isatty(fileno(f->f)) ? NULL  /* (the dump itself on the terminal) */
+			      : progress_begin("writing processes' heaps", vm->nprocs, PROGRESS_COUNT);
 	for (size_t i = 0; i < vm->nprocs && !f->err; i++) {
 		const struct vm_proc *p = &vm->procs[i];
 		progress_at(pg, i);

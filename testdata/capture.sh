@@ -128,7 +128,7 @@ else
 fi
 flavor=beam.smp
 [ $emu = 0 ] || flavor=beam.emu
-[ $stock = 1 ] || [ -x "$otp/bin/x86_64-pc-linux-gnu/$flavor" ] ||
+[ $stock = 1 ] || [ $arm64 = 1 ] || [ -x "$otp/bin/x86_64-pc-linux-gnu/$flavor" ] ||
   die "no $flavor in $otp (the emu flavor of 25 and 27: testdata/build-emu.sh, then BEAMCORE_OTP)"
 exedir=$otp
 if [ $strip = 1 ]; then

@@ -5,8 +5,8 @@
  * and its libraries by the dynamic linker's list in
  * the core's memory (each the file beam.smp's DT_NEEDED names); libdwfl's
  * aarch64 unwinder walks every thread from its registers into libc and
- * beam.smp. (Return addresses further out carry pointer authentication bits
- * that qemu's core gives no mask for: not checked here.)
+ * beam.smp, through return addresses signed by pointer authentication (the
+ * session strips them: qemu's core gives no PAC mask, libdwfl 0.188 none).
  * Usage: test_core_arm64 FIXTURE CORE (under $BEAMCORE_FIXTURES; 77 = skip). */
 #include <elf.h>
 #include <gelf.h>
@@ -25,7 +25,7 @@ static void check(int ok, const char *what)
 	fails += !ok;
 }
 
-struct walk { int frames, in_libc, in_beam, named; };
+struct walk { int frames, in_libc, in_beam, named, signed_pc; };
 
 static int frame_cb(Dwfl_Frame *f, void *arg)
 {
@@ -36,6 +36,7 @@ static int frame_cb(Dwfl_Frame *f, void *arg)
 		return DWARF_CB_ABORT;
 	Dwfl_Module *m = dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(f)), act ? pc : pc - 1);
 	const char *mod = m ? session_module_name(m) : NULL;
+	w->signed_pc += (pc >> 48) != 0;  /* pointer authentication bits left in */
 	if (w->frames == 0 && mod && strcmp(mod, "libc.so.6") == 0)
 		w->in_libc = 1;
 	if (mod && strcmp(mod, "beam.smp") == 0) {
@@ -45,7 +46,7 @@ static int frame_cb(Dwfl_Frame *f, void *arg)
 	return ++w->frames < 64 ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-struct threads { int n, walked, in_libc, in_beam, named; };
+struct threads { int n, walked, in_libc, in_beam, named, deep, signed_pc; };
 
 static int thread_cb(Dwfl_Thread *t, void *arg)
 {
@@ -57,6 +58,8 @@ static int thread_cb(Dwfl_Thread *t, void *arg)
 	ts->in_libc += w.in_libc;
 	ts->in_beam += w.in_beam;
 	ts->named += w.named;
+	ts->deep += w.frames >= 6;
+	ts->signed_pc += w.signed_pc;
 	return DWARF_CB_OK;
 }
 
@@ -161,6 +164,10 @@ int main(int argc, char **argv)
 	check(ts.n == (int)c->nthreads && ts.walked == ts.n && ts.in_libc == ts.n,
 	      "every thread unwound from libc by its registers");
 	check(ts.in_beam >= ts.n - 2 && ts.named >= ts.n / 2, "(nearly) every thread's frames reach beam.smp");
+	printf("     %d threads walked 6+ frames; %d return addresses with PAC bits left\n", ts.deep,
+	       ts.signed_pc);
+	check(ts.signed_pc == 0 && ts.deep >= ts.n / 2,
+	      "return addresses signed by pointer authentication unwound through");
 	session_close(s);
 	core_close(c);
 	printf("%d problems\n", fails);

@@ -15,10 +15,15 @@
 static const struct core_arch arches[] = {
 	{ .name = "x86_64", .machine = EM_X86_64, .elf_class = ELFCLASS64, .ptr_size = 8,
 	  .prstatus_size = 336, .nregs = 27, .pc = 16, .sp = 19, .fp = 4, .tp = 21,
-	  .args = { 14, 13, 12, 11, 9, 8 } },
+	  .args = { 14, 13, 12, 11, 9, 8 },
+	  /* rax rdx rcx rbx rsi rdi rbp rsp r8-r15, then the return address: rip */
+	  .ndwarf = 17, .dwarf = { 10, 12, 11, 5, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0, 16 } },
 	{ .name = "aarch64", .machine = EM_AARCH64, .elf_class = ELFCLASS64, .ptr_size = 8,
 	  .prstatus_size = 392, .nregs = 34, .pc = 32, .sp = 31, .fp = 29, .tp = -1,
 	  .tp_note = NT_ARM_TLS, .args = { 0, 1, 2, 3, 4, 5 },
+	  /* x0-x30, sp */
+	  .ndwarf = 32, .dwarf = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+				   19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31 },
 	  /* libdwfl (0.188) strips no PAC bits, and a qemu core has no NT_ARM_PAC_MASK */
 	  .signed_ra = "return address signed by pointer authentication: not unwound past it" },
 };

@@ -18,6 +18,8 @@ struct core_arch {
 	int8_t tp;                /* the thread pointer's index, -1: in its own note */
 	uint32_t tp_note;         /* that note ("LINUX" NT_ARM_TLS), 0: none */
 	int8_t args[6];           /* the C calling convention's first integer arguments */
+	int8_t ndwarf;            /* DWARF registers 0..ndwarf-1 of the unwinder: */
+	int8_t dwarf[40];         /* ... their indexes in pr_reg */
 	const char *signed_ra;    /* why a return address has bits above 2^48 (the machine
 				   * signs them), NULL: it is not one */
 };

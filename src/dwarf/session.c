@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/user.h>
 #include <unistd.h>
 
 /* What the session knows of a module before libdwfl asks for its file: the
@@ -576,63 +575,83 @@ fail:
 	return err;
 }
 
-/* A stopped live process for libdwfl's unwinder, through our own callbacks:
- * the registers read when it was stopped, memory through the core's cache.
- * (dwfl_linux_proc_attach asserts when a thread dies mid-unwind: elfutils
- * 0.188 leaves tid_attached set when setting its registers fails.) */
-static pid_t live_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+/* The core's threads for libdwfl's unwinder through our own callbacks: a
+ * stopped live process (dwfl_linux_proc_attach asserts when a thread dies
+ * mid-unwind: elfutils 0.188 leaves tid_attached set when setting its
+ * registers fails), and a core whose return addresses carry pointer
+ * authentication bits (aarch64: libdwfl 0.188 strips none, and qemu's core has
+ * no NT_ARM_PAC_MASK). Registers from the thread's note (or ptrace), in the
+ * arch table's DWARF order; memory through the core. */
+struct unwind_thread {
+	const struct core *c;
+	const struct core_thread *t;
+};
+
+static pid_t own_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 {
-	const struct core *c = arg;
-	const struct core_thread *last = *thread_argp;  /* the thread's own arg too */
-	size_t i = last ? (size_t)(last - c->threads) + 1 : 0;
+	struct session *s = arg;
+	const struct unwind_thread *last = *thread_argp;  /* the thread's own arg too */
+	size_t i = last ? (size_t)(last - s->unwind_threads) + 1 : 0;
 	(void)dwfl;
-	if (i >= c->nthreads)
+	if (i >= s->core->nthreads)
 		return 0;
-	*thread_argp = (void *)&c->threads[i];
-	return c->threads[i].tid;
+	*thread_argp = &s->unwind_threads[i];
+	return s->core->threads[i].tid;
 }
 
-static bool live_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+/* A return address signed by pointer authentication: its bits above the
+ * 48-bit address space dropped, when what is left is code. */
+static uint64_t unsigned_ra(const struct core *c, uint64_t v)
 {
+	if (!c->arch->signed_ra || !(v >> 48))
+		return v;
+	const struct core_seg *g = core_seg_at(c, v & 0xffffffffffffull);
+	return g && (g->flags & PF_X) ? v & 0xffffffffffffull : v;
+}
+
+static bool own_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	const struct session *s = arg;
 	(void)dwfl;
-	return core_peek(arg, addr, result, sizeof *result) == 0;
+	if (core_peek(s->core, addr, result, sizeof *result) != 0)
+		return false;
+	*result = unsigned_ra(s->core, *result);  /* (saved registers are what it reads) */
+	return true;
 }
 
-static bool live_set_registers(Dwfl_Thread *thread, void *thread_arg)
+static bool own_set_registers(Dwfl_Thread *thread, void *thread_arg)
 {
-#if defined(__x86_64__)
-	const struct core_thread *t = thread_arg;
-	if (!t->pc)  /* registers not read */
+	const struct unwind_thread *u = thread_arg;
+	const struct core_arch *a = u->c->arch;
+	if (!u->t->pc || !a->ndwarf)  /* registers not read */
 		return false;
-	const struct user_regs_struct *r = t->regs;
-	/* DWARF's x86_64 order: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, then rip */
-	Dwarf_Word w[17] = { r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
-			     r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->rip };
-	if (!dwfl_thread_state_registers(thread, 0, 17, w))
+	Dwarf_Word w[64];
+	for (int i = 0; i < a->ndwarf; i++)
+		w[i] = unsigned_ra(u->c, core_thread_reg(u->c, u->t, a->dwarf[i]));
+	if (!dwfl_thread_state_registers(thread, 0, a->ndwarf, w))
 		return false;
-	dwfl_thread_state_register_pc(thread, r->rip);
+	dwfl_thread_state_register_pc(thread, u->t->pc);
 	return true;
-#else
-	(void)thread;
-	(void)thread_arg;
-	return false;
-#endif
 }
 
 int session_attach(struct session *s)
 {
+	static const Dwfl_Thread_Callbacks cb = { own_next_thread, NULL, own_memory_read,
+						  own_set_registers, NULL, NULL };
 	if (s->attached)
 		return s->attached > 0 ? 0 : -1;
 	s->attached = -1;
-	if (!s->core)
+	if (!s->core || (s->core->live && !s->core->live_frozen))
 		return -1;
-	if (s->core->live) {  /* the threads we stopped, their registers read already */
-		static const Dwfl_Thread_Callbacks cb = { live_next_thread, NULL, live_memory_read,
-							  live_set_registers, NULL, NULL };
-		if (!s->core->live_frozen)
+	if (s->core->live || s->core->arch->signed_ra) {
+		s->unwind_threads = calloc(s->core->nthreads ? s->core->nthreads : 1,
+					   sizeof *s->unwind_threads);
+		if (!s->unwind_threads)
 			return -1;
+		for (size_t i = 0; i < s->core->nthreads; i++)
+			s->unwind_threads[i] = (struct unwind_thread){ s->core, &s->core->threads[i] };
 		s->attached = 0;
-		return session_attach_with(s, s->core->live_pid, &cb, (void *)s->core);
+		return session_attach_with(s, s->core->live ? s->core->live_pid : s->core->pid, &cb, s);
 	}
 	s->core_elf = elf_memory((char *)s->core->map, s->core->size);
 	if (s->core_elf && dwfl_core_file_attach(s->dwfl, s->core_elf) >= 0)
@@ -711,6 +730,7 @@ void session_close(struct session *s)
 		free(s->mods[i].own);
 	free(s->mods);
 	free(s->execfn);
+	free(s->unwind_threads);
 	free(s->debuginfo_path);
 	free((char *)s->o.exe_path);
 	free((char *)s->o.debug_file);

@@ -20,6 +20,7 @@ struct session_opts {
 };
 
 struct session_mod;
+struct unwind_thread;
 
 struct session {
 	Dwfl *dwfl;
@@ -37,6 +38,7 @@ struct session {
 	struct session_mod *mods;
 	size_t nmods;
 	int attached;                  /* unwinder: 0 not yet, 1 attached, -1 failed */
+	struct unwind_thread *unwind_threads; /* its threads' args, with our own callbacks */
 	bc_err *no_dwarf;              /* exe->dw NULL: why (no --debug-file given) */
 	int dwarf_looked;              /* session_dwarf ran */
 };

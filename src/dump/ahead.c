@@ -4,7 +4,9 @@
  * CPU beside the parsing. The scan takes the blocks in file order, so what it
  * does is what it did alone; the thread stays at most NSLOTS blocks ahead, so
  * the pages it has touched that the scan has not yet passed (and dropped)
- * stay a few MB. */
+ * stay a few MB. The scan never waits for it: a block the thread has not
+ * finished (on a busy machine it may not run at all) the scan reads itself,
+ * and the thread goes on past it. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,16 +21,19 @@ struct slot {
 	size_t *off;               /* offsets of the '=' of section lines in the block */
 	size_t n, cap;
 	bool oom;
+	size_t block;              /* which block; under mu */
+	bool ready;                /* found; under mu */
 };
 
 struct dump_ahead {
 	const char *m;
 	size_t start, end;
 	size_t nblocks;
-	size_t produced, consumed; /* blocks; under mu */
+	size_t next, consumed;     /* blocks: the thread's next, the scan's; under mu */
 	bool stop;                 /* the scan ended early; under mu */
 	bool held;                 /* the scan has block `consumed` in hand; under mu */
 	struct slot slot[NSLOTS];
+	struct slot own;           /* a block the scan read itself */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	pthread_t thread;
@@ -54,23 +59,30 @@ static void find(struct dump_ahead *a, size_t b, struct slot *s)
 	}
 }
 
+/* Blocks after the one the scan is on, at most NSLOTS - 1 ahead of it: the
+ * slot of a block is the scan's from when it asks for it. */
 static void *run(void *arg)
 {
 	struct dump_ahead *a = arg;
-	for (size_t b = 0; b < a->nblocks; b++) {
-		pthread_mutex_lock(&a->mu);
-		while (!a->stop && a->produced - a->consumed >= NSLOTS)
-			pthread_cond_wait(&a->cv, &a->mu);
-		bool stop = a->stop;
-		pthread_mutex_unlock(&a->mu);
-		if (stop)
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		size_t b = a->next > a->consumed ? a->next : a->consumed + 1;
+		if (a->stop || b >= a->nblocks)
 			break;
-		find(a, b, &a->slot[b % NSLOTS]);
-		pthread_mutex_lock(&a->mu);
-		a->produced++;
-		pthread_cond_broadcast(&a->cv);
+		if (b - a->consumed >= NSLOTS) {
+			pthread_cond_wait(&a->cv, &a->mu);
+			continue;
+		}
+		struct slot *s = &a->slot[b % NSLOTS];
+		a->next = b + 1;
+		s->block = b;
+		s->ready = false;
 		pthread_mutex_unlock(&a->mu);
+		find(a, b, s);
+		pthread_mutex_lock(&a->mu);
+		s->ready = true;
 	}
+	pthread_mutex_unlock(&a->mu);
 	return NULL;
 }
 
@@ -86,6 +98,8 @@ struct dump_ahead *dump_ahead_start(const char *m, size_t start, size_t end)
 	a->start = start;
 	a->end = end;
 	a->nblocks = (end - start + BLOCK - 1) / BLOCK;
+	for (size_t i = 0; i < NSLOTS; i++)
+		a->slot[i].block = SIZE_MAX;
 	if (pthread_mutex_init(&a->mu, NULL) != 0) {
 		free(a);
 		return NULL;
@@ -107,19 +121,22 @@ struct dump_ahead *dump_ahead_start(const char *m, size_t start, size_t end)
 int dump_ahead_next(struct dump_ahead *a, const size_t **off, size_t *n, size_t *to)
 {
 	pthread_mutex_lock(&a->mu);
-	if (a->held) {  /* the caller is through with the block it had: its slot is free */
+	if (a->held) {  /* the scan is through with the block it had: its slot is free */
 		a->held = false;
 		a->consumed++;
-		pthread_cond_broadcast(&a->cv);
+		pthread_cond_signal(&a->cv);
 	}
 	size_t b = a->consumed;
-	while (b < a->nblocks && a->produced <= b)
-		pthread_cond_wait(&a->cv, &a->mu);
+	struct slot *s = &a->slot[b % NSLOTS];
+	bool ready = b < a->nblocks && s->block == b && s->ready;
 	a->held = b < a->nblocks;
 	pthread_mutex_unlock(&a->mu);
 	if (b >= a->nblocks)
 		return 0;
-	const struct slot *s = &a->slot[b % NSLOTS];
+	if (!ready) {  /* not there yet: read here rather than wait */
+		s = &a->own;
+		find(a, b, s);
+	}
 	if (s->oom)
 		return -1;
 	*off = s->off;
@@ -141,5 +158,6 @@ void dump_ahead_end(struct dump_ahead *a)
 	pthread_mutex_destroy(&a->mu);
 	for (size_t i = 0; i < NSLOTS; i++)
 		free(a->slot[i].off);
+	free(a->own.off);
 	free(a);
 }

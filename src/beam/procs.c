@@ -111,12 +111,24 @@ static int walk_msgs(struct beam *b, uint64_t mp, int inner, struct msgq_sum *s)
 {
 	const struct layout *L = &b->L;
 	struct cycle cy = CYCLE_INIT;
+	/* next, data.attached and m[0] lie in the message's first words: one
+	 * read each (a queue of 100,000 messages is 300,000 reads otherwise) */
+	uint64_t lo = LV(L, MSG_NEXT), hi = LV(L, MSG_NEXT);
+	const uint64_t off[3] = { LV(L, MSG_NEXT), LV(L, MSG_ATTACHED), LV(L, MSG_M) };
+	for (int k = 1; k < 3; k++) {
+		lo = off[k] < lo ? off[k] : lo;
+		hi = off[k] > hi ? off[k] : hi;
+	}
+	hi += 8;
 	for (unsigned n = 0; mp; n++) {
 		uint64_t next, attached, m0;
-		if (n > WALK_LIMIT || cycle_seen(&cy, mp) || beam_read_u64(b, mp + LV(L, MSG_NEXT), &next) < 0 ||
-		    beam_read_u64(b, mp + LV(L, MSG_ATTACHED), &attached) < 0 ||
-		    beam_read_u64(b, mp + LV(L, MSG_M), &m0) < 0)
+		uint8_t head[64];
+		if (n > WALK_LIMIT || cycle_seen(&cy, mp) || hi - lo > sizeof head ||
+		    core_peek(b->core, mp + lo, head, hi - lo) < 0)
 			return -1;
+		memcpy(&next, head + off[0] - lo, 8);
+		memcpy(&attached, head + off[1] - lo, 8);
+		memcpy(&m0, head + off[2] - lo, 8);
 		int nonmsg = is_signal_tag(m0);
 		if (nonmsg) {
 			if (inner)

@@ -7,6 +7,7 @@ pkgs=(meson ninja-build pkg-config gcc g++ make perl python3
       libdw-dev libelf-dev libncurses-dev libzstd-dev liblzma-dev liblz4-dev
       erlang-base gdb tmux xz-utils zstd lz4 dpkg-dev
       qemu-user-static binfmt-support  # capture.sh --arm64: arm64 OTP under qemu-user
+      gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross  # build-otp.sh 27 arm64
       python3-jsonschema  # tests/check_schema.py: --json against docs/schema/
       graphviz  # tests/check_export.py: export --format dot read by nop and dot -Tsvg
       erlang-observer  # tests/check_crashdump.py: OTP's crashdump_viewer reads the exported dump

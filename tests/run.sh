@@ -21,6 +21,9 @@ for rel in 25 27 29; do
   say "OTP $rel debug build (cached)"
   testdata/build-otp.sh "$rel" || { echo "0 passed, 1 failed"; exit 1; }
 done
+# 27's emulator for aarch64, cross-compiled with DWARF (16 min on 2 loaded CPUs)
+say "OTP 27 arm64 debug build (cached)"
+testdata/build-otp.sh 27 arm64 || { echo "0 passed, 1 failed"; exit 1; }
 
 say "build beamcore"
 for b in build build-asan; do
@@ -65,11 +68,14 @@ EOF
 
 # aarch64: Debian's stock OTP 27 for arm64 under qemu-user, qemu's core of it
 # (capture.sh --arm64: about 1.5 min on 2 CPUs, a 400 MB core).
-d=$fixtures/arm64-27
-if ! [ -f "$d/core.qemu" ] || ! [ -f "$d/ground_truth.json" ]; then
-  say "fixture $d (arm64 under qemu)"
-  testdata/capture.sh 27 "$d" --arm64 || nocap "capture.sh 27 --arm64 failed"
-fi
+# The same with our cross-compiled DWARF beam.smp (--arm64-dwarf: about 2.5 min).
+for v in "" -dwarf; do
+  d=$fixtures/arm64-27$v
+  if ! [ -f "$d/core.qemu" ] || ! [ -f "$d/ground_truth.json" ]; then
+    say "fixture $d (arm64 under qemu)"
+    testdata/capture.sh 27 "$d" --arm64$v || nocap "capture.sh 27 --arm64$v failed"
+  fi
+done
 
 # Frame-pointer frames (+JPperf true: erts_frame_layout FP_RA), kernel core only.
 d=$fixtures/otp25-fp

@@ -4,51 +4,91 @@
 #include "eterm.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-const char *beam_atom(struct beam *b, uint64_t term)
+/* The atom cache sized to the table (atom_entries), once; -1 if unreadable. */
+static int atom_table(struct beam *b)
 {
-	if (!is_atom(term))
-		return NULL;
-	uint64_t ix = atom_val(term);
 	if (!b->atom_cache) {
 		static const enum layout_id need[] = { G_ATOM_TABLE, IT_ENTRIES, IT_SEG_TABLE,
 						       ATOM_LEN, ATOM_NAME };
 		bc_err *e = layout_need(&b->L, need, sizeof need / sizeof need[0]);
 		if (e) {
 			bc_err_free(e);
-			return NULL;
+			return -1;
 		}
 		uint64_t t = beam_global(b, G_ATOM_TABLE);
 		uint32_t entries;
 		if (beam_read_u32(b, t + LV(&b->L, IT_ENTRIES), &entries) < 0 ||
 		    beam_read_u64(b, t + LV(&b->L, IT_SEG_TABLE), &b->atom_seg_table) < 0 ||
 		    entries > (1u << 30))
-			return NULL;
+			return -1;
 		b->atom_entries = entries;
 		b->atom_cache = calloc(entries ? entries : 1, sizeof *b->atom_cache);
 		if (!b->atom_cache)
-			return NULL;
+			return -1;
 	}
-	if ((int64_t)ix >= b->atom_entries)
-		return NULL;
-	if (b->atom_cache[ix])
-		return b->atom_cache[ix];
+	return 0;
+}
+
+/* Atom ix's text into buf (len bytes, not terminated): its length, -1 if
+ * unreadable or longer than len. */
+static int atom_text(struct beam *b, uint64_t ix, char *buf, size_t size)
+{
 	uint64_t seg, atom, name, blen;
 	int16_t len;
 	if (beam_read_u64(b, b->atom_seg_table + (ix >> 10) * 8, &seg) < 0 ||
 	    beam_read_u64(b, seg + (ix & 0x3ff) * 8, &atom) < 0 ||
 	    core_peek(b->core, atom + LV(&b->L, ATOM_LEN), &len, 2) < 0 ||
 	    beam_read_u64(b, atom + LV(&b->L, ATOM_NAME), &name) < 0 || len < 0)
-		return NULL;
+		return -1;
 	/* OTP 29 keeps the name in a binary: the union's other reading */
 	if (LHAS(&b->L, ATOM_BIN) &&
 	    (beam_bits_bytes(b, name, &name, &blen) < 0 || blen != (uint64_t)len))
+		return -1;
+	if ((size_t)len > size || core_peek(b->core, name, buf, len) < 0)
+		return -1;
+	return len;
+}
+
+const char *beam_atom(struct beam *b, uint64_t term)
+{
+	if (!is_atom(term) || atom_table(b) < 0)
 		return NULL;
+	uint64_t ix = atom_val(term);
+	if ((int64_t)ix >= b->atom_entries)
+		return NULL;
+	if (b->atom_cache[ix])
+		return b->atom_cache[ix];
 	char buf[1024];
-	if (len >= (int16_t)sizeof buf || core_peek(b->core, name, buf, len) < 0)
+	int len = atom_text(b, ix, buf, sizeof buf - 1);
+	if (len < 0)
 		return NULL;
 	b->atom_cache[ix] = vm_intern(b->vm, buf, len);
 	return b->atom_cache[ix];
+}
+
+int64_t beam_atom_find(struct beam *b, const char *const *names, int64_t *out, size_t n)
+{
+	size_t left = n, maxlen = 0;
+	for (size_t k = 0; k < n; k++) {
+		out[k] = -1;
+		maxlen = strlen(names[k]) > maxlen ? strlen(names[k]) : maxlen;
+	}
+	if (atom_table(b) < 0)
+		return 0;
+	int64_t i;
+	char buf[256];
+	for (i = 0; i < b->atom_entries && left; i++) {
+		int len = atom_text(b, (uint64_t)i, buf, maxlen < sizeof buf ? maxlen : sizeof buf);
+		for (size_t k = 0; len >= 0 && k < n; k++)
+			if (out[k] < 0 && strlen(names[k]) == (size_t)len &&
+			    memcmp(names[k], buf, (size_t)len) == 0) {
+				out[k] = i;
+				left--;
+			}
+	}
+	return i;
 }
 
 int beam_read_mfa(struct beam *b, uint64_t addr, struct vm_mfa *out)

@@ -67,30 +67,21 @@ static int label_keys(struct beam_ident *id)
 
 /* The atom table's index of each key, by walking it once from the start:
  * proc_lib's atoms come early (it is loaded at boot); a label key that is no
- * atom at all costs the whole walk (once per core). */
+ * atom at all costs the whole walk (once per core, no atom kept). */
 static void find_keys(struct beam *b, struct beam_ident *id)
 {
-	const char *ic = vm_intern(b->vm, "$initial_call", 13);
-	const char *an = vm_intern(b->vm, "$ancestors", 10);
-	const char *want[64];
-	size_t nwant = id->nlabel < 64 ? id->nlabel : 64, left = nwant;
+	const char *names[66];
+	int64_t ix[66];
+	size_t nwant = id->nlabel < 64 ? id->nlabel : 64;
+	names[0] = "$initial_call";
+	names[1] = "$ancestors";
 	for (size_t k = 0; k < nwant; k++)
-		want[k] = vm_intern(b->vm, id->label_rule[k]->what, strlen(id->label_rule[k]->what));
-	beam_atom(b, make_atom(0));  /* sizes the atom cache: atom_entries */
-	for (int64_t i = 0; i < b->atom_entries && (!id->k_initial_call || !id->k_ancestors || left);
-	     i++) {
-		uint64_t t = make_atom(i);
-		const char *s = beam_atom(b, t);
-		if (s == ic)
-			id->k_initial_call = t;
-		else if (s == an)
-			id->k_ancestors = t;
-		for (size_t k = 0; k < nwant; k++)
-			if (s && s == want[k] && !id->label_key[k]) {
-				id->label_key[k] = t;
-				left--;
-			}
-	}
+		names[2 + k] = id->label_rule[k]->what;
+	beam_atom_find(b, names, ix, 2 + nwant);
+	id->k_initial_call = ix[0] >= 0 ? make_atom((uint64_t)ix[0]) : 0;
+	id->k_ancestors = ix[1] >= 0 ? make_atom((uint64_t)ix[1]) : 0;
+	for (size_t k = 0; k < nwant; k++)
+		id->label_key[k] = ix[2 + k] >= 0 ? make_atom((uint64_t)ix[2 + k]) : 0;
 }
 
 int beam_ident_init(struct beam *b)

@@ -78,6 +78,10 @@ unsigned beam_schedulers(struct beam *b, unsigned kinds,
 
 /* Atom text by term or index; NULL when unreadable. */
 const char *beam_atom(struct beam *b, uint64_t atom_term);
+/* The index of each atom named names[k] in out[k] (-1: no such atom), by one
+ * walk of the table from its start that stops once all are found, each atom's
+ * text compared where it lies (none kept: no intern); returns the atoms read. */
+int64_t beam_atom_find(struct beam *b, const char *const *names, int64_t *out, size_t n);
 /* An ErtsCodeMFA in memory; -1 when unreadable. */
 int beam_read_mfa(struct beam *b, uint64_t addr, struct vm_mfa *out);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "internal.h"
 #include "hmap.h"
@@ -32,28 +33,42 @@ static uint64_t line_hash(const void *ctx, uint32_t item)
 	return hmap_hash_bytes(t, n);
 }
 
+/* The next section line ('=' starting a line) from p, or the end: memchr
+ * within windows, the pages behind released as it goes (a heap of many MB
+ * lies between two section lines) */
+static const char *next_section(const struct dump *d, const char *p, size_t *mark)
+{
+	const char *m = d->map, *lim = m + d->end;
+	while (p < lim) {
+		dump_drop_behind(d, mark, (size_t)(p - m));
+		const char *wend = lim - p > (2 << 20) ? p + (2 << 20) : lim;
+		const char *q = memchr(p, '=', (size_t)(wend - p));
+		if (q && (q == m || q[-1] == '\n'))
+			return q;
+		p = q ? q + 1 : wend;
+	}
+	return lim;
+}
+
 static int build(struct dump *d)
 {
 	struct dump_deep *x = calloc(1, sizeof *x);
 	if (!x)
 		return -1;
 	d->deep = x;
-	if (hmap_init(&x->map, 1024) < 0) {
+	/* sized by what the index scan counted: growing would hash every line
+	 * again, reading its tag back from all over the file */
+	if (hmap_init(&x->map, d->ntagged + 1024) < 0) {
 		x->failed = true;
 		return -1;
 	}
 	const char *m = d->map, *lim = d->map + d->end;
-	size_t mark = 0;  /* (a pass over the whole file: its pages released behind it) */
-	for (const char *p = m; p && p < lim; p = text_find(p, lim, "\n=", 2)) {
-		dump_drop_behind(d, &mark, (size_t)(p - m));
-		if (*p == '\n')
-			p++;
+	size_t mark = 0;
+	for (const char *p = next_section(d, m, &mark); p < lim; p = next_section(d, p + 1, &mark)) {
 		if ((size_t)(lim - p) < 6 || (memcmp(p, "=proc", 5) != 0 &&
 					      memcmp(p, "=literals", (size_t)(lim - p) < 9 ? 0 : 9) != 0 &&
-					      memcmp(p, "=binary:", 8) != 0)) {
-			p++;
+					      memcmp(p, "=binary:", 8) != 0))
 			continue;
-		}
 		size_t *v = vm_grow(x->lines.v, &x->lines.cap, x->lines.n, sizeof *v, 1024);
 		if (!v) {
 			x->failed = true;
@@ -73,8 +88,11 @@ static int build(struct dump *d)
 			return -1;
 		}
 		x->lines.n++;
-		p += 5;
 	}
+	/* lookups from now on: a fault maps the page it needs, not the 16
+	 * around it that the kernel maps for a sequential reader (they would
+	 * stay resident uncounted by dump_touch) */
+	madvise((void *)d->map, d->size, MADV_RANDOM);
 	return 0;
 }
 
@@ -115,6 +133,7 @@ int dump_tag_section(struct dump *d, const char *key, const char **start, const 
 		for (size_t j = hmap_first(&x->map, h); x->map.slot[j]; j = hmap_next(&x->map, j)) {
 			const char *t;
 			size_t off = x->lines.v[x->map.slot[j] - 1];
+			dump_touch(d, 4096);  /* a probe reads a tag line elsewhere: a page */
 			if (tag_at(d, off, &t) == (size_t)n && memcmp(t, key, (size_t)n) == 0) {
 				body = t + n + 1;
 				break;

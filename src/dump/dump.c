@@ -170,6 +170,7 @@ static bc_err *reset(struct dump *d)
 	free(d->ports.v);
 	d->ets = d->allocs = d->scheds = d->nodes = d->ports = (struct offs){ 0 };
 	d->memory = d->atom_table = d->node = d->header_end = d->last_off = d->nproc_sections = 0;
+	d->ntagged = 0;
 	d->seen = 0;
 	d->indexed = false;
 	d->loaded = 0;

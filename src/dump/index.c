@@ -131,6 +131,8 @@ static int section(struct dump *d, size_t off, const char *lim)
 	}
 	if (k < DK_COUNT)
 		d->seen |= 1u << k;
+	if (k == DK_PROC || k == DK_DEEP || (k == DK_LITERALS && t[0] != 'p'))
+		d->ntagged++;
 	if (!d->header_end)
 		d->header_end = off;
 	d->last_kind = k;
@@ -264,7 +266,7 @@ void dump_release(const struct dump *d, const char *from, const char *to)
 
 void dump_touch(struct dump *d, size_t bytes)
 {
-	d->touched += bytes;
+	d->touched += bytes + 4096;  /* (a page at least; its first may be new) */
 	if (d->touched < TOUCH_BUDGET)
 		return;
 	madvise((void *)d->map, d->size, MADV_DONTNEED);

@@ -55,6 +55,7 @@ struct dump {
 	size_t memory, atom_table, node;   /* 0: absent */
 	size_t literals;           /* =literals; 0: absent */
 	size_t nproc_sections;     /* =proc: sections met (the count without reading them) */
+	size_t ntagged;            /* =proc*, =literals and =binary: lines met (deep.c's index) */
 	unsigned seen;             /* bit per enum dump_kind */
 	enum dump_kind last_kind;  /* the last section before the end */
 	size_t last_off;

@@ -467,7 +467,7 @@ static long deep(void *st, const struct vm_proc *p, struct outbuf *f)
 		dictionary(o, dict, dict_line);
 	}
 	section(f, "=proc_stack:", pid);
-	const uint64_t *words = core_ptr(b->core, stop, hend - stop);
+	const uint64_t *words = beam_words(b, stop, (hend - stop + 7) / 8);
 	unsigned y = 0;
 	for (uint64_t a = stop; a < hend; a += 8) {
 		uint64_t x;

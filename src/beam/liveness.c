@@ -89,7 +89,7 @@ static int push(struct lw *w, uint64_t at, uint64_t n)
 	if (!m)
 		return -1;
 	w->st = m;
-	w->st[w->n++] = (struct span){ at, n, core_ptr(w->b->core, at, n * 8) };
+	w->st[w->n++] = (struct span){ at, n, beam_words(w->b, at, n) };
 	return 0;
 }
 

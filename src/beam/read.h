@@ -59,6 +59,13 @@ int beam_read_u32(const struct beam *b, uint64_t addr, uint32_t *v);
 /* Member `id` of the struct at base, read at the size the DWARF gives it (a
  * member that changed width across releases: an int that became a bool). */
 int beam_read_field(const struct beam *b, uint64_t base, enum layout_id id, uint64_t *v);
+/* n words at addr in place (core_ptr), or NULL when they are not all there or
+ * addr is not word-aligned (a corrupt core's pointer): then read them one by
+ * one (beam_read_u64). */
+static inline const uint64_t *beam_words(const struct beam *b, uint64_t addr, uint64_t n)
+{
+	return addr & 7 ? NULL : core_ptr(b->core, addr, n * 8);
+}
 /* Read a C string from the core (or the executable's .rodata). */
 int beam_read_cstr(const struct beam *b, uint64_t addr, char *buf, size_t len);
 

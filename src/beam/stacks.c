@@ -83,7 +83,7 @@ static int gather(struct beam *b, const struct frame_rules *r, uint64_t i, uint6
 	}
 	uint64_t prev = n ? trace[n - 1] : 0;
 	uint64_t words = hend > stop ? (hend - stop) / 8 : 0;
-	const uint64_t *stack = words ? core_ptr(b->core, stop, words * 8) : NULL;
+	const uint64_t *stack = words ? beam_words(b, stop, words) : NULL;
 	uint64_t buf[2];
 	for (uint64_t k = 0; k < words && depth > 0;) {
 		uint64_t w;

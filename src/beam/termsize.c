@@ -28,7 +28,7 @@ static int push(struct tw *w, uint64_t at, uint64_t n)
 		w->st = m;
 		w->cap = nc;
 	}
-	w->st[w->n++] = (struct span){ at, n, core_ptr(w->b->core, at, n * 8) };
+	w->st[w->n++] = (struct span){ at, n, beam_words(w->b, at, n) };
 	return 0;
 }
 

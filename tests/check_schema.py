@@ -183,7 +183,9 @@ def main():
         """Run, validate against the command's schema (error.json for exit 2),
         return the document (None when it failed). two: `CMD CORE CORE` (diff)."""
         if two:
-            r = subprocess.run([fx.beamcore, cmd, fx.core, fx.core, *args, "--json"],
+            # the target's options after its path (--sysroot of a core from another machine)
+            opts = fx.target[fx.target.index("--sysroot"):] if "--sysroot" in fx.target else []
+            r = subprocess.run([fx.beamcore, cmd, fx.core, fx.core, *opts, *args, "--json"],
                                capture_output=True, text=True, timeout=300)
             rc, out, err = r.returncode, r.stdout, r.stderr
         else:

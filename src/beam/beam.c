@@ -103,6 +103,7 @@ static bc_err *read_model(struct beam *b, const char *core_path, int pid,
 	b->vm->sigaddr = b->core->sigaddr;
 	/* a kernel core and a gcore both write NT_PRPSINFO: pr_pid is the process */
 	b->vm->os_pid = b->core->live ? b->vm->live_pid : b->core->pid;
+	b->vm->arch = b->core->arch->name;
 	/* gcore stops the process with ptrace: SIGSTOP is a snapshot, not a death */
 	if (b->vm->signo == SIGSTOP)
 		b->vm->signo = b->vm->sigsender = 0;

@@ -438,6 +438,7 @@ struct vm {
 	double time_step;
 	int live_pid;                  /* live: the process read (--pid); 0 otherwise */
 	int os_pid;                    /* the OS process: --pid, a core's NT_PRPSINFO; 0: unknown */
+	const char *arch;              /* static: "x86_64", "aarch64" (the core's ELF machine); NULL: a dump */
 	bool racy;                     /* live: read without stopping it (--no-stop) */
 	double stopped_ms;             /* live: how long it was stopped; < 0: not stopped */
 	uint64_t copied_bytes;         /* live: bytes copied while stopped (0: read while stopped) */

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "death.h"
 #include "print.h"
 #include "utf8.h"
@@ -10,10 +11,13 @@
 static void text_header(FILE *f, const struct vm *vm)
 {
 	char s[64], n[32], l[32];
-	fprintf(f, "%s of %s: OTP %s (erts %s%s), node %s, %u schedulers\n", vm->kind, vm->source,
+	/* the machine is named when it is not the usual one (an arm64 core read here) */
+	bool other_arch = vm->arch && strcmp(vm->arch, "x86_64") != 0;
+	fprintf(f, "%s of %s: OTP %s (erts %s%s%s%s), node %s, %u schedulers\n", vm->kind, vm->source,
 		vm->otp_release[0] ? vm->otp_release : "?",
 		vm->erts_version[0] ? vm->erts_version : "?",
 		!vm->have_jit ? "" : vm->jit ? ", JIT" : ", interpreter",
+		other_arch ? ", " : "", other_arch ? vm->arch : "",
 		vm->node ? vm->node : "?", vm->schedulers);
 	if (vm->live_pid && vm->racy && vm->stopped_ms >= 0)
 		fprintf(f, "  stopped %.1f ms, released before the copy was whole (--max-stop): read "
@@ -77,6 +81,7 @@ static void json_target(struct jw *w, const char *key, const struct vm *vm)
 	jw_f64(w, "time", vm->time ? vm->time : NAN);
 	jw_str(w, "time_from", vm->time ? vm->time_from : NULL);
 	jw_u64_or_null(w, "os_pid", vm->os_pid > 0, (uint64_t)vm->os_pid);
+	jw_str(w, "arch", vm->arch);
 	/* --pid: how long it was stopped, whether it ran meanwhile */
 	jw_f64(w, "stopped_ms", vm->live_pid && vm->stopped_ms >= 0 ? vm->stopped_ms : NAN);
 	jw_bool(w, "racy", vm->live_pid && vm->racy);

@@ -1,4 +1,5 @@
 #include "decompress.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +16,6 @@
 #define IN_SIZE (1u << 20)
 #define OUT_SIZE (1u << 20)
 #define HOLE 4096                   /* zero pages are not written */
-#define PROGRESS_MIN (64ull << 20)  /* inputs this large show progress */
 
 const char *compression_of(const void *head, size_t len)
 {
@@ -39,24 +39,10 @@ struct job {
 	const char *path, *fmt, *tmpdir;
 	int in, out;
 	uint64_t in_size, in_done, out_size;
-	int progress;                   /* stderr is a terminal and the input is large */
-	unsigned shown;                 /* last percentage shown */
+	struct progress *pg;            /* the progress line (progress.h), or NULL */
 	uint8_t *ibuf, *obuf;
 	bc_err *err;
 };
-
-static void show(struct job *j)
-{
-	if (!j->progress || !j->in_size)
-		return;
-	unsigned pct = (unsigned)(j->in_done * 100 / j->in_size);
-	if (pct == j->shown)
-		return;
-	j->shown = pct;
-	fprintf(stderr, "\rbeamcore: decompressing %s (%s) into %s: %u%%, %llu MiB", j->path, j->fmt,
-		j->tmpdir, pct, (unsigned long long)(j->out_size >> 20));
-	fflush(stderr);
-}
 
 static int put(struct job *j, const uint8_t *p, size_t n)
 {
@@ -95,7 +81,7 @@ static ssize_t get(struct job *j)
 		j->err = bc_error(BC_EIO, "%s: %s", j->path, strerror(errno));
 	else
 		j->in_done += (uint64_t)n;
-	show(j);
+	progress_at(j->pg, j->in_done);
 	return n;
 }
 
@@ -230,7 +216,7 @@ static int temp_file(const char *dir)
 bc_err *decompress_to_temp(const char *path, const char *fmt, int *out)
 {
 	*out = -1;
-	struct job j = { .path = path, .fmt = fmt, .in = -1, .out = -1, .shown = 101 };
+	struct job j = { .path = path, .fmt = fmt, .in = -1, .out = -1 };
 	j.tmpdir = getenv("TMPDIR");
 	if (!j.tmpdir || !*j.tmpdir)
 		j.tmpdir = "/tmp";
@@ -240,7 +226,7 @@ bc_err *decompress_to_temp(const char *path, const char *fmt, int *out)
 	struct stat st;
 	if (fstat(j.in, &st) == 0)
 		j.in_size = (uint64_t)st.st_size;
-	j.progress = j.in_size >= PROGRESS_MIN && isatty(2);
+	j.pg = progress_begin("decompressing", j.in_size, PROGRESS_BYTES);
 	bc_err *err = NULL;
 	j.out = temp_file(j.tmpdir);
 	j.ibuf = malloc(IN_SIZE);
@@ -258,8 +244,7 @@ bc_err *decompress_to_temp(const char *path, const char *fmt, int *out)
 		err = unlz4(&j);
 	if (!err && ftruncate(j.out, (off_t)j.out_size) < 0)  /* a trailing hole */
 		err = bc_error(BC_EIO, "%s: %s: %s", path, j.tmpdir, strerror(errno));
-	if (j.progress)
-		fprintf(stderr, "\r\033[K");
+	progress_end(j.pg);
 	free(j.ibuf);
 	free(j.obuf);
 	close(j.in);

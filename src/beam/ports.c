@@ -314,8 +314,9 @@ bc_err *beam_load_ports(struct beam *b)
 	    beam_read_u32(b, ptab + LV(L, PTAB_PORT_MAX), &max) < 0 ||
 	    beam_read_u64(b, ptab + LV(L, PTAB_PORT_INVALID), &invalid) < 0)
 		return bc_error(BC_EFAULT, "port table header unreadable");
-	if (max == 0 || max > (1u << 28))
-		return bc_error(BC_EFORMAT, "port table size %u is implausible: corrupt core", max);
+	if (max == 0 || max > (1u << 28) || !beam_ptab_fits(b, tab, max))
+		return bc_error(BC_EFORMAT, "port table size %u is implausible (at 0x%llx): corrupt "
+				"core", max, (unsigned long long)tab);
 	if (LHAS(L, PTAB_PORT_COUNT) && beam_read_u64(b, ptab + LV(L, PTAB_PORT_COUNT), &count) == 0)
 		b->vm->port_count = count;
 	b->vm->port_limit = max;

@@ -486,6 +486,9 @@ bc_err *beam_load_procs(struct beam *b)
 	if (max == 0 || max > (1u << 28))
 		return bc_error(BC_EFORMAT, "process table size %u is implausible: corrupt core "
 				"or the VM was not started", max);
+	if (!beam_ptab_fits(b, tab, max))
+		return bc_error(BC_EFORMAT, "process table of %u slots at 0x%llx is larger than the "
+				"memory mapped there: corrupt core", max, (unsigned long long)tab);
 
 	uint64_t *slots = malloc((size_t)max * 8);
 	size_t psize = LV(L, S_PROCESS);
@@ -633,7 +636,7 @@ void beam_pid_layout(struct beam *b)
 	if (err || beam_read_u64(b, ptab + LV(L, PTAB_TAB), &tab) < 0 ||
 	    beam_read_u32(b, ptab + LV(L, PTAB_MAX), &max) < 0 ||
 	    beam_read_u64(b, ptab + LV(L, PTAB_INVALID), &invalid) < 0 || max == 0 ||
-	    max > (1u << 28)) {
+	    max > (1u << 28) || !beam_ptab_fits(b, tab, max)) {
 		bc_err_free(err);
 		return;
 	}

@@ -35,6 +35,14 @@ int beam_hold_offheap(struct beam *b, uint64_t oh, enum vm_binhold_kind kind, ui
 bc_err *beam_load_binary_holders(struct beam *b);
 void beam_load_literal_binaries(struct beam *b);
 
+/* Whether a process or port table of max slots at tab fits in the memory
+ * mapped there: a corrupt size asks for more than the table could hold (and
+ * for gigabytes of slots). */
+static inline int beam_ptab_fits(const struct beam *b, uint64_t tab, uint32_t max)
+{
+	return core_mapped(b->core, tab) / 8 >= max;
+}
+
 /* A process or port table's max slots (ErtsPTab r.o.tab) into slots,
  * invalid_element as 0 (procs.c). Read whole, else slot by slot so a partial
  * table still yields what is there: then the count of slots unreadable (0

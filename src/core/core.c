@@ -55,6 +55,17 @@ const struct core_seg *core_seg_at(const struct core *c, uint64_t addr)
 	return find_seg(c, addr);
 }
 
+uint64_t core_mapped(const struct core *c, uint64_t addr)
+{
+	const struct core_seg *s = find_seg(c, addr);
+	if (!s)
+		return 0;
+	uint64_t end = s->vaddr + s->memsz;
+	for (size_t i = (size_t)(s - c->segs) + 1; i < c->nsegs && c->segs[i].vaddr == end; i++)
+		end += c->segs[i].memsz;
+	return end - addr;
+}
+
 static const struct core_backing *find_backing(const struct core *c, uint64_t addr)
 {
 	for (size_t i = 0; i < c->nbacking; i++)

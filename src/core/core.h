@@ -99,6 +99,11 @@ void core_flush(struct core *c);
 /* The segment holding addr, or NULL. */
 const struct core_seg *core_seg_at(const struct core *c, uint64_t addr);
 
+/* How many bytes are mapped from addr on, across adjacent segments, whether
+ * the core holds their bytes or not (0: addr is in no segment): the room a
+ * structure of the process could have there. */
+uint64_t core_mapped(const struct core *c, uint64_t addr);
+
 /* Read len bytes at addr. On a fault returns an error with the first missing address. */
 bc_err *core_read(const struct core *c, uint64_t addr, void *buf, size_t len);
 /* Cheap form for hot loops: 0 on success, -1 on fault. */

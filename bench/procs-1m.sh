@@ -22,7 +22,7 @@
 #   --dir DIR      parent of the work dir; default ${TMPDIR:-/var/tmp}
 #                  (outside the repo; needs ~15 GB free at 1M processes)
 # Environment: BEAMCORE (default build/beamcore), WALK_PTAB (default
-# build/walk_ptab, built here with `ninja -C build walk_ptab` if missing).
+# build/walk_ptab, built with beamcore; `ninja -C build walk_ptab` if missing).
 # Exit 0 all targets met, 1 a target missed or a check failed, 64 usage,
 # 77 not enough disk or memory.
 set -euo pipefail

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	bc_err *err = core_open(argv[1], &core);
 	if (err)
 		return fail("core", err);
-	struct session_opts so = { argv[2], NULL, NULL };
+	struct session_opts so = { .exe_path = argv[2] };
 	struct session *s;
 	if ((err = session_open(core, &so, &s)))
 		return fail("session", err);

@@ -33,23 +33,6 @@ static uint64_t line_hash(const void *ctx, uint32_t item)
 	return hmap_hash_bytes(t, n);
 }
 
-/* The next section line ('=' starting a line) from p, or the end: memchr
- * within windows, the pages behind released as it goes (a heap of many MB
- * lies between two section lines) */
-static const char *next_section(const struct dump *d, const char *p, size_t *mark)
-{
-	const char *m = d->map, *lim = m + d->end;
-	while (p < lim) {
-		dump_drop_behind(d, mark, (size_t)(p - m));
-		const char *wend = lim - p > (2 << 20) ? p + (2 << 20) : lim;
-		const char *q = memchr(p, '=', (size_t)(wend - p));
-		if (q && (q == m || q[-1] == '\n'))
-			return q;
-		p = q ? q + 1 : wend;
-	}
-	return lim;
-}
-
 static int build(struct dump *d)
 {
 	struct dump_deep *x = calloc(1, sizeof *x);
@@ -64,7 +47,7 @@ static int build(struct dump *d)
 	}
 	const char *m = d->map, *lim = d->map + d->end;
 	size_t mark = 0;
-	for (const char *p = next_section(d, m, &mark); p < lim; p = next_section(d, p + 1, &mark)) {
+	for (const char *p = dump_next_section(d, m, &mark); p < lim; p = dump_next_section(d, p + 1, &mark)) {
 		if ((size_t)(lim - p) < 6 || (memcmp(p, "=proc", 5) != 0 &&
 					      memcmp(p, "=literals", (size_t)(lim - p) < 9 ? 0 : 9) != 0 &&
 					      memcmp(p, "=binary:", 8) != 0))

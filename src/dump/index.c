@@ -210,26 +210,35 @@ static bc_err *index_ahead(struct dump *d, struct dump_ahead *a, const char *p,
 	return NULL;
 }
 
-/* The scan: memchr within windows, so the pages of a long stretch without
- * '=' (a big heap's lines) are released as the scan passes them */
+/* The scan alone (dump_next_section finds each section line) */
 static bc_err *index_alone(struct dump *d, const char *p, dump_visit *visit, void *ctx,
 			   struct progress *pg)
 {
 	const char *m = d->map, *lim = m + d->end;
 	size_t mark = 0;
-	while (p < lim) {
+	while ((p = dump_next_section(d, p, &mark)) < lim) {
 		progress_at(pg, (size_t)(p - m));
+		if (!(p = at_section(d, p, visit, ctx)))
+			return bc_error(BC_ENOMEM, "out of memory indexing %s", d->path);
+	}
+	dump_drop_behind(d, &mark, (size_t)(p - m));
+	return NULL;
+}
+
+/* memchr within windows, so the pages of a long stretch without '=' (a big
+ * heap's lines) are released as it passes them */
+const char *dump_next_section(const struct dump *d, const char *p, size_t *mark)
+{
+	const char *m = d->map, *lim = m + d->end;
+	while (p < lim) {
+		dump_drop_behind(d, mark, (size_t)(p - m));
 		const char *wend = lim - p > DROP_WINDOW ? p + DROP_WINDOW : lim;
 		const char *q = memchr(p, '=', (size_t)(wend - p));
-		if (!q)
-			p = wend;
-		else if (q[-1] != '\n')
-			p = q + 1;
-		else if (!(p = at_section(d, q, visit, ctx)))
-			return bc_error(BC_ENOMEM, "out of memory indexing %s", d->path);
-		dump_drop_behind(d, &mark, (size_t)(p - m));
+		if (q && (q == m || q[-1] == '\n'))
+			return q;
+		p = q ? q + 1 : wend;
 	}
-	return NULL;
+	return lim;
 }
 
 bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx)

@@ -134,6 +134,9 @@ struct dump_ahead;
 struct dump_ahead *dump_ahead_start(const char *m, size_t start, size_t end);
 int dump_ahead_next(struct dump_ahead *a, const size_t **off, size_t *n, size_t *to);
 void dump_ahead_end(struct dump_ahead *a);
+/* The next section line ('=' starting a line) at or after p, or the end;
+ * the pages behind released as it goes (dump_drop_behind). */
+const char *dump_next_section(const struct dump *d, const char *p, size_t *mark);
 /* Release the pages of [*mark, off) a sequential pass has read (they stay in
  * the page cache): the resident set of a pass over a multi-GB dump stays a
  * few MB. */

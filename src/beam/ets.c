@@ -3,6 +3,7 @@
  * table's flexible counters, summed over slots when decentralized (erl_flxctr.c). */
 #include <string.h>
 
+#include "addrset.h"
 #include "walks.h"
 
 /* DbTableCommon.status bits (erl_db_util.h), stable OTP 24-27. */
@@ -101,7 +102,7 @@ static void fill_table(struct beam *b, uint64_t tb, uint32_t status, struct vm_e
 /* The tables met (a list that comes back to a table other than its head, or
  * reaches another scheduler's, a corrupt core, stops there: each is read once). */
 struct walk {
-	struct addr_set met;
+	struct addrset met;        /* (a table's address: word-aligned) */
 	int oom;
 };
 
@@ -118,12 +119,12 @@ static int scheduler_tables(struct beam *b, const struct beam_sched *s, void *ar
 	uint64_t tb = first;
 	for (uint32_t k = 0; tb; k++) {
 		uint32_t status;
-		int again = addr_set_add(&w->met, tb);
-		if (again < 0) {
+		int fresh = addrset_add(&w->met, tb);
+		if (fresh < 0) {
 			w->oom = 1;
 			break;
 		}
-		if (again) {  /* the ring closes at its head */
+		if (!fresh) {  /* the ring closes at its head */
 			if (tb != first)
 				vm_gap(b->vm, "ETS list of scheduler %llu comes back to 0x%llx, not to "
 				       "its head, or reaches another's list: corrupt (read up to there)",
@@ -174,7 +175,7 @@ bc_err *beam_load_ets(struct beam *b)
 		return err;
 	struct walk w = { 0 };
 	unsigned skipped = beam_schedulers(b, BS_NORMAL, scheduler_tables, &w);
-	addr_set_free(&w.met);
+	addrset_free(&w.met);
 	if (skipped & BS_NORMAL)
 		return bc_error(BC_EFAULT, "scheduler data unreadable: no ETS tables");
 	if (w.oom)

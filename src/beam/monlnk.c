@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "read.h"
+#include "addrset.h"
 
 /* Up to OTP 27 a node has `Uint16 flags; Uint16 type;`; OTP 28 folded the type
  * into the low 5 bits of `Uint32 flags` and moved the flag bits up past it and
@@ -201,11 +202,11 @@ int ml_walk(struct beam *b, uint64_t root, enum ml_shape shape, int is_link, ml_
 	/* past SEEN_AFTER nodes (more than most processes have), each node is
 	 * checked against those met: a node below itself or under two parents
 	 * (a corrupt core) fails the walk instead of visiting it again and again */
-	struct addr_set seen = { 0 };
+	struct addrset seen = { 0 };
 	int rc = 0;
 	while (sp && !rc) {
 		uint64_t node = stack[--sp], l, r;
-		if (++n > WALK_LIMIT || (n > SEEN_AFTER && addr_set_add(&seen, node) != 0) ||
+		if (++n > WALK_LIMIT || (n > SEEN_AFTER && addrset_add(&seen, node) != 1) ||
 		    ml_read(b, node, &mn) < 0 || visit(ctx, node, &mn, is_link) < 0 ||
 		    beam_read_u64(b, node + LV(L, ML_LEFT), &l) < 0 ||
 		    beam_read_u64(b, node + LV(L, ML_RIGHT), &r) < 0 || sp + 2 > TREE_DEPTH) {
@@ -217,6 +218,6 @@ int ml_walk(struct beam *b, uint64_t root, enum ml_shape shape, int is_link, ml_
 		if (r)
 			stack[sp++] = r;
 	}
-	addr_set_free(&seen);
+	addrset_free(&seen);
 	return rc;
 }

@@ -1,9 +1,6 @@
 /* The reads every walk over a core shares: words, struct members at the size
  * the DWARF gives them, C strings, and the scheduler walk. They know no walk. */
 #include "read.h"
-#include "grow.h"
-
-#include <stdlib.h>
 
 int beam_read_u64(const struct beam *b, uint64_t addr, uint64_t *v)
 {
@@ -68,37 +65,4 @@ unsigned beam_schedulers(struct beam *b, unsigned kinds,
 		}
 	}
 	return skipped;
-}
-
-static uint64_t addr_hash(const void *ctx, uint32_t i)
-{
-	const struct addr_set *s = ctx;
-	return hmap_hash_bytes(&s->addr[i], sizeof s->addr[i]);
-}
-
-int addr_set_add(struct addr_set *s, uint64_t addr)
-{
-	if (!s->map.slot && hmap_init(&s->map, 64) < 0)
-		return -1;
-	size_t j;
-	for (j = hmap_first(&s->map, hmap_hash_bytes(&addr, sizeof addr)); s->map.slot[j];
-	     j = hmap_next(&s->map, j))
-		if (s->addr[s->map.slot[j] - 1] == addr)
-			return 1;
-	uint64_t *a = vm_grow(s->addr, &s->cap, s->n, sizeof *a, 64);
-	if (!a)
-		return -1;
-	s->addr = a;
-	s->addr[s->n] = addr;
-	if (hmap_set(&s->map, j, (uint32_t)s->n, addr_hash, s) < 0 && !s->map.slot[j])
-		return -1;
-	s->n++;
-	return 0;
-}
-
-void addr_set_free(struct addr_set *s)
-{
-	free(s->addr);
-	hmap_free(&s->map);
-	*s = (struct addr_set){ 0 };
 }

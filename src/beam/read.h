@@ -10,7 +10,6 @@
 #include "session.h"
 #include "layout.h"
 #include "error.h"
-#include "hmap.h"
 #include "vm.h"
 
 struct beam {
@@ -130,17 +129,5 @@ static inline int cycle_seen(struct cycle *c, uint64_t addr)
 	return 0;
 }
 
-/* The nodes a walk has met, by address, for a list or tree whose pointers may
- * come back to one (a corrupt core) where Brent's check does not do: a tree
- * (a node below itself, or shared by two parents) and a walk that must not
- * report a node twice. Zeroed to start; addr_set_free after. */
-struct addr_set {
-	uint64_t *addr;
-	size_t n, cap;
-	struct hmap map;
-};
-/* 1: addr was met before; 0: met now; -1: out of memory. */
-int addr_set_add(struct addr_set *s, uint64_t addr);
-void addr_set_free(struct addr_set *s);
 
 #endif

@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --runs) [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || usage; runs=$2; shift 2 ;;
     --) shift; [ $# -ge 1 ] || usage; cmd=("$@"); break ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) usage ;;
     *) if [ -z "$core" ]; then core=$1; elif [ -z "$beam" ]; then beam=$1; else usage; fi; shift ;;
   esac

@@ -10,7 +10,7 @@ matching its code against our DWARF build of the same source, never guessed.
    aligned in order (objdump; difflib on mnemonic and target section); an
    aligned operand names, through our .symtab, which global the stock's target
    is, and an aligned call matches the two callees, which are walked the same
-   way (895 functions of forky's 29.1.1 from the 300 exported).
+   way (892 functions of forky's 29.1.1 from the ~300 exported).
 2. Accepted. A global is placed when code references agree on it and its
    shift (stock - ours) is that of a neighbour placed by code too, or, with no
    reference, when the nearest code-placed globals below and above it in the

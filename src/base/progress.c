@@ -1,4 +1,5 @@
 /* The progress line (progress.h). */
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -72,28 +73,39 @@ static const char *amount(const struct progress *p, uint64_t v, char *buf, size_
 	return p->unit == PROGRESS_BYTES ? fmt_bytes(v, buf, len) : fmt_count(v, buf, len);
 }
 
+/* Appends to the line at n, never past its end (a long `what` is cut). */
+static size_t add(char *text, size_t len, size_t n, const char *fmt, ...)
+{
+	if (n >= len - 1)
+		return n;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vsnprintf(text + n, len - n, fmt, ap);
+	va_end(ap);
+	return r < 0 ? n : n + (size_t)r >= len - 1 ? len - 1 : n + (size_t)r;
+}
+
 static void draw(struct progress *p, uint64_t done, uint64_t t)
 {
 	char text[256], a[32], b[32], r[32];
+	size_t n = 0, len = sizeof text - 4;  /* room for the erase-line code */
 	double secs = (double)(t - p->start) / 1e9;
 	uint64_t rate = secs > 0 ? (uint64_t)(done / secs) : 0;
-	int n = snprintf(text, sizeof text, "\rbeamcore: %s %s", p->what, amount(p, done, a, sizeof a));
-	if (p->total && done <= p->total) {
-		n += snprintf(text + n, sizeof text - (size_t)n, "/%s (%d%%)", amount(p, p->total, b, sizeof b),
-			      (int)(100 * done / p->total));
-	}
+	n = add(text, len, n, "\rbeamcore: %s %s", p->what, amount(p, done, a, sizeof a));
+	if (p->total && done <= p->total)
+		n = add(text, len, n, "/%s (%d%%)", amount(p, p->total, b, sizeof b),
+			(int)(100 * done / p->total));
 	if (rate)
-		n += snprintf(text + n, sizeof text - (size_t)n, ", %s/s", amount(p, rate, r, sizeof r));
+		n = add(text, len, n, ", %s/s", amount(p, rate, r, sizeof r));
 	if (p->total && done <= p->total && rate) {
 		uint64_t left = (p->total - done) / rate;
 		if (left >= 60)
-			n += snprintf(text + n, sizeof text - (size_t)n, ", %llu min %llu s left",
-				      (unsigned long long)(left / 60), (unsigned long long)(left % 60));
+			n = add(text, len, n, ", %llu min %llu s left", (unsigned long long)(left / 60),
+				(unsigned long long)(left % 60));
 		else
-			n += snprintf(text + n, sizeof text - (size_t)n, ", %llu s left",
-				      (unsigned long long)left + 1);
+			n = add(text, len, n, ", %llu s left", (unsigned long long)left + 1);
 	}
-	snprintf(text + n, sizeof text - (size_t)n, "\033[K");
+	memcpy(text + n, "\033[K", 4);  /* with its NUL: n <= len - 1 = sizeof text - 5 */
 	fputs(text, stderr);
 	fflush(stderr);
 	p->shown = true;

@@ -95,8 +95,9 @@ void beam_load_literal_binaries(struct beam *b)
 	for (size_t i = 0; i < ntables && !e; i++)
 		e = modules(b, tables + i * LV(L, S_MODULE_TABLE), &a) < 0;
 	e = e || persistent(b, &a) < 0;
-	/* an area shared by the code indexes' tables: once */
-	qsort(a.v, a.n, sizeof *a.v, u64_cmp);
+	/* an area shared by the code indexes' tables: once (none: no array to sort) */
+	if (a.n)
+		qsort(a.v, a.n, sizeof *a.v, u64_cmp);
 	size_t bad = 0;
 	for (size_t i = 0; i < a.n && !e; i++) {
 		uint64_t oh;

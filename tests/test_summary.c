@@ -94,6 +94,26 @@ int main(void)
 	expect(!said(&out, "ETS sessions holds"), "and not again on its own");
 	an_out_free(&out);
 	vm_free(vm);
+
+	/* by pid without vm_index_pids: vm_find_proc indexes at its first lookup,
+	 * vm_find_procs finds the same in one pass (a duplicated pid: the first) */
+	vm = vm_new("core", "test");
+	for (uint32_t i = 0; i < 1000; i++)
+		proc(vm, 100 + i, NULL, 1024);
+	proc(vm, 150, "again", 1024);
+	struct vm_pid pids[] = { { 150, 0 }, { 1099, 0 }, { 7, 0 }, { 150, 0 }, { 100, 1 } };
+	const struct vm_proc *many[5];
+	vm_find_procs(vm, pids, 5, many);
+	expect(!vm->pid_index.slot, "vm_find_procs builds no index");
+	expect(many[0] == &vm->procs[50] && many[1] == &vm->procs[999] && !many[2] &&
+	       many[3] == &vm->procs[50] && !many[4], "vm_find_procs: each pid's first process");
+	int same = 1;
+	for (size_t i = 0; i < 5; i++)
+		same &= vm_find_proc(vm, pids[i]) == many[i];
+	expect(same && vm->pid_index.count == vm->nprocs, "vm_find_proc indexes, finds the same");
+	vm_find_procs(vm, pids, 5, many);
+	expect(many[0] == &vm->procs[50] && !many[2], "vm_find_procs through the index");
+	vm_free(vm);
 	printf("%d failures\n", failures);
 	return failures != 0;
 }

@@ -255,8 +255,8 @@ static void label_tables(struct beam *b)
 static bc_err *load_procs(struct beam *b)
 {
 	bc_err *err = beam_load_procs(b);
-	if (!err && vm_index_pids(b->vm) < 0)
-		err = bc_error(BC_ENOMEM, "out of memory");
+	/* indexed by pid at the first lookup (vm_find_proc), not before one */
+	hmap_free(&b->vm->pid_index);
 	b->vm->procs_read = !err;
 	if (!err)
 		label_tables(b);

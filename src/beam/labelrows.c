@@ -4,6 +4,7 @@
  * (etsrows.c); a row holding a local pid at the rule's position names that
  * process, unless a rule read before (a dictionary key, an earlier table
  * rule, an earlier row) already did. One arena, reset per row. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "labelrows.h"
@@ -43,15 +44,13 @@ static int one_row(struct beam *b, uint64_t row, void *arg)
 
 /* Whether rule r reads table t: an ets rule by the table's name, a registry
  * rule by its owner's module (proc_lib's initial call, else the initial call). */
-static bool reads(const struct vm *vm, const struct label_rule *r, const struct vm_ets *t,
-		  const struct vm_proc **owner)
+static bool reads(const struct label_rule *r, const struct vm_ets *t, const struct vm_proc *owner)
 {
-	*owner = vm_find_proc(vm, t->owner);
 	if (r->kind == LABEL_ETS)
 		return t->name && !strcmp(t->name, r->what);
-	if (r->kind != LABEL_REGISTRY || !*owner)
+	if (r->kind != LABEL_REGISTRY || !owner)
 		return false;
-	const struct vm_proc *o = *owner;
+	const struct vm_proc *o = owner;
 	const char *mod = o->proc_lib_initial_call.module ? o->proc_lib_initial_call.module
 							  : o->initial_call.module;
 	return mod && !strcmp(mod, r->what);
@@ -62,17 +61,32 @@ void beam_label_tables(struct beam *b)
 	struct vm *vm = b->vm;
 	const struct label_rules *lr = label_rules();
 	struct vt_arena *a = NULL;
+	/* the tables' owners in one pass: the processes are not indexed by pid
+	 * unless a row names one (the TUI's first screen needs no index) */
+	struct vm_pid *pids = malloc((vm->nets ? vm->nets : 1) * sizeof *pids);
+	const struct vm_proc **owners = malloc((vm->nets ? vm->nets : 1) * sizeof *owners);
+	if (!pids || !owners) {
+		free(pids);
+		free(owners);
+		vm_gap(vm, "labels: out of memory reading ETS rows");
+		return;
+	}
+	for (size_t i = 0; i < vm->nets; i++)
+		pids[i] = vm->ets[i].owner;
+	vm_find_procs(vm, pids, vm->nets, owners);
+	free(pids);
 	for (size_t k = 0; k < lr->n; k++) {
 		const struct label_rule *r = &lr->rule[k];
 		if (r->kind == LABEL_DICT)
 			continue;
 		for (size_t i = 0; i < vm->nets; i++) {
 			const struct vm_ets *t = &vm->ets[i];
-			const struct vm_proc *owner;
-			if (!reads(vm, r, t, &owner))
+			const struct vm_proc *owner = owners[i];
+			if (!reads(r, t, owner))
 				continue;
 			if (!a && !(a = vt_arena_new())) {
 				vm_gap(vm, "labels: out of memory reading ETS rows");
+				free(owners);
 				return;
 			}
 			struct rows w = { vm, r, t, NULL, a };
@@ -84,5 +98,6 @@ void beam_label_tables(struct beam *b)
 				       r->source, r->origin, t->name ? t->name : "?", why);
 		}
 	}
+	free(owners);
 	vt_arena_free(a);
 }

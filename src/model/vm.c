@@ -205,6 +205,16 @@ int vm_index_pids(struct vm *vm)
 
 const struct vm_proc *vm_find_proc(const struct vm *vm, struct vm_pid pid)
 {
+	/* indexed at the first lookup: the TUI's first screen of a million
+	 * processes looks none up (the model is never a const object, only
+	 * passed as one) */
+	struct vm *w = (struct vm *)vm;
+	if (!vm->pid_index.slot && vm->nprocs && !vm->pid_index_oom && vm_index_pids(w) < 0) {
+		hmap_free(&w->pid_index);
+		w->pid_index_oom = true;
+		vm_gap(w, "out of memory for the index of %zu processes by pid: none is found by it",
+		       vm->nprocs);
+	}
 	const struct hmap *m = &vm->pid_index;
 	if (!m->slot)
 		return NULL;
@@ -214,6 +224,45 @@ const struct vm_proc *vm_find_proc(const struct vm *vm, struct vm_pid pid)
 			return p;
 	}
 	return NULL;
+}
+
+static uint64_t pids_hash(const void *pids, uint32_t i)
+{
+	const struct vm_pid *p = &((const struct vm_pid *)pids)[i];
+	return pid_key(p->num, p->serial);
+}
+
+void vm_find_procs(const struct vm *vm, const struct vm_pid *pids, size_t n,
+		   const struct vm_proc **out)
+{
+	struct hmap m = { 0 };
+	int oom = !n || vm->pid_index.slot || hmap_init(&m, n) < 0;
+	for (size_t i = 0; i < n && !oom; i++) {
+		out[i] = NULL;
+		size_t j = hmap_first(&m, pid_key(pids[i].num, pids[i].serial));
+		while (m.slot[j])
+			j = hmap_next(&m, j);
+		oom = hmap_set(&m, j, (uint32_t)i, pids_hash, pids) < 0;
+	}
+	if (oom) {  /* (indexed already, or out of memory: by the index) */
+		hmap_free(&m);
+		for (size_t i = 0; i < n; i++)
+			out[i] = vm_find_proc(vm, pids[i]);
+		return;
+	}
+	size_t left = n;  /* (until each pid is found) */
+	for (size_t k = 0; k < vm->nprocs && left; k++) {  /* the first of a pid, as vm_find_proc */
+		const struct vm_proc *p = &vm->procs[k];
+		for (size_t j = hmap_first(&m, pid_key(p->pid_num, p->pid_serial)); m.slot[j];
+		     j = hmap_next(&m, j)) {
+			size_t i = m.slot[j] - 1;
+			if (!out[i] && pids[i].num == p->pid_num && pids[i].serial == p->pid_serial) {
+				out[i] = p;
+				left--;
+			}
+		}
+	}
+	hmap_free(&m);
 }
 
 const char *vm_ets_id_str(const struct vm_ets *t, char *buf, size_t len)

@@ -486,7 +486,8 @@ struct vm {
 	struct vm_memory memory;
 	struct vm_alloc *allocs;
 	size_t nallocs;
-	struct hmap pid_index;         /* procs by pid, built by vm_index_pids */
+	struct hmap pid_index;         /* procs by pid: vm_index_pids, or the first vm_find_proc */
+	bool pid_index_oom;            /* that failed (said once, as a gap) */
 	struct vm_gap *gaps;
 	size_t ngaps;
 	size_t gaps_dropped;           /* beyond the kept ones */
@@ -571,10 +572,16 @@ int vm_add_frame(struct vm *vm, uint32_t mfa_id);
  * they were (nprocs), else the count the VM kept (memory reads none). */
 uint64_t vm_process_count(const struct vm *vm);
 
-/* After the processes are loaded: index them by pid (-1 on OOM). */
+/* After the processes are loaded: index them by pid (-1 on OOM). Optional:
+ * vm_find_proc indexes them at the first lookup. */
 int vm_index_pids(struct vm *vm);
-/* The process with this pid, or NULL. */
+/* The process with this pid, or NULL (indexes them first when needed). */
 const struct vm_proc *vm_find_proc(const struct vm *vm, struct vm_pid pid);
+/* The processes of n pids into out (NULL: none), as vm_find_proc would find
+ * them, in one pass over the processes when they are not indexed yet: a few
+ * lookups need not index a million processes. */
+void vm_find_procs(const struct vm *vm, const struct vm_pid *pids, size_t n,
+		   const struct vm_proc **out);
 /* "#Ref<0.a.b.c>" of a table into buf. */
 const char *vm_ets_id_str(const struct vm_ets *t, char *buf, size_t len);
 const char *vm_pid2str(struct vm_pid pid, char *buf, size_t len);

@@ -111,7 +111,7 @@ def main():
             t.wait("back to processes", lambda s: lines(s)[1].startswith("Processes"))
             # ? on the process list
             t.keys("?")
-            s = t.wait("help", lambda s: lines(s)[1].startswith("Keys"))
+            s = t.wait("help", lambda s: lines(s)[1].startswith("Keys") and "filter" in s and "sort" in s)
             check(f"{at}: ? lists the process list's keys", "filter" in s and "sort" in s, s)
             t.keys("x")
             t.wait("help closed", lambda s: lines(s)[1].startswith("Processes"))
@@ -138,7 +138,8 @@ def main():
             check(f"{at}: ETS cursor starts on the first row, not the heading",
                   "7m" not in esc[2] and "7m" in esc[3], "\n".join(esc[:5]))
             t.keys("?")
-            s = t.wait("pane help", lambda s: lines(s)[1].startswith("Keys"))
+            # the title is drawn before the body: wait for both (a loaded machine shows the gap)
+            s = t.wait("pane help", lambda s: lines(s)[1].startswith("Keys") and "scroll sideways" in s)
             check(f"{at}: ? in a pane lists its keys", "scroll sideways" in s, s)
             t.keys("q", "q")
             t.wait("back", lambda s: lines(s)[1].startswith("Processes"))

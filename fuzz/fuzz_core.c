@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	for (size_t i = 0; i < c->nfiles; i++)
 		(void)strlen(c->files[i].path);
 	for (size_t i = 0; i < c->nthreads; i++)
-		probe(c, c->threads[i].rsp, 64);
+		probe(c, c->threads[i].sp, 64);
 	if (c->psargs)
 		(void)strnlen(c->psargs, 80); /* pr_psargs: 80 bytes, NUL only if the kernel wrote it */
 	if (c->at_vdso)

@@ -37,9 +37,14 @@ def main():
             tgt["process_count"] != gt["process_count"]):
         bad.append(f"target.process_count {tgt['process_count']}, live {gt['process_count']}")
     print(f"{fx.name}: erlang:memory() {', '.join(report)}; {len(bad)} mismatches")
+    if bad and gt_mem_unsettled(fx):
+        print("  (memory.json was written on a node whose memory never held still for 100 ms)")
     for b in bad[:40]:
         print("  MISMATCH " + b)
     return 1 if bad else 0
+
+def gt_mem_unsettled(fx):
+    return fx.json_file("memory.json").get("settled") is False
 
 if __name__ == "__main__":
     sys.exit(main())

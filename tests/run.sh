@@ -173,6 +173,7 @@ bash tests/fuzz.sh "${BEAMCORE_FUZZ_SECONDS:-45}"
 CAPFAIL=$capfail python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
 import json, os, sys
 p = f = s = 0
+failed = []
 try:
     fuzz = open("build-fuzz/fuzz-results.txt").read().splitlines()
 except OSError:
@@ -188,10 +189,19 @@ for path in sys.argv[1:]:
         f += 1
         continue
     for line in lines:
-        r = json.loads(line)["result"]
+        t = json.loads(line)
+        r = t["result"]
         if r in ("OK", "EXPECTEDFAIL"): p += 1
         elif r == "SKIP": s += 1
-        else: f += 1
+        else:
+            f += 1
+            failed.append((path.split("/")[0], t))
+# What each failed test said, last: CI keeps only the head and tail of the log.
+for build, t in failed:
+    out = (t.get("stdout") or "").splitlines()
+    print(f"== FAILED {build}: {t['name']} ({t['result']}), its last lines:")
+    for l in out[-12:]:
+        print("   " + l[:300])
 capfail = int(os.environ.get("CAPFAIL", "0"))
 if capfail:
     print(f"{capfail} fixture(s) could not be made")

@@ -6,8 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int atom_table_locked(struct beam *b);
+
 /* The atom cache sized to the table (atom_entries), once; -1 if unreadable. */
 static int atom_table(struct beam *b)
+{
+	if (__atomic_load_n(&b->atom_cache, __ATOMIC_ACQUIRE))
+		return 0;
+	beam_lock(b);
+	int r = atom_table_locked(b);
+	beam_unlock(b);
+	return r;
+}
+
+static int atom_table_locked(struct beam *b)
 {
 	if (!b->atom_cache) {
 		static const enum layout_id need[] = { G_ATOM_TABLE, IT_ENTRIES, IT_SEG_TABLE,
@@ -24,9 +36,10 @@ static int atom_table(struct beam *b)
 		    entries > (1u << 30))
 			return -1;
 		b->atom_entries = entries;
-		b->atom_cache = calloc(entries ? entries : 1, sizeof *b->atom_cache);
-		if (!b->atom_cache)
+		const char **cache = calloc(entries ? entries : 1, sizeof *cache);
+		if (!cache)
 			return -1;
+		__atomic_store_n(&b->atom_cache, cache, __ATOMIC_RELEASE);
 	}
 	return 0;
 }
@@ -58,14 +71,20 @@ const char *beam_atom(struct beam *b, uint64_t term)
 	uint64_t ix = atom_val(term);
 	if ((int64_t)ix >= b->atom_entries)
 		return NULL;
-	if (b->atom_cache[ix])
-		return b->atom_cache[ix];
+	const char *s = __atomic_load_n(&b->atom_cache[ix], __ATOMIC_ACQUIRE);
+	if (s)
+		return s;
 	char buf[1024];
 	int len = atom_text(b, ix, buf, sizeof buf - 1);
 	if (len < 0)
 		return NULL;
-	b->atom_cache[ix] = vm_intern(b->vm, buf, len);
-	return b->atom_cache[ix];
+	beam_lock(b);  /* interning grows the model's string table */
+	if (!(s = b->atom_cache[ix])) {
+		s = vm_intern(b->vm, buf, len);
+		__atomic_store_n(&b->atom_cache[ix], s, __ATOMIC_RELEASE);
+	}
+	beam_unlock(b);
+	return s;
 }
 
 int64_t beam_atom_find(struct beam *b, const char *const *names, int64_t *out, size_t n)

@@ -85,7 +85,17 @@ static uint64_t code_hash(const void *c, uint32_t i)
 	return ((const struct code_cache *)c)->e[i].pc;
 }
 
+static int lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out);
+
 int beam_lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out)
+{
+	beam_lock(b);  /* the cache below is shared by the walk's threads */
+	int r = lookup_code(b, pc, out);
+	beam_unlock(b);
+	return r;
+}
+
+static int lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out)
 {
 	struct code_cache *c = b->code_cache;
 	if (!c && !(c = b->code_cache = calloc(1, sizeof *c)))

@@ -1,7 +1,10 @@
 /* Walk the process table and compute what process_info/2 would have answered
  * (erl_bif_info.c process_info_aux, erl_process_dump.c erts_process_memory). */
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "code.h"
 #include "eterm.h"
@@ -52,12 +55,34 @@ static enum vm_status status_of(uint32_t s)
 	return VS_WAITING;
 }
 
+/* The function last looked up by code address, per walking thread: most
+ * processes wait at one of a few addresses (no lock taken for those). */
+struct code_memo {
+	uint64_t pc;
+	struct vm_mfa mfa;
+	int r;
+};
+
 struct walk {
 	struct beam *b;
 	const struct layout *L;
 	const uint8_t *p;      /* copy of struct process */
 	uint64_t addr;
+	struct code_memo *memo;  /* or NULL */
 };
+
+static int lookup_code(const struct walk *w, uint64_t pc, struct vm_mfa *out)
+{
+	struct code_memo *m = w->memo;
+	if (m && m->pc == pc && pc) {
+		*out = m->mfa;
+		return m->r;
+	}
+	int r = beam_lookup_code(w->b, pc, out);
+	if (m)
+		*m = (struct code_memo){ pc, *out, r };
+	return r;
+}
 
 static uint64_t f64(const struct walk *w, enum layout_id id)
 {
@@ -226,7 +251,7 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 	uint64_t cur = f64(w, P_CURRENT);
 	/* process_info: p->current, else the function p->i lies in */
 	if (cur ? beam_read_mfa(b, cur, &vp->current_function) < 0
-		: beam_lookup_code(b, f64(w, P_I), &vp->current_function) < 0)
+		: lookup_code(w, f64(w, P_I), &vp->current_function) < 0)
 		vp->unknown |= VPF_CURRENT_FUNCTION;
 
 	uint64_t heap_sz = f64(w, P_HEAP_SZ), hend = f64(w, P_HEND), stop = f64(w, P_STOP);
@@ -301,8 +326,13 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 		}
 	}
 	uint64_t dict = f64(w, P_DICTIONARY);
-	if (alive)
+	if (alive && dict) {  /* it interns and grows shared arrays */
+		beam_lock(b);
 		beam_proc_identity(b, dict, vp);
+		beam_unlock(b);
+	} else if (alive) {
+		beam_proc_identity(b, dict, vp);
+	}
 	if (dict) {
 		uint32_t asz;
 		if (beam_read_u32(b, dict + LV(L, PD_ARRAYSIZE), &asz) < 0)
@@ -390,7 +420,7 @@ static int held_by(struct beam *b, const struct beam_sched *s, void *arg)
 	    !proc || in_table(b, h->slots, h->max, proc) ||
 	    core_peek(b->core, proc, h->pbuf, LV(L, S_PROCESS)) < 0)
 		return 0;
-	struct walk w = { b, L, h->pbuf, proc };
+	struct walk w = { b, L, h->pbuf, proc, NULL };
 	struct vm_proc *vp = vm_add_proc(b->vm);
 	if (vp) {
 		fill_proc(&w, vp);
@@ -443,6 +473,127 @@ static void sort_visits(struct proc_visit *v, struct proc_visit *tmp, size_t n)
 	}
 	/* three passes: the sorted run is in tmp's original array */
 	memcpy(tmp, v, n * sizeof *v);
+}
+
+/* One thread's share of the process walk: visit[from, to), by address. */
+struct walk_part {
+	struct beam *b;
+	const struct proc_visit *visit;
+	size_t from, to;
+	struct vm_proc *rows;
+	uint8_t *fate;
+	uint64_t *pf;          /* saved fields (b->pf), or NULL */
+	size_t psize;
+	uint8_t *pbuf;         /* psize bytes: a struct not contiguous in the core */
+	struct progress *pg;
+};
+
+static const enum layout_id saved_field[PF_N] = {
+	[PF_I] = P_I, [PF_STOP] = P_STOP, [PF_HEND] = P_HEND,
+	[PF_OFF_HEAP_FIRST] = P_OFF_HEAP_FIRST, [PF_WRT_BINS] = P_WRT_BINS, [PF_MBUF] = P_MBUF,
+};
+
+static void *walk_part(void *arg)
+{
+	struct walk_part *t = arg;
+	struct beam *b = t->b;
+	const struct layout *L = &b->L;
+	const struct proc_visit *visit = t->visit;
+	size_t psize = t->psize;
+	struct code_memo memo = { 0 };
+	if (t->from >= t->to)
+		return NULL;
+	/* the rows of the same share of ranks, faulted in a run (each thread its own) */
+	mem_populate(t->rows + t->from, (t->to - t->from) * sizeof *t->rows);
+	if (t->pf)
+		mem_populate(t->pf + t->from * PF_N, (t->to - t->from) * PF_N * sizeof *t->pf);
+	/* the walk has let go of the pages from the first struct's to here (core_drop) */
+	uint64_t dropped = visit[t->from].addr & ~(uint64_t)4095;
+	for (size_t k = t->from; k < t->to; k++) {
+		uint32_t r = visit[k].rank;
+		progress_add(t->pg, 1);
+		uint64_t page = visit[k].addr & ~(uint64_t)4095;
+		if (k + PREFETCH_AHEAD < t->to) {  /* the struct a few ahead, its lines on their way */
+			const uint8_t *q = core_ptr(b->core, visit[k + PREFETCH_AHEAD].addr, psize);
+			for (size_t o = 0; q && o < psize; o += 64)
+				__builtin_prefetch(q + o);
+		}
+		if (page - dropped >= DROP_BEHIND && page > dropped) {
+			core_drop(b->core, dropped, page - dropped);
+			dropped = page;
+		}
+		const uint8_t *pp = core_ptr(b->core, visit[k].addr, psize);
+		if (!pp && core_peek(b->core, visit[k].addr, t->pbuf, psize) == 0)
+			pp = t->pbuf;
+		struct walk w = { b, L, pp, visit[k].addr, &memo };
+		t->fate[r] = !pp ? ROW_UNREADABLE : implausible(&w) ? ROW_CORRUPT : ROW_READ;
+		if (t->fate[r] == ROW_READ) {
+			for (int f = 0; t->pf && f < PF_N; f++)
+				t->pf[(size_t)r * PF_N + f] = f64(&w, saved_field[f]);
+			fill_proc(&w, &t->rows[r]);
+			if (hibernating(&w, &t->rows[r]))
+				t->fate[r] = ROW_HIBERNATING;
+		}
+	}
+	/* (the heap and the code keep their pages: later walks may read them) */
+	core_drop(b->core, dropped, visit[t->to - 1].addr + psize - dropped);
+	return NULL;
+}
+
+/* Below this many processes one thread walks: threads cost more than they save. */
+#define THREADED_MIN 50000
+#define WALK_THREADS_MAX 16
+
+/* The walk on every CPU where the core can be read by several threads at once:
+ * each thread a run of processes by address, rows still written at their
+ * slot's rank, so the result is the same as one thread's. */
+static void walk_parts(struct walk_part *all)
+{
+	struct beam *b = all->b;
+	size_t n = all->to - all->from;
+	/* BEAMCORE_THREADS=N: N threads whatever the count (1: one thread) */
+	const char *env = getenv("BEAMCORE_THREADS");
+	long want = env && *env ? strtol(env, NULL, 10) : 0;
+	long cpus = want > 0 ? want : sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = cpus > 1 ? (size_t)cpus : 1;
+	nt = nt > WALK_THREADS_MAX ? WALK_THREADS_MAX : nt > n ? n : nt;
+	if ((n < THREADED_MIN && want <= 0) || nt < 2 || !core_reads_shareable(b->core)) {
+		walk_part(all);
+		return;
+	}
+	pthread_mutexattr_t attr;
+	pthread_mutex_t lock;
+	if (pthread_mutexattr_init(&attr) != 0 ||
+	    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE) != 0 ||
+	    pthread_mutex_init(&lock, &attr) != 0) {
+		walk_part(all);
+		return;
+	}
+	pthread_mutexattr_destroy(&attr);
+	struct walk_part part[WALK_THREADS_MAX];
+	uint8_t *bufs = malloc(nt * all->psize);
+	pthread_t th[WALK_THREADS_MAX];
+	bool started[WALK_THREADS_MAX] = { false };
+	b->walk_lock = &lock;
+	for (size_t i = 0; i < nt; i++) {
+		part[i] = *all;
+		part[i].from = all->from + n * i / nt;
+		part[i].to = all->from + n * (i + 1) / nt;
+		if (bufs)
+			part[i].pbuf = bufs + i * all->psize;
+		/* the first part is this thread's; a thread that cannot start: here too */
+		if (i > 0 && bufs)
+			started[i] = pthread_create(&th[i], NULL, walk_part, &part[i]) == 0;
+	}
+	for (size_t i = 0; i < nt; i++)
+		if (!started[i])
+			walk_part(&part[i]);
+	for (size_t i = 1; i < nt; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
+	b->walk_lock = NULL;
+	pthread_mutex_destroy(&lock);
+	free(bufs);
 }
 
 bc_err *beam_load_procs(struct beam *b)
@@ -527,49 +678,15 @@ bc_err *beam_load_procs(struct beam *b)
 		if (slots[ix])
 			visit[r] = (struct proc_visit){ slots[ix], r }, r++;
 	sort_visits(visit, visit + n, n);
-	static const enum layout_id saved[PF_N] = {
-		[PF_I] = P_I, [PF_STOP] = P_STOP, [PF_HEND] = P_HEND,
-		[PF_OFF_HEAP_FIRST] = P_OFF_HEAP_FIRST, [PF_WRT_BINS] = P_WRT_BINS, [PF_MBUF] = P_MBUF,
-	};
 	int known = 1;
 	for (int f = 0; f < PF_N; f++)
-		known &= LHAS(L, saved[f]);
+		known &= LHAS(L, saved_field[f]);
 	int keep = b->keep_fields && known && first_row == 0 && !b->pf &&
 		   (b->pf = malloc((n ? n : 1) * PF_N * sizeof *b->pf));
-	if (keep)
-		mem_populate(b->pf, n * PF_N * sizeof *b->pf);
-	/* the walk has let go of the pages from the first struct's to here (core_drop) */
-	uint64_t dropped = n ? visit[0].addr & ~(uint64_t)4095 : 0;
-	struct progress *pg = progress_begin("reading processes", n, PROGRESS_COUNT);
-	for (size_t k = 0; k < n; k++) {
-		uint32_t r = visit[k].rank;
-		progress_add(pg, 1);
-		uint64_t page = visit[k].addr & ~(uint64_t)4095;
-		if (k + PREFETCH_AHEAD < n) {  /* the struct a few ahead, its lines on their way */
-			const uint8_t *q = core_ptr(b->core, visit[k + PREFETCH_AHEAD].addr, psize);
-			for (size_t o = 0; q && o < psize; o += 64)
-				__builtin_prefetch(q + o);
-		}
-		if (page - dropped >= DROP_BEHIND && page > dropped) {
-			core_drop(b->core, dropped, page - dropped);
-			dropped = page;
-		}
-		const uint8_t *pp = core_ptr(b->core, visit[k].addr, psize);
-		if (!pp && core_peek(b->core, visit[k].addr, pbuf, psize) == 0)
-			pp = pbuf;
-		struct walk w = { b, L, pp, visit[k].addr };
-		fate[r] = !pp ? ROW_UNREADABLE : implausible(&w) ? ROW_CORRUPT : ROW_READ;
-		if (fate[r] == ROW_READ) {
-			for (int f = 0; keep && f < PF_N; f++)
-				b->pf[(size_t)r * PF_N + f] = f64(&w, saved[f]);
-			fill_proc(&w, &rows[r]);
-			if (hibernating(&w, &rows[r]))
-				fate[r] = ROW_HIBERNATING;
-		}
-	}
-	progress_end(pg);
-	if (n)  /* (the heap and the code keep their pages: later walks may read them) */
-		core_drop(b->core, dropped, visit[n - 1].addr + psize - dropped);
+	struct walk_part part = { b, visit, 0, n, rows, fate, keep ? b->pf : NULL, psize, pbuf,
+				  progress_begin("reading processes", n, PROGRESS_COUNT) };
+	walk_parts(&part);
+	progress_end(part.pg);
 	free(visit);
 
 	size_t unreadable = 0, corrupt = 0, partial = 0, kept = 0;
@@ -588,7 +705,7 @@ bc_err *beam_load_procs(struct beam *b)
 			const uint8_t *pp = core_ptr(b->core, slots[ix], psize);
 			if (!pp && core_peek(b->core, slots[ix], pbuf, psize) == 0)
 				pp = pbuf;
-			struct walk w = { b, L, pp, slots[ix] };
+			struct walk w = { b, L, pp, slots[ix], NULL };
 			if (f == ROW_CORRUPT) {
 				if (!corrupt++)
 					vm_gap(b->vm, "process table slot %u: struct process at 0x%llx looks "

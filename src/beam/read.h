@@ -5,6 +5,7 @@
  * read through it and fill the VM model; beam.c opens it and runs them. */
 #ifndef BEAMCORE_BEAM_READ_H
 #define BEAMCORE_BEAM_READ_H
+#include <pthread.h>
 #include <stdint.h>
 #include "core.h"
 #include "session.h"
@@ -43,7 +44,23 @@ struct beam {
 	uint64_t *pf;
 	size_t npf;
 	int keep_fields;
+	/* Set while several threads walk (procs.c): a recursive lock around what
+	 * the reads share and grow (the atom cache, the code cache, the model's
+	 * interned strings and arrays); NULL: one thread, no locking. */
+	pthread_mutex_t *walk_lock;
 };
+
+static inline void beam_lock(struct beam *b)
+{
+	if (b->walk_lock)
+		pthread_mutex_lock(b->walk_lock);
+}
+
+static inline void beam_unlock(struct beam *b)
+{
+	if (b->walk_lock)
+		pthread_mutex_unlock(b->walk_lock);
+}
 
 enum proc_field { PF_I, PF_STOP, PF_HEND, PF_OFF_HEAP_FIRST, PF_WRT_BINS, PF_MBUF, PF_N };
 

@@ -29,25 +29,35 @@ static inline const struct core_seg *find_seg(const struct core *c, uint64_t add
 {
 	/* Walks read neighbouring addresses: try the segment of the last hit, then
 	 * the one last seen in this 64 KiB neighbourhood, before searching. */
-	const struct core_seg *h = c->hint;
+	struct core *w = (struct core *)c;
+	const struct core_seg *h = atomic_load_explicit(&w->hint, memory_order_relaxed);
 	if (h && addr >= h->vaddr && addr - h->vaddr < h->memsz)
 		return h;
-	const struct core_seg **slot = (const struct core_seg **)&c->near[(addr >> 16) & 1023];
-	h = *slot;
-	if (h && addr >= h->vaddr && addr - h->vaddr < h->memsz)
-		return ((struct core *)c)->hint = h;
-	size_t lo = 0, hi = c->nsegs;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const struct core_seg *s = &c->segs[mid];
-		if (addr < s->vaddr)
-			hi = mid;
-		else if (addr - s->vaddr >= s->memsz)
-			lo = mid + 1;
-		else
-			return ((struct core *)c)->hint = *slot = s;
+	_Atomic(const struct core_seg *) *slot = &w->near[(addr >> 16) & 1023];
+	h = atomic_load_explicit(slot, memory_order_relaxed);
+	if (!(h && addr >= h->vaddr && addr - h->vaddr < h->memsz)) {
+		size_t lo = 0, hi = c->nsegs;
+		for (h = NULL; lo < hi && !h;) {
+			size_t mid = (lo + hi) / 2;
+			const struct core_seg *s = &c->segs[mid];
+			if (addr < s->vaddr)
+				hi = mid;
+			else if (addr - s->vaddr >= s->memsz)
+				lo = mid + 1;
+			else
+				h = s;
+		}
+		if (!h)
+			return NULL;
+		atomic_store_explicit(slot, h, memory_order_relaxed);
 	}
-	return NULL;
+	atomic_store_explicit(&w->hint, h, memory_order_relaxed);
+	return h;
+}
+
+int core_reads_shareable(const struct core *c)
+{
+	return !c->live && c->map && !c->ops->span && !c->ops->ptr;
 }
 
 const struct core_seg *core_seg_at(const struct core *c, uint64_t addr)

@@ -8,6 +8,7 @@
  * .text) can be served from the executable through core_add_file_backing(). */
 #ifndef BEAMCORE_CORE_H
 #define BEAMCORE_CORE_H
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "arch.h"
@@ -86,8 +87,10 @@ struct core {
 	int live_stopped;             /* its threads are ptrace-stopped (until core_live_release) */
 	int live_frozen;              /* its registers and memory as when stopped: stopped
 				       * now, or read from a snapshot (core_live_snapshot) */
-	const struct core_seg *hint;  /* last segment a read hit (a lookup cache) */
-	const struct core_seg *near[1024]; /* by address bits 16..25: the last segment hit */
+	/* lookup caches, read and written by every reading thread (relaxed:
+	 * a stale entry is checked before use) */
+	_Atomic(const struct core_seg *) hint;     /* last segment a read hit */
+	_Atomic(const struct core_seg *) near[1024]; /* by address bits 16..25: the last hit */
 };
 
 /* An ELF core file (file.c). A running process: live.h. */
@@ -96,6 +99,10 @@ void core_close(struct core *c);
 /* Forget what the source cached: bytes read after it are read anew (a live
  * process read again as it runs). Earlier core_ptr pointers stay valid. */
 void core_flush(struct core *c);
+/* Can several threads read c at once? True for a core file read in place
+ * (its reads keep no state but the lookup caches); a live process or a
+ * source with its own reads: one thread. */
+int core_reads_shareable(const struct core *c);
 /* The segment holding addr, or NULL. */
 const struct core_seg *core_seg_at(const struct core *c, uint64_t addr);
 

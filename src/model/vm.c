@@ -73,10 +73,10 @@ struct vm_proc *vm_add_procs(struct vm *vm, size_t n)
 	if (n > SIZE_MAX / sizeof *vm->procs - vm->nprocs)
 		return NULL;
 	struct vm_proc *p;
-	if (!vm->procs) {  /* fresh pages come zeroed: no memset to fault them all in twice */
+	if (!vm->procs) {  /* fresh pages come zeroed: no memset to fault them all in twice
+			    * (nor here: the caller's threads fault them in, mem_populate) */
 		if (!(p = calloc(n, sizeof *p)))
 			return NULL;
-		mem_populate(p, n * sizeof *p);
 		vm->procs = p;
 		vm->procs_cap = n;
 	} else {

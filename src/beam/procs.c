@@ -447,6 +447,10 @@ static void scheduler_held(struct beam *b, const uint64_t *slots, uint32_t max, 
  * done in large runs. */
 #define DROP_BEHIND (64ull << 20)
 #define PREFETCH_AHEAD 4
+/* and maps the structs ahead of it in runs of this many (when they lie within
+ * POPULATE_MAX bytes: dense, as a carrier of them is) */
+#define POPULATE_AHEAD 512
+#define POPULATE_MAX (4ull << 20)
 
 /* A process to read and its row (its slot's rank among the used slots). */
 struct proc_visit {
@@ -509,6 +513,7 @@ static void *walk_part(void *arg)
 		mem_populate(t->pf + t->from * PF_N, (t->to - t->from) * PF_N * sizeof *t->pf);
 	/* the walk has let go of the pages from the first struct's to here (core_drop) */
 	uint64_t dropped = visit[t->from].addr & ~(uint64_t)4095;
+	size_t mapped = t->from;  /* visits below it: their structs mapped ahead */
 	for (size_t k = t->from; k < t->to; k++) {
 		uint32_t r = visit[k].rank;
 		progress_add(t->pg, 1);
@@ -517,6 +522,12 @@ static void *walk_part(void *arg)
 			const uint8_t *q = core_ptr(b->core, visit[k + PREFETCH_AHEAD].addr, psize);
 			for (size_t o = 0; q && o < psize; o += 64)
 				__builtin_prefetch(q + o);
+		}
+		if (k == mapped) {  /* the next run of structs mapped in one call, when dense */
+			mapped = k + POPULATE_AHEAD < t->to ? k + POPULATE_AHEAD : t->to;
+			uint64_t span = visit[mapped - 1].addr + psize - visit[k].addr;
+			if (span <= POPULATE_MAX)
+				core_populate(b->core, visit[k].addr, span);
 		}
 		if (page - dropped >= DROP_BEHIND && page > dropped) {
 			core_drop(b->core, dropped, page - dropped);

@@ -147,6 +147,12 @@ void core_drop(const struct core *c, uint64_t addr, uint64_t len)
 		c->ops->drop(c, addr, len);
 }
 
+void core_populate(const struct core *c, uint64_t addr, uint64_t len)
+{
+	if (c->ops->populate && len)
+		c->ops->populate(c, addr, len);
+}
+
 int core_add_file_backing(struct core *c, uint64_t vaddr, const uint8_t *data, uint64_t len)
 {
 	struct core_backing *b = realloc(c->backing, (c->nbacking + 1) * sizeof *b);

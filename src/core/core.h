@@ -56,6 +56,8 @@ struct core_ops {
 	/* core_drop: let go of the memory holding [addr, addr + len) (NULL:
 	 * nothing to let go of). */
 	void (*drop)(const struct core *c, uint64_t addr, uint64_t len);
+	/* core_populate: map [addr, addr + len) ahead of reads (NULL: nothing to map). */
+	void (*populate)(const struct core *c, uint64_t addr, uint64_t len);
 };
 
 struct core {
@@ -127,6 +129,9 @@ uint64_t core_thread_reg(const struct core *c, const struct core_thread *t, int 
  * maps them again from the page cache, and pointers stay valid). A walk that
  * reads the core front to back drops what lies behind it. */
 void core_drop(const struct core *c, uint64_t addr, uint64_t len);
+/* The caller is about to read [addr, addr + len): a mapped core file maps its
+ * pages in one call (one fault each otherwise). */
+void core_populate(const struct core *c, uint64_t addr, uint64_t len);
 
 /* Serve [vaddr, vaddr+len) from file bytes where the core has no data. */
 int core_add_file_backing(struct core *c, uint64_t vaddr, const uint8_t *data, uint64_t len);

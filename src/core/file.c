@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 #include <unistd.h>
 
 static int seg_cmp(const void *a, const void *b)
@@ -148,9 +152,9 @@ static void file_close(struct core *c)
 		unmap_file(c->map, c->size);
 }
 
-/* Unmap the whole pages of the file mapping that hold [addr, addr + len)
- * (private and never written: they come back unchanged when read again). */
-static void file_drop(const struct core *c, uint64_t addr, uint64_t len)
+/* madvise the whole pages of the file mapping that hold [addr, addr + len)
+ * (a hint: failing changes nothing). */
+static void file_advise(const struct core *c, uint64_t addr, uint64_t len, int advice)
 {
 	uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -165,11 +169,25 @@ static void file_drop(const struct core *c, uint64_t addr, uint64_t len)
 		a = (a + page - 1) & ~(page - 1);
 		b &= ~(page - 1);
 		if (b > a)
-			madvise((void *)a, b - a, MADV_DONTNEED);  /* a hint: failing changes nothing */
+			madvise((void *)a, b - a, advice);
 	}
 }
 
-static const struct core_ops file_ops = { .close = file_close, .drop = file_drop };
+/* Unmap them (private and never written: they come back unchanged when read
+ * again). */
+static void file_drop(const struct core *c, uint64_t addr, uint64_t len)
+{
+	file_advise(c, addr, len, MADV_DONTNEED);
+}
+
+static void file_populate(const struct core *c, uint64_t addr, uint64_t len)
+{
+	uint64_t a = addr & ~(uint64_t)4095;  /* whole pages, the partial ones too */
+	file_advise(c, a, (addr - a + len + 4095) & ~(uint64_t)4095, MADV_POPULATE_READ);
+}
+
+static const struct core_ops file_ops = { .close = file_close, .drop = file_drop,
+					   .populate = file_populate };
 
 bc_err *core_open(const char *path, struct core **out)
 {

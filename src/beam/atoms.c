@@ -113,11 +113,16 @@ int64_t beam_atom_find(struct beam *b, const char *const *names, int64_t *out, s
 int beam_read_mfa(struct beam *b, uint64_t addr, struct vm_mfa *out)
 {
 	const struct layout *L = &b->L;
-	uint64_t m, f, a;
-	if (beam_read_u64(b, addr + LV(L, MFA_MODULE), &m) < 0 ||
-	    beam_read_u64(b, addr + LV(L, MFA_FUNCTION), &f) < 0 ||
-	    beam_read_u64(b, addr + LV(L, MFA_ARITY), &a) < 0)
+	uint64_t m, f, a, w[3];
+	uint64_t om = LV(L, MFA_MODULE), of = LV(L, MFA_FUNCTION), oa = LV(L, MFA_ARITY);
+	if (om == 0 && of == 8 && oa == 16) {  /* ErtsCodeMFA as every release lays it: one read */
+		if (core_peek(b->core, addr, w, 24) < 0)
+			return -1;
+		m = w[0], f = w[1], a = w[2];
+	} else if (beam_read_u64(b, addr + om, &m) < 0 || beam_read_u64(b, addr + of, &f) < 0 ||
+		   beam_read_u64(b, addr + oa, &a) < 0) {
 		return -1;
+	}
 	out->module = beam_atom(b, m);
 	out->function = beam_atom(b, f);
 	out->arity = (int)a;

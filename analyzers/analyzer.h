@@ -148,6 +148,7 @@ struct proc_group {
 	uint32_t first;          /* its first process: its initial call or stack names the group */
 	uint32_t count;
 	uint64_t memory, total_heap_size, message_queue_len, binary;  /* sums */
+	uint64_t largest;        /* the largest member's memory */
 	uint32_t unknown;        /* VPF_* bits: some member's figure is unknown */
 	uint32_t *members;       /* process indices, in table order */
 };
@@ -157,6 +158,7 @@ struct proc_groups {
 	struct proc_group *g;
 	size_t n;
 	uint32_t *members;
+	uint64_t memory_known;   /* every process's memory, those known */
 	struct stack_groups sg;  /* by stack: the groups stacks makes */
 };
 /* "label", "initial_call", "stack"; NULL past the last */
@@ -183,10 +185,12 @@ void proc_liveness(const struct vm *vm, struct vm_liveness *out);
 /* the same of one process (proc) */
 void proc_liveness_of(const struct vm *vm, const struct vm_proc *p, struct vm_liveness *out);
 /* The summary's: every process's liveness when the heaps are few enough to
- * walk (owned by out), else NULL; the finding on the idle processes' garbage
- * (or that it was not estimated). */
-struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out);
-void garbage_findings(const struct vm *vm, const struct vm_liveness *live, struct an_out *out);
+ * walk (owned by out), else NULL (*beyond: the heaps' words when more than
+ * it walks, else 0); the finding on the idle processes' garbage (or that it
+ * was not estimated: beyond, summary_liveness's). */
+struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out, uint64_t *beyond);
+void garbage_findings(const struct vm *vm, const struct vm_liveness *live, uint64_t beyond,
+		      struct an_out *out);
 /* groups.c: the summary's finding on the kind of process (initial call)
  * holding the most, when it holds a share; its memory into *value (0: none) */
 bc_err *kind_findings(const struct vm *vm, const struct vm_liveness *live, struct an_out *out,

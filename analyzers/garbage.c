@@ -46,9 +46,10 @@ static uint64_t beyond_summary(const struct vm *vm)
 	return vm->nprocs > SUMMARY_MAX_PROCS || words > SUMMARY_MAX_WORDS ? words : 0;
 }
 
-struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out)
+struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out, uint64_t *beyond)
 {
-	if (!vm->liveness || !vm->nprocs || beyond_summary(vm))
+	*beyond = vm->liveness && vm->nprocs ? beyond_summary(vm) : 0;
+	if (!vm->liveness || !vm->nprocs || *beyond)
 		return NULL;
 	struct vm_liveness *live = an_own(out, malloc(vm->nprocs * sizeof *live), NULL);
 	if (live)
@@ -58,9 +59,10 @@ struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out)
 
 /* What the idle (waiting) processes would free, when it is worth a line:
  * at least 1 MiB and a fifth of what all processes hold. */
-void garbage_findings(const struct vm *vm, const struct vm_liveness *live, struct an_out *out)
+void garbage_findings(const struct vm *vm, const struct vm_liveness *live, uint64_t beyond,
+		      struct an_out *out)
 {
-	uint64_t words = vm->liveness && !live ? beyond_summary(vm) : 0;
+	uint64_t words = vm->liveness && !live ? beyond : 0;
 	if (words) {
 		char n[32], w[32];
 		an_find(out, "garbage", "info", "garbage not estimated: %s processes, %s of heaps "

@@ -32,15 +32,17 @@ bc_err *proc_group_by_find(const char *name, enum proc_group_by *by)
 struct kind {
 	uint64_t (*hash)(const struct vm_proc *p);
 	bool (*same)(const struct vm_proc *a, const struct vm_proc *b);
+	bool runs;   /* neighbours in the table often share it: the previous one's tried first */
 };
 
 static uint64_t call_hash(const struct vm_proc *p)
 {
 	/* interned strings: their addresses are their identity */
 	const struct vm_mfa *m = vm_shown_initial_call(p);
-	uint64_t k[3] = { (uint64_t)(uintptr_t)m->module, (uint64_t)(uintptr_t)m->function,
-			  (uint64_t)m->arity };
-	return hmap_hash_bytes(k, sizeof k);
+	uint64_t h = (uint64_t)(uintptr_t)m->module * 0x9e3779b97f4a7c15ull;
+	h = (h ^ (uint64_t)(uintptr_t)m->function) * 0xff51afd7ed558ccdull;
+	h = (h ^ (uint64_t)(uint32_t)m->arity) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ h >> 32;
 }
 
 static bool same_call(const struct vm_proc *x, const struct vm_proc *y)
@@ -69,8 +71,8 @@ static bool same_label(const struct vm_proc *x, const struct vm_proc *y)
 	return strcmp(label_of(x, a, sizeof a), label_of(y, b, sizeof b)) == 0;
 }
 
-static const struct kind kinds[] = { [PG_LABEL] = { label_hash, same_label },
-				     [PG_INITIAL_CALL] = { call_hash, same_call } };
+static const struct kind kinds[] = { [PG_LABEL] = { label_hash, same_label, false },
+				     [PG_INITIAL_CALL] = { call_hash, same_call, true } };
 
 struct index_ctx {
 	const struct proc_groups *pg;
@@ -93,6 +95,10 @@ static bc_err *by_kind(struct proc_groups *pg, const struct kind *k, uint32_t *g
 		return bc_error(BC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < vm->nprocs; i++) {
 		const struct vm_proc *p = &vm->procs[i];
+		if (k->runs && i && k->same(&vm->procs[pg->g[gid[i - 1]].first], p)) {
+			gid[i] = gid[i - 1];
+			continue;
+		}
 		size_t j = hmap_first(&index, k->hash(p));
 		for (; index.slot[j]; j = hmap_next(&index, j))
 			if (k->same(&vm->procs[pg->g[index.slot[j] - 1].first], p))
@@ -157,6 +163,9 @@ bc_err *proc_groups(const struct vm *vm, enum proc_group_by by, struct proc_grou
 		struct proc_group *g = &pg->g[gid[i]];
 		g->count++;
 		g->memory += p->memory;
+		if (p->memory > g->largest)
+			g->largest = p->memory;
+		pg->memory_known += p->unknown & VPF_MEMORY ? 0 : p->memory;
 		g->total_heap_size += p->total_heap_size;
 		g->message_queue_len += p->message_queue_len;
 		g->binary += binary[i];
@@ -198,23 +207,17 @@ bc_err *kind_findings(const struct vm *vm, const struct vm_liveness *live, struc
 		      uint64_t *value)
 {
 	*value = 0;
-	uint64_t all = 0;
-	for (size_t i = 0; i < vm->nprocs; i++)
-		all += vm->procs[i].unknown & VPF_MEMORY ? 0 : vm->procs[i].memory;
 	struct proc_groups pg;
 	bc_err *err = proc_groups(vm, PG_INITIAL_CALL, &pg);
 	if (err)
 		return err;
+	uint64_t all = pg.memory_known;
 	const struct proc_group *best = NULL;
 	for (size_t k = 0; k < pg.n; k++) {
 		const struct proc_group *g = &pg.g[k];
 		if (g->count < 2 || (best && g->memory <= best->memory))
 			continue;
-		uint64_t most = 0;
-		for (uint32_t m = 0; m < g->count; m++)
-			if (vm->procs[g->members[m]].memory > most)
-				most = vm->procs[g->members[m]].memory;
-		if (most * 2 < g->memory)
+		if (g->largest * 2 < g->memory)
 			best = g;
 	}
 	if (best && all && best->memory * 100 >= all * KIND_SHARE) {

@@ -229,6 +229,13 @@ static size_t top_n(struct ctx *c, size_t n, size_t top)
 			order[i] = (uint32_t)i;
 		return n;
 	}
+	/* a number's key: the root's value kept, so that a row ranking below it
+	 * (most rows) costs one read of its own value, not a comparison */
+	const struct sort_key *key = c->key;
+	const struct vm_proc *procs = c->vm->procs;
+	bool by_value = !key->text;
+	uint64_t root_v = 0;
+	int root_u = 0;
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t v = (uint32_t)i;
@@ -237,11 +244,23 @@ static size_t top_n(struct ctx *c, size_t n, size_t top)
 			if (k == top)  /* full: make it a heap (once; not per row) */
 				for (size_t j = k / 2 + 1; j-- > 0;)
 					sift(c, order, k, j);
+			if (k == top && by_value)
+				root_v = keyval(&procs[order[0]], key, c->live ? &c->live[order[0]] : NULL,
+						&root_u);
 			continue;
+		}
+		if (by_value && root_u != 2) {  /* cmp's rule: unknown last, then larger first */
+			int u;
+			uint64_t x = keyval(&procs[i], key, c->live ? &c->live[i] : NULL, &u);
+			if (u == 2 || x < root_v)
+				continue;
 		}
 		if (cmp(&v, &order[0], c) < 0) {
 			order[0] = v;
 			sift(c, order, k, 0);
+			if (by_value)
+				root_v = keyval(&procs[order[0]], key, c->live ? &c->live[order[0]] : NULL,
+						&root_u);
 		}
 	}
 	return k;

@@ -48,6 +48,10 @@ struct orphans {
 	struct orphan_group *g;
 	size_t n;
 	uint64_t total;
+	/* what the same pass over the processes says besides: the suspended
+	 * ones, how many and the first */
+	size_t nsuspended;
+	const struct vm_proc *suspended;
 };
 
 static void orphans_release(void *p)
@@ -65,24 +69,35 @@ static int group_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->function ? x->function : "", y->function ? y->function : "");
 }
 
+static bool same_group(const struct orphan_group *g, const struct vm_mfa *m)
+{
+	return g->module == m->module && g->function == m->function && g->arity == m->arity;
+}
+
+/* The orphans, and the suspended processes: one pass over the processes */
 static bc_err *find_orphans(const struct vm *vm, struct orphans *o)
 {
 	o->g = calloc(vm->nprocs ? vm->nprocs : 1, sizeof *o->g);
 	if (!o->g)
 		return bc_error(BC_ENOMEM, "out of memory");
+	size_t last = 0;  /* the previous orphan's group: neighbours often share one */
 	for (size_t i = 0; i < vm->nprocs; i++) {
 		const struct vm_proc *p = &vm->procs[i];
+		if (p->status == VS_SUSPENDED && !o->nsuspended++)
+			o->suspended = p;
 		if (p->nlinks || p->nmonitors || p->nmonitored_by || (p->unknown & VPF_MEMORY) ||
 		    p->registered_name || p->status == VS_EXITING)
 			continue;
 		o->total++;
 		size_t j;
 		/* interned strings: pointer equality is string equality */
-		for (j = 0; j < o->n; j++)
-			if (o->g[j].module == p->initial_call.module &&
-			    o->g[j].function == p->initial_call.function &&
-			    o->g[j].arity == p->initial_call.arity)
-				break;
+		if (o->n && same_group(&o->g[last], &p->initial_call))
+			j = last;
+		else
+			for (j = 0; j < o->n; j++)
+				if (same_group(&o->g[j], &p->initial_call))
+					break;
+		last = j;
 		if (j == o->n)
 			o->g[o->n++] = (struct orphan_group){ p->initial_call.module,
 							      p->initial_call.function,
@@ -333,13 +348,10 @@ static void limit_findings(const struct vm *vm, const struct orphans *o, struct 
 
 /* Processes suspended (erlang:suspend_process/1, sys:suspend leaves them
  * waiting): they run no more until resumed. */
-static void suspended_finding(const struct vm *vm, struct an_out *out)
+static void suspended_finding(const struct orphans *o, struct an_out *out)
 {
-	size_t n = 0;
-	const struct vm_proc *first = NULL;
-	for (size_t i = 0; i < vm->nprocs; i++)
-		if (vm->procs[i].status == VS_SUSPENDED && !n++)
-			first = &vm->procs[i];
+	size_t n = o->nsuspended;
+	const struct vm_proc *first = o->suspended;
 	if (!n)
 		return;
 	char a[32], w[300];
@@ -420,7 +432,8 @@ static bc_err *memory_headline(const struct vm *vm, struct an_out *out)
 	bc_err *err = tree_findings(vm, out);
 	if (err)
 		return err;
-	struct vm_liveness *live = summary_liveness(vm, out);
+	uint64_t beyond;
+	struct vm_liveness *live = summary_liveness(vm, out, &beyond);
 	uint64_t kind;
 	size_t k = out->nfindings;
 	if ((err = kind_findings(vm, live, out, &kind)))
@@ -436,7 +449,7 @@ static bc_err *memory_headline(const struct vm *vm, struct an_out *out)
 		out->findings[at] = text;
 		out->finding_of[at] = of;
 	}
-	garbage_findings(vm, live, out);
+	garbage_findings(vm, live, beyond, out);
 	return NULL;
 }
 
@@ -480,7 +493,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	crash_finding(vm, out);
 	if ((err = waits_findings(vm, out, 4)))
 		return err;
-	suspended_finding(vm, out);
+	suspended_finding(orph, out);
 	if ((err = ports_findings(vm, out, 2)))
 		return err;
 	if ((err = memory_headline(vm, out)))

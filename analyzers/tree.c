@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "grow.h"
 #include "needs.h"
 #include "term.h"
 
@@ -31,12 +32,13 @@
 
 enum { U_MEMORY = 1, U_MSGQ = 2, U_ETS = 4, U_BINARY = 8 };
 
-struct node {
+struct node {                      /* (one cache line: a million of them) */
 	int32_t parent, first, next;   /* procs indices; -1: none */
 	uint32_t depth;
 	uint32_t nchildren;
-	uint64_t procs, memory, msgq, ets, binary;  /* the subtree's */
-	unsigned unknown;              /* U_*: a figure of the subtree could not be read */
+	uint32_t procs;                /* the subtree's, */
+	uint64_t memory, msgq, ets, binary;
+	unsigned char unknown;         /* U_*: a figure of the subtree could not be read */
 	unsigned char place;           /* enum place */
 	bool in_tree;
 };
@@ -217,6 +219,8 @@ static bc_err *place(struct tree *t)
 	}
 	/* one pass over the process table: what place, link_up and roll_up read
 	 * of each process (the table is large: each pass over it costs) */
+	mem_populate(t->pidkey, n * sizeof *t->pidkey);
+	mem_populate(head, n * sizeof *head);
 	for (size_t i = 0; i < n; i++) {
 		const struct vm_proc *p = &vm->procs[i];
 		struct node *x = &t->n[i];
@@ -224,8 +228,8 @@ static bc_err *place(struct tree *t)
 			names[nnames++] = (uint32_t)i;
 		t->pidkey[i] = (uint64_t)p->pid_num << 32 | p->pid_serial;
 		linked[i] = p->nlinks != 0;
-		x->memory = p->memory;
-		x->msgq = p->message_queue_len;
+		*x = (struct node){ .parent = -1, .first = -1, .next = -1, .memory = p->memory,
+				    .msgq = p->message_queue_len };
 		x->unknown = (p->unknown & VPF_MEMORY ? U_MEMORY : 0) |
 			     (p->unknown & VPF_MESSAGE_QUEUE_LEN ? U_MSGQ : 0) |
 			     (p->unknown & VPF_BINARY ? U_BINARY : 0);
@@ -336,6 +340,7 @@ static int pid_sort(const struct tree *t, uint32_t *kids)
 		free(count);
 		return -1;
 	}
+	mem_populate(tmp, n * sizeof *tmp);
 	uint64_t all_or = 0, all_and = ~0ull;
 	for (size_t i = 0; i < n; i++) {
 		all_or |= key[i];
@@ -371,27 +376,33 @@ static int link_up(struct tree *t)
 	uint32_t *kids = malloc((n ? n : 1) * sizeof *kids);
 	if (!kids)
 		return -1;
+	mem_populate(kids, n * sizeof *kids);
 	for (size_t i = 0; i < n; i++)
 		kids[i] = (uint32_t)i;
 	if (n > 1 && pid_sort(t, kids) < 0) {
 		free(kids);
 		return -1;
 	}
-	for (size_t k = n; k-- > 0;) {  /* prepend in reverse: lists in pid order */
-		struct node *c = &t->n[kids[k]];
-		if (c->parent < 0)
+	/* prepend in reverse: lists in pid order; the roots gathered at the end of
+	 * kids in the same pass (each written where kids were read already), in
+	 * pid order, then moved to its start */
+	for (size_t k = n; k-- > 0;) {
+		uint32_t x = kids[k];
+		struct node *c = &t->n[x];
+		if (c->parent < 0) {
+			kids[n - ++t->nroots] = x;
 			continue;
+		}
 		struct node *p = &t->n[c->parent];
 		c->next = p->first;
-		p->first = (int32_t)kids[k];
+		p->first = (int32_t)x;
 	}
 	t->roots = kids;
-	for (size_t k = 0; k < n; k++)
-		if (t->n[kids[k]].parent < 0)
-			t->roots[t->nroots++] = kids[k];
+	memmove(kids, kids + n - t->nroots, t->nroots * sizeof *kids);
 	/* pre-order by an explicit stack (a corrupt chain must not recurse) */
 	if (!(t->order = malloc((n ? n : 1) * sizeof *t->order)))
 		return -1;
+	mem_populate(t->order, n * sizeof *t->order);
 	uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
 	if (!stack)
 		return -1;
@@ -405,6 +416,7 @@ static int link_up(struct tree *t)
 				continue;
 			nx->in_tree = true;
 			nx->depth = nx->parent >= 0 ? t->n[nx->parent].depth + 1 : 0;
+			t->cut |= nx->depth >= MAX_DEPTH && nx->first >= 0;
 			t->order[t->norder++] = x;
 			size_t mark = sp;
 			for (int32_t c = nx->first; c >= 0 && sp < n; c = t->n[c].next)
@@ -775,10 +787,10 @@ static bc_err *build(const struct vm *vm, struct tree *t, bool counts)
 	for (size_t d = 0; d <= MAX_DEPTH; d++)
 		t->walk[d].parent = -1;
 	size_t n = vm->nprocs;
+	/* (each node is set by place's first pass over the processes) */
 	if (!(t->n = malloc((n ? n : 1) * sizeof *t->n)))
 		return bc_error(BC_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		t->n[i] = (struct node){ .parent = -1, .first = -1, .next = -1 };
+	mem_populate(t->n, n * sizeof *t->n);
 	if (!vm->detail)
 		return bc_error(BC_EFORMAT, "tree: this input gives no process's links");
 	bc_err *err = place(t);
@@ -786,8 +798,6 @@ static bc_err *build(const struct vm *vm, struct tree *t, bool counts)
 		return err;
 	if (link_up(t) < 0 || roll_up(t) < 0 || (counts && count_up(t) < 0))
 		return bc_error(BC_ENOMEM, "out of memory");
-	for (size_t i = 0; i < t->norder; i++)
-		t->cut |= t->n[t->order[i]].depth >= MAX_DEPTH && t->n[t->order[i]].first >= 0;
 	return NULL;
 }
 

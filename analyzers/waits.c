@@ -197,32 +197,39 @@ static int by_size(const void *a, const void *b)
 	return (x->first > y->first) - (x->first < y->first);
 }
 
+/* The process v waits on (-1: none); wait_of: cycles' */
+static int64_t callee_of(const struct waits *s, const uint32_t *wait_of, int64_t v)
+{
+	return wait_of[v] ? s->w[wait_of[v] - 1].callee : -1;
+}
+
 /* Each waiter waits on at most one local process: the waits form a functional
  * graph, and its cycles are found with one walk per waiter. */
 static bc_err *cycles(struct waits *s)
 {
-	size_t np = s->vm->nprocs;
-	int64_t *next = malloc(np * sizeof *next);
-	uint32_t *seen = calloc(np, sizeof *seen);  /* walk number + 1; 0: unvisited */
+	size_t np = s->vm->nprocs ? s->vm->nprocs : 1;
+	/* by process, zeroed (calloc: only the pages the waiters touch are
+	 * written): 1 + the index of its wait (0: it waits on nobody), and the
+	 * walk number + 1 that visited it (0: unvisited) */
+	uint32_t *wait_of = calloc(np, sizeof *wait_of);
+	uint32_t *seen = calloc(np, sizeof *seen);
 	s->cyc = malloc((s->n + 1) * sizeof *s->cyc);
 	s->cyc_first = malloc((s->n + 1) * sizeof *s->cyc_first);
 	s->cyc_n = malloc((s->n + 1) * sizeof *s->cyc_n);
-	if (!next || !seen || !s->cyc || !s->cyc_first || !s->cyc_n) {
-		free(next);
+	if (!wait_of || !seen || !s->cyc || !s->cyc_first || !s->cyc_n) {
+		free(wait_of);
 		free(seen);
 		return bc_error(BC_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < np; i++)
-		next[i] = -1;
 	for (size_t i = 0; i < s->n; i++)
-		next[s->w[i].waiter] = s->w[i].callee;
+		wait_of[s->w[i].waiter] = (uint32_t)i + 1;
 	size_t ncyc_items = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		uint32_t walk = (uint32_t)i + 1;
 		int64_t v = s->w[i].waiter;
 		while (v >= 0 && !seen[v]) {
 			seen[v] = walk;
-			v = next[v];
+			v = callee_of(s, wait_of, v);
 		}
 		if (v < 0 || seen[v] != walk)
 			continue;  /* ends, or joins an earlier walk */
@@ -230,12 +237,12 @@ static bc_err *cycles(struct waits *s)
 		int64_t u = v;
 		do {
 			s->cyc[ncyc_items++] = (uint32_t)u;
-			u = next[u];
+			u = callee_of(s, wait_of, u);
 		} while (u != v);
 		s->cyc_n[s->ncyc] = ncyc_items - s->cyc_first[s->ncyc];
 		s->ncyc++;
 	}
-	free(next);
+	free(wait_of);
 	free(seen);
 	return NULL;
 }

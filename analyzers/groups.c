@@ -85,8 +85,25 @@ static uint64_t group_hash(const void *vctx, uint32_t g)
 	return c->k->hash(&c->pg->vm->procs[c->pg->g[g].first]);
 }
 
-/* gid[i]: process i's group by kind k */
-static bc_err *by_kind(struct proc_groups *pg, const struct kind *k, uint32_t *gid)
+/* p, a member of g: its figures added to g's sums (binary: its refc binaries') */
+static void add_member(struct proc_groups *pg, struct proc_group *g, const struct vm_proc *p,
+		       uint64_t binary)
+{
+	g->count++;
+	g->memory += p->memory;
+	if (p->memory > g->largest)
+		g->largest = p->memory;
+	pg->memory_known += p->unknown & VPF_MEMORY ? 0 : p->memory;
+	g->total_heap_size += p->total_heap_size;
+	g->message_queue_len += p->message_queue_len;
+	g->binary += binary;
+	g->unknown |= p->unknown;
+}
+
+/* gid[i]: process i's group by kind k, each group's sums added in the same
+ * pass (binary: each process's) */
+static bc_err *by_kind(struct proc_groups *pg, const struct kind *k, uint32_t *gid,
+		       const uint64_t *binary)
 {
 	const struct vm *vm = pg->vm;
 	struct index_ctx ctx = { pg, k };
@@ -97,6 +114,7 @@ static bc_err *by_kind(struct proc_groups *pg, const struct kind *k, uint32_t *g
 		const struct vm_proc *p = &vm->procs[i];
 		if (k->runs && i && k->same(&vm->procs[pg->g[gid[i - 1]].first], p)) {
 			gid[i] = gid[i - 1];
+			add_member(pg, &pg->g[gid[i]], p, binary[i]);
 			continue;
 		}
 		size_t j = hmap_first(&index, k->hash(p));
@@ -105,12 +123,14 @@ static bc_err *by_kind(struct proc_groups *pg, const struct kind *k, uint32_t *g
 				break;
 		if (index.slot[j]) {
 			gid[i] = index.slot[j] - 1;
+			add_member(pg, &pg->g[gid[i]], p, binary[i]);
 			continue;
 		}
 		/* a new kind (pg->g has room for every process); growing moves
 		 * the slots: j is stale after hmap_set */
 		gid[i] = (uint32_t)pg->n;
 		pg->g[pg->n] = (struct proc_group){ .first = (uint32_t)i };
+		add_member(pg, &pg->g[pg->n], p, binary[i]);
 		if (hmap_set(&index, j, (uint32_t)pg->n++, group_hash, &ctx) < 0) {
 			hmap_free(&index);
 			return bc_error(BC_ENOMEM, "out of memory");
@@ -146,31 +166,20 @@ bc_err *proc_groups(const struct vm *vm, enum proc_group_by by, struct proc_grou
 	bc_err *err = NULL;
 	if (!gid || !binary || !pg->g || !pg->members)
 		err = bc_error(BC_ENOMEM, "out of memory");
-	else
-		err = by == PG_STACK ? by_stack(pg, gid) : by_kind(pg, &kinds[by], gid);
+	/* process_info(P, binary)'s sizes, per process */
+	for (size_t i = 0; !err && i < vm->nbinrefs; i++)
+		binary[vm->binrefs[i].proc] += vm->binrefs[i].where == VBR_OFF_HEAP
+					       ? vm->binrefs[i].orig_size : 0;
+	if (!err)
+		err = by == PG_STACK ? by_stack(pg, gid) : by_kind(pg, &kinds[by], gid, binary);
 	if (err) {
 		free(gid);
 		free(binary);
 		proc_groups_free(pg);
 		return err;
 	}
-	/* process_info(P, binary)'s sizes, per process */
-	for (size_t i = 0; i < vm->nbinrefs; i++)
-		binary[vm->binrefs[i].proc] += vm->binrefs[i].where == VBR_OFF_HEAP
-					       ? vm->binrefs[i].orig_size : 0;
-	for (size_t i = 0; i < vm->nprocs; i++) {
-		const struct vm_proc *p = &vm->procs[i];
-		struct proc_group *g = &pg->g[gid[i]];
-		g->count++;
-		g->memory += p->memory;
-		if (p->memory > g->largest)
-			g->largest = p->memory;
-		pg->memory_known += p->unknown & VPF_MEMORY ? 0 : p->memory;
-		g->total_heap_size += p->total_heap_size;
-		g->message_queue_len += p->message_queue_len;
-		g->binary += binary[i];
-		g->unknown |= p->unknown;
-	}
+	for (size_t i = 0; by == PG_STACK && i < vm->nprocs; i++)  /* (by kind: summed already) */
+		add_member(pg, &pg->g[gid[i]], &vm->procs[i], binary[i]);
 	/* members, grouped in process order: counting sort by group */
 	uint32_t off = 0;
 	for (size_t k = 0; k < pg->n; k++) {

@@ -172,6 +172,11 @@ void proc_groups_free(struct proc_groups *pg);
  * list) show too; *priv is freed with free(). */
 bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
 		    struct rtable *t, void **priv);
+/* n of them (sorts[i], json_keys[i] into t[i], priv[i]), in one pass over the
+ * processes */
+#define PROCS_TABLES_MAX 4
+bc_err *procs_tables(const struct vm *vm, size_t n, const char *const *sorts, size_t top,
+		     const char *const *json_keys, struct rtable *t, void **priv);
 const struct vm_proc *procs_row(const struct rtable *t, size_t r);
 /* procs --group-by: the groups of kind group_by sorted by sort, the first top
  * (0: all); json: the stack as a list, else as one line; owned by out */

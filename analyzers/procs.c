@@ -203,7 +203,7 @@ static int cmp(const void *a, const void *b, void *vctx)
 
 /* The first `top` processes in sort order into order[0..top) (unsorted), by a
  * bounded heap whose root is the last of them: O(n log top) instead of sorting
- * a million rows for --top 20. Returns how many. */
+ * a million rows for --top 20. */
 static void sift(const struct ctx *c, uint32_t *h, size_t n, size_t i)
 {
 	for (;;) {
@@ -221,49 +221,65 @@ static void sift(const struct ctx *c, uint32_t *h, size_t n, size_t i)
 	}
 }
 
-static size_t top_n(struct ctx *c, size_t n, size_t top)
+/* One selection of the first `top` rows (top_n's state), so that several keys'
+ * can share one pass over the processes. For a number's key the root's value
+ * is kept: a row ranking below it (most rows) costs one read of its own value,
+ * not a comparison. */
+struct top_sel {
+	struct ctx *c;
+	size_t top, k;
+	bool by_value;
+	uint64_t root_v;
+	int root_u;
+};
+
+static void top_root(struct top_sel *s)
 {
+	const struct ctx *c = s->c;
+	uint32_t r = c->order[0];
+	if (s->by_value)
+		s->root_v = keyval(&c->vm->procs[r], c->key, c->live ? &c->live[r] : NULL, &s->root_u);
+}
+
+static void top_add(struct top_sel *s, uint32_t v)
+{
+	struct ctx *c = s->c;
 	uint32_t *order = c->order;
-	if (!top || top >= n) {
-		for (size_t i = 0; i < n; i++)
-			order[i] = (uint32_t)i;
-		return n;
+	if (s->k < s->top) {
+		order[s->k++] = v;
+		if (s->k == s->top) {  /* full: make it a heap (once; not per row) */
+			for (size_t j = s->k / 2 + 1; j-- > 0;)
+				sift(c, order, s->k, j);
+			top_root(s);
+		}
+		return;
 	}
-	/* a number's key: the root's value kept, so that a row ranking below it
-	 * (most rows) costs one read of its own value, not a comparison */
-	const struct sort_key *key = c->key;
-	const struct vm_proc *procs = c->vm->procs;
-	bool by_value = !key->text;
-	uint64_t root_v = 0;
-	int root_u = 0;
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t v = (uint32_t)i;
-		if (k < top) {
-			order[k++] = v;
-			if (k == top)  /* full: make it a heap (once; not per row) */
-				for (size_t j = k / 2 + 1; j-- > 0;)
-					sift(c, order, k, j);
-			if (k == top && by_value)
-				root_v = keyval(&procs[order[0]], key, c->live ? &c->live[order[0]] : NULL,
-						&root_u);
-			continue;
-		}
-		if (by_value && root_u != 2) {  /* cmp's rule: unknown last, then larger first */
-			int u;
-			uint64_t x = keyval(&procs[i], key, c->live ? &c->live[i] : NULL, &u);
-			if (u == 2 || x < root_v)
-				continue;
-		}
-		if (cmp(&v, &order[0], c) < 0) {
-			order[0] = v;
-			sift(c, order, k, 0);
-			if (by_value)
-				root_v = keyval(&procs[order[0]], key, c->live ? &c->live[order[0]] : NULL,
-						&root_u);
-		}
+	if (s->by_value && s->root_u != 2) {  /* cmp's rule: unknown last, then larger first */
+		int u;
+		uint64_t x = keyval(&c->vm->procs[v], c->key, c->live ? &c->live[v] : NULL, &u);
+		if (u == 2 || x < s->root_v)
+			return;
 	}
-	return k;
+	if (cmp(&v, &order[0], c) < 0) {
+		order[0] = v;
+		sift(c, order, s->k, 0);
+		top_root(s);
+	}
+}
+
+/* Each selection's first rows into its ctx's order[] (unsorted), in one pass
+ * over the n processes; top 0 (or n or more): every row */
+static void top_n(struct top_sel *sel, size_t nsel, size_t n)
+{
+	for (size_t i = 0; i < nsel; i++)
+		sel[i].by_value = !sel[i].c->key->text;
+	for (uint32_t v = 0; v < n; v++)
+		for (size_t i = 0; i < nsel; i++) {
+			if (!sel[i].top || sel[i].top >= n)
+				sel[i].c->order[sel[i].k++] = v;
+			else
+				top_add(&sel[i], v);
+		}
 }
 
 static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
@@ -349,47 +365,82 @@ static bc_err *sort_key(const char *sort, const struct sort_key **key)
 	return sort ? bc_error(BC_EUSAGE, "--sort %s: one of %s", sort, procs_sort_names()) : NULL;
 }
 
-/* procs_table, and with garbage (or sorted by garbage_bytes) each process's
- * live_words and garbage_bytes */
+/* The table of each of nsort keys (sorts[i], json_keys[i]) into t[i], its
+ * rows' block into priv[i] (freed with free()), their first rows selected in
+ * one pass over the processes; with garbage (or sorted by garbage_bytes) each
+ * process's live_words and garbage_bytes */
+static bc_err *tables(const struct vm *vm, size_t nsort, const char *const *sorts, size_t top,
+		      const char *const *json_keys, int garbage, struct rtable *t, void **priv)
+{
+	struct top_sel sel[PROCS_TABLES_MAX];
+	if (nsort > PROCS_TABLES_MAX)
+		return bc_error(BC_EUSAGE, "procs: %zu tables in one pass (at most %d)", nsort,
+				PROCS_TABLES_MAX);
+	for (size_t i = 0; i < nsort; i++)
+		priv[i] = NULL;
+	for (size_t i = 0; i < nsort; i++) {
+		const struct sort_key *key;
+		bc_err *err = sort_key(sorts[i], &key);
+		if (err)
+			return err;
+		int live = garbage | key->garbage;
+		/* one block (*priv is freed with free()): the ctx, order, the liveness */
+		size_t order = (vm->nprocs * sizeof(uint32_t) + 15) & ~(size_t)15;
+		struct ctx *c = malloc(sizeof *c + order + (live ? vm->nprocs * sizeof *c->live : 0));
+		if (!c)
+			return bc_error(BC_ENOMEM, "out of memory");
+		priv[i] = c;
+		c->vm = vm;
+		c->key = key;
+		c->live = NULL;
+		if (live) {
+			c->live = (struct vm_liveness *)((char *)c->order + order);
+			proc_liveness(vm, c->live);
+		}
+		sel[i] = (struct top_sel){ .c = c, .top = top };
+		t[i] = (struct rtable){
+			.json_key = json_keys[i],
+			.cols = cols,
+			.ncols = live ? C_NCOLS : C_LIVE,
+			.ctx = c,
+			.cell = cell,
+			.item = item,
+		};
+	}
+	top_n(sel, nsort, vm->nprocs);
+	for (size_t i = 0; i < nsort; i++) {
+		qsort_r(sel[i].c->order, sel[i].k, sizeof sel[i].c->order[0], cmp, sel[i].c);
+		t[i].nrows = sel[i].k;
+	}
+	return NULL;
+}
+
 static bc_err *table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
 		     int garbage, struct rtable *t, void **priv)
 {
-	const struct sort_key *key;
-	bc_err *err = sort_key(sort, &key);
-	if (err)
-		return err;
-	garbage |= key->garbage;
-	/* one block (*priv is freed with free()): the ctx, order, the liveness */
-	size_t order = (vm->nprocs * sizeof(uint32_t) + 15) & ~(size_t)15;
-	struct ctx *c = malloc(sizeof *c + order + (garbage ? vm->nprocs * sizeof *c->live : 0));
-	if (!c)
-		return bc_error(BC_ENOMEM, "out of memory");
-	c->vm = vm;
-	c->key = key;
-	c->live = NULL;
-	if (garbage) {
-		c->live = (struct vm_liveness *)((char *)c->order + order);
-		proc_liveness(vm, c->live);
+	bc_err *err = tables(vm, 1, &sort, top, &json_key, garbage, t, priv);
+	if (err) {
+		free(*priv);
+		*priv = NULL;
 	}
-	size_t n = top_n(c, vm->nprocs, top);
-	qsort_r(c->order, n, sizeof c->order[0], cmp, c);
-	*t = (struct rtable){
-		.json_key = json_key,
-		.cols = cols,
-		.ncols = garbage ? C_NCOLS : C_LIVE,
-		.nrows = n,
-		.ctx = c,
-		.cell = cell,
-		.item = item,
-	};
-	*priv = c;
-	return NULL;
+	return err;
 }
 
 bc_err *procs_table(const struct vm *vm, const char *sort, size_t top, const char *json_key,
 		    struct rtable *t, void **priv)
 {
 	return table(vm, sort, top, json_key, 0, t, priv);
+}
+
+bc_err *procs_tables(const struct vm *vm, size_t n, const char *const *sorts, size_t top,
+		     const char *const *json_keys, struct rtable *t, void **priv)
+{
+	bc_err *err = tables(vm, n, sorts, top, json_keys, 0, t, priv);
+	for (size_t i = 0; err && i < n; i++) {
+		free(priv[i]);
+		priv[i] = NULL;
+	}
+	return err;
 }
 
 /* --group-by: one row per kind, its sums, sorted by the same keys: a number

@@ -459,9 +459,10 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	bc_err *err;
 	struct rtable *t = out->tables;
 	void *cells[T_ORPHANS] = { 0 };  /* each table's rows */
-	(void)((err = procs_table(vm, "memory", rows, "processes", &t[T_PROCS], &cells[T_PROCS])) ||
-	       (err = procs_table(vm, "message_queue_len", rows, "message_queues", &t[T_QUEUES],
-				  &cells[T_QUEUES])) ||
+	/* T_PROCS, T_QUEUES: one pass over the processes */
+	static const char *const sorts[] = { "memory", "message_queue_len" };
+	static const char *const keys[] = { "processes", "message_queues" };
+	(void)((err = procs_tables(vm, 2, sorts, rows, keys, &t[T_PROCS], &cells[T_PROCS])) ||
 	       (err = ets_table(vm, rows, &t[T_ETS], &cells[T_ETS])) ||
 	       (err = holders_table(vm, rows, &t[T_HOLDERS], &cells[T_HOLDERS])));
 	for (size_t i = 0; i < T_ORPHANS; i++)

@@ -305,8 +305,8 @@ static bc_err *place(struct tree *t)
 	free(state);
 	for (size_t i = 0; i < n; i++) {
 		struct node *x = &t->n[i];
-		if ((x->place != P_ROOT && x->place != P_GONE) || !linked[i])
-			continue;   /* by_link: no links, no parent */
+		if (!linked[i] || (x->place != P_ROOT && x->place != P_GONE))
+			continue;   /* by_link: no links, no parent (linked first: it is the smaller array) */
 		int64_t q;
 		bool unreadable;
 		bc_err *err = by_link(t, (uint32_t)i, &q, &unreadable);

@@ -218,6 +218,7 @@ int ml_walk(struct beam *b, uint64_t root, enum ml_shape shape, int is_link, ml_
 		if (r)
 			stack[sp++] = r;
 	}
-	addrset_free(&seen);
+	if (n > SEEN_AFTER)  /* (a million small trees: no free calls for nothing) */
+		addrset_free(&seen);
 	return rc;
 }

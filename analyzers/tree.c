@@ -59,7 +59,11 @@ struct group {                     /* processes of one initial call (unplaced, o
 
 struct tree {
 	const struct vm *vm;
-	struct node *n;                /* per process */
+	struct node *n;                /* per node: every process, or (sparse) those that may be in a tree */
+	size_t nn;                     /* nodes */
+	uint32_t *proc;                /* sparse: node -> process index (NULL: node x is process x) */
+	uint32_t *slot;                /* sparse: process index -> node + 1 (0: left out, alone) */
+	uint64_t alone_held;           /* sparse: what the processes left out hold (each alone) */
 	uint32_t *roots, *order;       /* order: every node, parents before children */
 	size_t nroots, norder;
 	size_t placed, nodata;         /* processes in a tree; unplaced for lack of data */
@@ -89,9 +93,21 @@ static bool otp_supervisor(const struct vm_proc *p)
 	       (strcmp(m, "supervisor") == 0 || strcmp(m, "supervisor_bridge") == 0);
 }
 
+/* Node x's process. */
+static const struct vm_proc *proc_at(const struct tree *t, uint32_t x)
+{
+	return &t->vm->procs[t->proc ? t->proc[x] : x];
+}
+
+/* Process i's node, or -1 (sparse: left out, alone). */
+static int64_t node_of(const struct tree *t, size_t i)
+{
+	return t->slot ? (int64_t)t->slot[i] - 1 : (int64_t)i;
+}
+
 static bool is_supervisor(const struct tree *t, uint32_t i)
 {
-	return t->n[i].nchildren > 0 || otp_supervisor(&t->vm->procs[i]);
+	return t->n[i].nchildren > 0 || otp_supervisor(proc_at(t, i));
 }
 
 /* Was a spawned before b? (pids grow with time: serial, then number) */
@@ -137,7 +153,7 @@ static int64_t resolve(const struct vm *vm, const char *a, const uint32_t *names
 /* Is x in i's subtree (as the parents stand)? */
 static bool below(const struct tree *t, uint32_t x, uint32_t i)
 {
-	size_t steps = t->vm->nprocs;
+	size_t steps = t->nn;
 	for (int32_t y = (int32_t)x; y >= 0 && steps--; y = t->n[y].parent)
 		if (y == (int32_t)i)
 			return true;
@@ -151,7 +167,7 @@ static bool below(const struct tree *t, uint32_t x, uint32_t i)
 static bc_err *by_link(struct tree *t, uint32_t i, int64_t *parent, bool *unreadable)
 {
 	const struct vm *vm = t->vm;
-	const struct vm_proc *p = &vm->procs[i];
+	const struct vm_proc *p = proc_at(t, i);
 	*parent = -1;
 	*unreadable = false;
 	if (!p->nlinks)
@@ -170,11 +186,14 @@ static bc_err *by_link(struct tree *t, uint32_t i, int64_t *parent, bool *unread
 		const struct vm_proc *q = vm_find_proc(vm, (struct vm_pid){ (uint32_t)l->i, (uint32_t)l->u });
 		if (!q || q == p || !older(q, p))
 			continue;
-		uint32_t qi = (uint32_t)(q - vm->procs);
+		int64_t qn = node_of(t, (size_t)(q - vm->procs));
+		if (qn < 0)   /* (sparse: links are mutual, a linked process is a node) */
+			continue;
+		uint32_t qi = (uint32_t)qn;
 		if (below(t, qi, i))   /* its own descendant: a cycle */
 			continue;
 		bool sup = is_supervisor(t, qi);
-		if (best < 0 || (sup && !best_sup) || (sup == best_sup && older(&vm->procs[best], q))) {
+		if (best < 0 || (sup && !best_sup) || (sup == best_sup && older(proc_at(t, (uint32_t)best), q))) {
 			best = qi;
 			best_sup = sup;
 		}
@@ -189,14 +208,16 @@ static uint64_t head_hash(const void *ctx, uint32_t item)
 	return (uint64_t)(uintptr_t)((const char *const *)ctx)[item];
 }
 
-/* Each process's parent: the head of its '$ancestors' when that process
- * lives ('$ancestors' decides), else the older process it is linked to. */
-static bc_err *place(struct tree *t)
+/* Each node's parent: the head of its '$ancestors' when that process
+ * lives ('$ancestors' decides), else the older process it is linked to.
+ * names[0..nnames): the registered processes (sparse: from sparse_nodes;
+ * NULL: every node is a process, gathered here, in the one pass). Frees names. */
+static bc_err *place(struct tree *t, uint32_t *names, size_t nnames)
 {
 	const struct vm *vm = t->vm;
-	size_t n = vm->nprocs, nnames = 0;
-	uint32_t *names = malloc((n ? n : 1) * sizeof *names);
-	if (!names)
+	size_t n = t->nn;
+	bool gather = !names;
+	if (gather && !(names = malloc((n ? n : 1) * sizeof *names)))
 		return bc_error(BC_ENOMEM, "out of memory");
 	/* an '$ancestors' head resolved once per distinct (interned) string:
 	 * heads[k] is one, headq[k] what resolve said; head: each process's
@@ -222,9 +243,9 @@ static bc_err *place(struct tree *t)
 	mem_populate(t->pidkey, n * sizeof *t->pidkey);
 	mem_populate(head, n * sizeof *head);
 	for (size_t i = 0; i < n; i++) {
-		const struct vm_proc *p = &vm->procs[i];
+		const struct vm_proc *p = proc_at(t, (uint32_t)i);
 		struct node *x = &t->n[i];
-		if (p->registered_name)
+		if (gather && p->registered_name)
 			names[nnames++] = (uint32_t)i;
 		t->pidkey[i] = (uint64_t)p->pid_num << 32 | p->pid_serial;
 		linked[i] = p->nlinks != 0;
@@ -241,7 +262,7 @@ static bc_err *place(struct tree *t)
 		else
 			head[i] = vm->ancestors[p->anc_first];
 	}
-	if (nnames > 1)
+	if (gather && nnames > 1)
 		qsort_r(names, nnames, sizeof *names, by_name, (void *)vm);
 	for (size_t i = 0; i < n; i++) {
 		struct node *x = &t->n[i];
@@ -258,6 +279,7 @@ static bc_err *place(struct tree *t)
 			}
 		if (q == -2) {
 			q = resolve(vm, a, names, nnames);
+			q = q >= 0 ? node_of(t, (size_t)q) : -1;
 			heads[nheads] = a;
 			headq[nheads] = q;
 			/* not stored (out of memory): resolved again next time */
@@ -331,7 +353,7 @@ static bc_err *place(struct tree *t)
  * a pass, passes whose digit is the same everywhere skipped. */
 static int pid_sort(const struct tree *t, uint32_t *kids)
 {
-	size_t n = t->vm->nprocs;
+	size_t n = t->nn;
 	const uint64_t *key = t->pidkey;
 	uint32_t *tmp = malloc(n * sizeof *tmp);
 	size_t *count = malloc(65536 * sizeof *count);
@@ -371,8 +393,7 @@ static int pid_sort(const struct tree *t, uint32_t *kids)
  * parent), and the pre-order. */
 static int link_up(struct tree *t)
 {
-	const struct vm *vm = t->vm;
-	size_t n = vm->nprocs;
+	size_t n = t->nn;
 	uint32_t *kids = malloc((n ? n : 1) * sizeof *kids);
 	if (!kids)
 		return -1;
@@ -455,7 +476,7 @@ static int32_t lca(const struct tree *t, int32_t a, int32_t b)
 static int roll_up(struct tree *t)
 {
 	const struct vm *vm = t->vm;
-	for (size_t x = 0; x < vm->nprocs; x++) {   /* memory, msgq, unknown: set by place */
+	for (size_t x = 0; x < t->nn; x++) {   /* memory, msgq, unknown: set by place */
 		struct node *nx = &t->n[x];
 		if (nx->in_tree) {
 			nx->procs = 1;
@@ -467,9 +488,12 @@ static int roll_up(struct tree *t)
 	for (size_t i = 0; i < vm->nets; i++) {
 		const struct vm_ets *e = &vm->ets[i];
 		const struct vm_proc *o = vm_find_proc(vm, e->owner);
-		if (!o || !t->n[o - vm->procs].in_tree)
+		int64_t on = o ? node_of(t, (size_t)(o - vm->procs)) : -1;
+		if (o && on < 0)   /* left out: alone */
+			t->alone_held += e->memory * 8;
+		if (on < 0 || !t->n[on].in_tree)
 			continue;
-		struct node *no = &t->n[o - vm->procs];
+		struct node *no = &t->n[on];
 		no->ets += e->memory * 8;
 		if (e->unknown & VEF_MEMORY)
 			no->unknown |= U_ETS;
@@ -484,13 +508,19 @@ static int roll_up(struct tree *t)
 		qsort_r(ix, vm->nbinrefs, sizeof *ix, bin_cmp, vm->binrefs);
 	for (size_t i = 0, j; i < vm->nbinrefs; i = j) {
 		const struct vm_binref *r = &vm->binrefs[ix[i]];
-		int32_t at = t->n[r->proc].in_tree ? (int32_t)r->proc : -1;
+		int64_t at = node_of(t, r->proc);
+		bool one = true;   /* every holder is r->proc */
+		at = at >= 0 && t->n[at].in_tree ? at : -1;
 		for (j = i + 1; j < vm->nbinrefs && vm->binrefs[ix[j]].bin == r->bin; j++) {
 			uint32_t h = vm->binrefs[ix[j]].proc;
-			at = at >= 0 && t->n[h].in_tree ? lca(t, at, (int32_t)h) : -1;
+			int64_t hn = node_of(t, h);
+			one &= h == r->proc;
+			at = at >= 0 && hn >= 0 && t->n[hn].in_tree ? lca(t, (int32_t)at, (int32_t)hn) : -1;
 		}
 		if (at >= 0)
 			t->n[at].binary += r->orig_size;
+		else if (one && node_of(t, r->proc) < 0 && !(vm->procs[r->proc].unknown & VPF_BINARY))
+			t->alone_held += r->orig_size;   /* held only by a process left out */
 	}
 	free(ix);
 	for (size_t i = t->norder; i-- > 0;) {
@@ -686,6 +716,8 @@ static void tree_free(struct tree *t)
 	free(t->lone);
 	free(t->shown);
 	free(t->pidkey);
+	free(t->proc);
+	free(t->slot);
 }
 
 static void tree_release(void *t)
@@ -779,21 +811,85 @@ static int count_up(struct tree *t)
 	       group_by_call(t, true, &t->lone, &t->nlone) < 0 ? -1 : 0;
 }
 
+/* The nodes of a sparse tree: the processes that may be in a tree (a live
+ * '$ancestors' or links: a parent to find) and the heads their '$ancestors'
+ * name; every other process stands alone, and only what it holds is kept
+ * (t->alone_held; roll_up adds its ETS tables and binaries). Most of a
+ * million processes stand alone: memory and passes then scale with the trees.
+ * *names, *nnames: the registered processes, by name (for place). */
+static int sparse_nodes(struct tree *t, uint32_t **names, size_t *nnames)
+{
+	const struct vm *vm = t->vm;
+	size_t n = vm->nprocs, nc = 0, nn = 0;
+	uint32_t *cand = malloc((n ? n : 1) * sizeof *cand);   /* (touched as far as used) */
+	*names = malloc((n ? n : 1) * sizeof **names);
+	*nnames = 0;
+	if (!cand || !*names || !(t->slot = calloc(n ? n : 1, sizeof *t->slot))) {
+		free(cand);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct vm_proc *p = &vm->procs[i];
+		if (p->registered_name)
+			(*names)[(*nnames)++] = (uint32_t)i;
+		if (p->nlinks || (!(p->unknown & VPF_IDENTITY) && p->has_ancestors && p->anc_n)) {
+			t->slot[i] = 1;
+			cand[nc++] = (uint32_t)i;
+		} else {
+			t->alone_held += p->memory;
+		}
+	}
+	if (*nnames > 1)
+		qsort_r(*names, *nnames, sizeof **names, by_name, (void *)vm);
+	for (size_t k = 0; k < nc; k++) {   /* the heads: nodes too */
+		const struct vm_proc *p = &vm->procs[cand[k]];
+		if (p->unknown & VPF_IDENTITY || !p->has_ancestors || !p->anc_n)
+			continue;
+		int64_t q = resolve(vm, vm->ancestors[p->anc_first], *names, *nnames);
+		if (q >= 0 && !t->slot[q]) {
+			t->slot[q] = 1;
+			t->alone_held -= vm->procs[q].memory;
+		}
+	}
+	free(cand);
+	for (size_t i = 0; i < n; i++)   /* numbered in process order: place walks them so */
+		if (t->slot[i])
+			t->slot[i] = (uint32_t)++nn;
+	if (!(t->proc = malloc((nn ? nn : 1) * sizeof *t->proc)))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (t->slot[i])
+			t->proc[t->slot[i] - 1] = (uint32_t)i;
+	t->nn = nn;
+	return 0;
+}
+
 /* The trees, rolled up (freed with tree_free, also after a failure); counts:
- * also what count_up gives (only the tree command's output uses it). */
-static bc_err *build(const struct vm *vm, struct tree *t, bool counts)
+ * also what count_up gives (only the tree command's output uses it); sparse:
+ * nodes only for the processes that may be in a tree (sparse_nodes: not for
+ * count_up, nor for the output, whose ids are process indices). */
+static bc_err *build(const struct vm *vm, struct tree *t, bool counts, bool sparse)
 {
 	t->vm = vm;
 	for (size_t d = 0; d <= MAX_DEPTH; d++)
 		t->walk[d].parent = -1;
-	size_t n = vm->nprocs;
-	/* (each node is set by place's first pass over the processes) */
-	if (!(t->n = malloc((n ? n : 1) * sizeof *t->n)))
-		return bc_error(BC_ENOMEM, "out of memory");
-	mem_populate(t->n, n * sizeof *t->n);
 	if (!vm->detail)
 		return bc_error(BC_EFORMAT, "tree: this input gives no process's links");
-	bc_err *err = place(t);
+	uint32_t *names = NULL;
+	size_t nnames = 0;
+	t->nn = vm->nprocs;
+	if (sparse && sparse_nodes(t, &names, &nnames) < 0) {
+		free(names);
+		return bc_error(BC_ENOMEM, "out of memory");
+	}
+	size_t n = t->nn;
+	/* (each node is set by place's first pass over the processes) */
+	if (!(t->n = malloc((n ? n : 1) * sizeof *t->n))) {
+		free(names);
+		return bc_error(BC_ENOMEM, "out of memory");
+	}
+	mem_populate(t->n, n * sizeof *t->n);
+	bc_err *err = place(t, names, nnames);
 	if (err)
 		return err;
 	if (link_up(t) < 0 || roll_up(t) < 0 || (counts && count_up(t) < 0))
@@ -812,7 +908,7 @@ bc_err *tree_parents(const struct vm *vm, int32_t **parent)
 {
 	struct tree t = { 0 };
 	*parent = NULL;
-	bc_err *err = vm->detail ? build(vm, &t, false) : NULL;
+	bc_err *err = vm->detail ? build(vm, &t, false, false) : NULL;
 	int32_t *p = err ? NULL : malloc((vm->nprocs ? vm->nprocs : 1) * sizeof *p);
 	if (!err && !p)
 		err = bc_error(BC_ENOMEM, "out of memory");
@@ -837,7 +933,7 @@ static const char *proc_name(const struct vm_proc *p, char *buf, size_t len)
 bc_err *tree_findings(const struct vm *vm, struct an_out *out)
 {
 	struct tree t = { 0 };
-	bc_err *err = vm->detail ? build(vm, &t, false) : NULL;
+	bc_err *err = vm->detail ? build(vm, &t, false, true) : NULL;
 	/* the tree holding the most, then down while one child holds at least
 	 * half of it: the part of the application the memory is in (a root
 	 * holding the whole node says nothing: its largest child then, unless the
@@ -867,18 +963,18 @@ bc_err *tree_findings(const struct vm *vm, struct an_out *out)
 			break;
 		at = best;
 	}
-	uint64_t all = 0;   /* what all processes hold: every tree's */
+	uint64_t all = t.alone_held;   /* what all processes hold: every tree's */
 	for (size_t i = 0; i < t.nroots; i++)
 		all += held(&t.n[t.roots[i]]);
 	if (at >= 0 && all && held(&t.n[at]) * 100 >= all * SHARE_MIN) {
 		const struct node *x = &t.n[at];
-		const struct vm_proc *p = &vm->procs[at];
+		const struct vm_proc *p = proc_at(&t, (uint32_t)at);
 		char pid[32], b1[32], b2[32], b3[32], b4[32] = "unknown", c[32], mfa[256];
 		char wpid[32], wmfa[256], wb[32], also[600] = "";
 		if (worker >= 0)
 			snprintf(also, sizeof also, "; its worker %s %s holds %s of it",
-				 vm_pid_str(&vm->procs[worker], wpid, sizeof wpid),
-				 proc_name(&vm->procs[worker], wmfa, sizeof wmfa),
+				 vm_pid_str(proc_at(&t, (uint32_t)worker), wpid, sizeof wpid),
+				 proc_name(proc_at(&t, (uint32_t)worker), wmfa, sizeof wmfa),
 				 fmt_bytes(held(&t.n[worker]), wb, sizeof wb));
 		struct an_finding *f = an_find(out, "subtree", "info",
 			"the supervision subtree under %s %s holds %s, %u%% of what all processes "
@@ -925,7 +1021,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		return bc_error(BC_ENOMEM, "out of memory");
 	if (!vm->detail)
 		return bc_error(BC_EFORMAT, "tree: this input gives no process's links");
-	bc_err *err = build(vm, t, true);
+	bc_err *err = build(vm, t, true, false);
 	if (err)
 		return err;
 	out->doc = (struct rdoc){ &root_rec, t, 0 };

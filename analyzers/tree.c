@@ -908,12 +908,16 @@ bc_err *tree_parents(const struct vm *vm, int32_t **parent)
 {
 	struct tree t = { 0 };
 	*parent = NULL;
-	bc_err *err = vm->detail ? build(vm, &t, false, false) : NULL;
+	/* sparse: the processes left out stand alone, no parent */
+	bc_err *err = vm->detail ? build(vm, &t, false, true) : NULL;
 	int32_t *p = err ? NULL : malloc((vm->nprocs ? vm->nprocs : 1) * sizeof *p);
 	if (!err && !p)
 		err = bc_error(BC_ENOMEM, "out of memory");
 	for (size_t i = 0; p && i < vm->nprocs; i++)
-		p[i] = t.n ? t.n[i].parent : -1;
+		p[i] = -1;
+	for (size_t x = 0; p && t.n && x < t.nn; x++)
+		if (t.n[x].parent >= 0)
+			p[t.proc[x]] = (int32_t)t.proc[t.n[x].parent];
 	tree_free(&t);
 	*parent = p;
 	return err;

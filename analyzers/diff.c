@@ -90,8 +90,8 @@ static void proc_key(struct ctx *c, const struct vm *vm, const struct vm_proc *p
 		add(c, "registered_name:%s", p->registered_name);
 		return;
 	}
-	if (!(p->unknown & VPF_IDENTITY) && p->proc_lib_initial_call.module) {
-		add(c, "proc_lib:%s", vm_mfa_str(&p->proc_lib_initial_call, m, sizeof m));
+	if (!(p->unknown & VPF_IDENTITY) && p->proc_lib_initial_call->module) {
+		add(c, "proc_lib:%s", vm_mfa_str(p->proc_lib_initial_call, m, sizeof m));
 		if (p->has_ancestors) {
 			add(c, " ancestors:");
 			for (uint32_t i = 0; i < p->anc_n; i++)
@@ -99,7 +99,7 @@ static void proc_key(struct ctx *c, const struct vm *vm, const struct vm_proc *p
 		}
 		return;
 	}
-	const char *ic = p->unknown & VPF_INITIAL_CALL ? NULL : vm_mfa_str(&p->initial_call, m, sizeof m);
+	const char *ic = p->unknown & VPF_INITIAL_CALL ? NULL : vm_mfa_str(p->initial_call, m, sizeof m);
 	add(c, "initial_call:%s", ic ? ic : "?");
 }
 

@@ -225,7 +225,7 @@ static void waiters(const struct vm *vm, const struct vm_port *p, char *buf, siz
 	size_t o = 0;
 	buf[0] = '\0';
 	const struct vm_proc *c = p->unknown & VPTF_CONNECTED ? NULL : vm_find_proc(vm, p->connected);
-	const struct vm_mfa *m = c && !(c->unknown & VPF_CURRENT_FUNCTION) ? &c->current_function : NULL;
+	const struct vm_mfa *m = c && !(c->unknown & VPF_CURRENT_FUNCTION) ? c->current_function : NULL;
 	char pid[32], mfa[256];
 	if (m && m->module && m->function && strcmp(m->module, "prim_inet") == 0 &&
 	    (strcmp(m->function, "send_recv_reply") == 0 || strcmp(m->function, "send") == 0))

@@ -468,8 +468,8 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 	field_str(out, "registered_name", p->registered_name);
 	const char *label = vm_proc_label(p, buf, sizeof buf);
 	field_str(out, "label", label ? keep(s, label) : NULL);
-	field_str(out, "label_source", vm_proc_label_source(p));
-	field_str(out, "initial_call", vm_mfa_str(&p->initial_call, buf, sizeof buf) ? keep(s, buf) : NULL);
+	field_str(out, "label_source", vm_proc_label_source(vm, p));
+	field_str(out, "initial_call", vm_mfa_str(p->initial_call, buf, sizeof buf) ? keep(s, buf) : NULL);
 	/* proc_lib's identity: '$initial_call' and '$ancestors' (null: none, or unreadable;
 	 * the ancestors list comes after the scalars) */
 	if (p->unknown & VPF_IDENTITY) {
@@ -477,12 +477,12 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 		field_unknown(out, "ancestors");
 	} else {
 		field_str(out, "proc_lib_initial_call",
-			  vm_mfa_str(&p->proc_lib_initial_call, buf, sizeof buf) ? keep(s, buf) : NULL);
+			  vm_mfa_str(p->proc_lib_initial_call, buf, sizeof buf) ? keep(s, buf) : NULL);
 		if (!p->has_ancestors)
 			field_str(out, "ancestors", NULL);
 	}
 	field_str(out, "current_function",
-		  vm_mfa_str(&p->current_function, buf, sizeof buf) ? keep(s, buf) : NULL);
+		  vm_mfa_str(p->current_function, buf, sizeof buf) ? keep(s, buf) : NULL);
 	/* hibernating: where it resumes (stacks' wake_up; null: not recorded) */
 	field_str(out, "wake_up", p->wake_up && vm_mfa_str(&vm->mfas[p->wake_up - 1], buf, sizeof buf)
 				  ? keep(s, buf) : NULL);

@@ -126,10 +126,10 @@ static int name_cmp(const struct vm_proc *x, const struct vm_proc *y)
 		return x->label ? -1 : 1;
 	if (x->label)
 		return strcmp(x->label, y->label);
-	const struct vm_mfa *mx = x->proc_lib_initial_call.module ? &x->proc_lib_initial_call
-								   : &x->initial_call;
-	const struct vm_mfa *my = y->proc_lib_initial_call.module ? &y->proc_lib_initial_call
-								   : &y->initial_call;
+	const struct vm_mfa *mx = x->proc_lib_initial_call->module ? x->proc_lib_initial_call
+								   : x->initial_call;
+	const struct vm_mfa *my = y->proc_lib_initial_call->module ? y->proc_lib_initial_call
+								   : y->initial_call;
 	return mfa_cmp(mx, my);
 }
 
@@ -140,7 +140,7 @@ static int text_cmp(const struct vm_proc *x, const struct vm_proc *y, int k)
 	case TK_STATUS:  /* by name (the enum's order); unknown last */
 		return ((unsigned)x->status - 1 > (unsigned)y->status - 1) -
 		       ((unsigned)x->status - 1 < (unsigned)y->status - 1);
-	case TK_CURRENT: return mfa_cmp(&x->current_function, &y->current_function);
+	case TK_CURRENT: return mfa_cmp(x->current_function, y->current_function);
 	}
 	return 0;  /* TK_PID: the pid order below */
 }
@@ -298,7 +298,7 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 		out->null = !out->s;
 		break;
 	case C_LABEL_SOURCE:
-		out->s = vm_proc_label_source(p);
+		out->s = vm_proc_label_source(c->vm, p);
 		out->null = !out->s;
 		break;
 	case C_REGNAME:
@@ -306,11 +306,11 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 		out->null = p->unknown & VPF_REGISTERED_NAME;
 		break;
 	case C_INITIAL:
-		out->s = vm_mfa_str(&p->initial_call, buf, len);
+		out->s = vm_mfa_str(p->initial_call, buf, len);
 		out->null = p->unknown & VPF_INITIAL_CALL;
 		break;
 	case C_CURRENT:
-		out->s = vm_mfa_str(&p->current_function, buf, len);
+		out->s = vm_mfa_str(p->current_function, buf, len);
 		out->null = !out->s;
 		break;
 	case C_STATUS: out->s = vm_status_name(p->status); break;
@@ -324,7 +324,7 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 	case C_NMONITORS: out->u = p->nmonitors; out->null = p->unknown & VPF_MEMORY; break;
 	case C_NMONITORED: out->u = p->nmonitored_by; out->null = p->unknown & VPF_MEMORY; break;
 	case C_PROC_LIB_INITIAL:
-		out->s = vm_mfa_str(&p->proc_lib_initial_call, buf, len);
+		out->s = vm_mfa_str(p->proc_lib_initial_call, buf, len);
 		out->null = p->unknown & VPF_IDENTITY;
 		break;
 	case C_ANCESTORS:  /* null: no '$ancestors' (not started by proc_lib) */

@@ -277,7 +277,7 @@ static void proc_cell(void *vctx, size_t row, size_t col, struct rcell *out, cha
 		out->null = p->unknown & VPF_REGISTERED_NAME;
 		break;
 	case P_PROC_LIB_INITIAL:
-		out->s = vm_mfa_str(&p->proc_lib_initial_call, buf, len);
+		out->s = vm_mfa_str(p->proc_lib_initial_call, buf, len);
 		out->null = p->unknown & VPF_IDENTITY;
 		break;
 	case P_HIBERNATING: out->u = (uint64_t)hibernating(p); break;

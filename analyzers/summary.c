@@ -33,7 +33,7 @@ static const char *who(const struct vm_proc *p, char *buf, size_t len)
 
 static const char *current(const struct vm_proc *p, char *buf, size_t len)
 {
-	return vm_mfa_str(&p->current_function, buf, len) ? buf : "an unknown function";
+	return vm_mfa_str(p->current_function, buf, len) ? buf : "an unknown function";
 }
 
 /* Orphans: processes nobody links to or monitors and that watch nobody. Grouped by
@@ -91,17 +91,17 @@ static bc_err *find_orphans(const struct vm *vm, struct orphans *o)
 		o->total++;
 		size_t j;
 		/* interned strings: pointer equality is string equality */
-		if (o->n && same_group(&o->g[last], &p->initial_call))
+		if (o->n && same_group(&o->g[last], p->initial_call))
 			j = last;
 		else
 			for (j = 0; j < o->n; j++)
-				if (same_group(&o->g[j], &p->initial_call))
+				if (same_group(&o->g[j], p->initial_call))
 					break;
 		last = j;
 		if (j == o->n)
-			o->g[o->n++] = (struct orphan_group){ p->initial_call.module,
-							      p->initial_call.function,
-							      p->initial_call.arity, 0 };
+			o->g[o->n++] = (struct orphan_group){ p->initial_call->module,
+							      p->initial_call->function,
+							      p->initial_call->arity, 0 };
 		o->g[j].count++;
 	}
 	if (o->n > 1)

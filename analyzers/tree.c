@@ -88,8 +88,8 @@ struct tree {
  * (is_supervisor). */
 static bool otp_supervisor(const struct vm_proc *p)
 {
-	const char *m = p->proc_lib_initial_call.module;
-	return m && p->proc_lib_initial_call.arity == 1 &&
+	const char *m = p->proc_lib_initial_call->module;
+	return m && p->proc_lib_initial_call->arity == 1 &&
 	       (strcmp(m, "supervisor") == 0 || strcmp(m, "supervisor_bridge") == 0);
 }
 

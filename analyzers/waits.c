@@ -59,7 +59,7 @@ static const struct vm_mfa *site_in(const struct vm *vm, const struct vm_proc *p
 	const struct { const char *module, *function; } *sites = table;
 	const struct vm_mfa *cands[2] = { NULL, NULL };
 	if (!(p->unknown & VPF_CURRENT_FUNCTION))
-		cands[0] = &p->current_function;
+		cands[0] = p->current_function;
 	if (p->stack_n)
 		cands[1] = &vm->mfas[vm->frames[p->stack_first]];
 	for (int c = 0; c < 2; c++) {

@@ -180,8 +180,8 @@ static void whole(void)
 	CHECK(p != NULL);
 	if (p) {
 		CHECK(p->registered_name && strcmp(p->registered_name, "my 'odd' name") == 0);
-		CHECK(mfa_is(&p->initial_call, "Elixir.Foo:-bar/1-fun-0-/1"));
-		CHECK(mfa_is(&p->current_function, "gen_server:loop/7"));
+		CHECK(mfa_is(p->initial_call, "Elixir.Foo:-bar/1-fun-0-/1"));
+		CHECK(mfa_is(p->current_function, "gen_server:loop/7"));
 		CHECK(p->status == VS_RUNNING);
 		CHECK(p->message_queue_len == 2 && p->reductions == 42 && p->memory == 5000);
 		CHECK(p->heap_size == 233 && !(p->unknown & VPF_HEAP_SIZE));
@@ -194,7 +194,7 @@ static void whole(void)
 	CHECK(p != NULL);
 	if (p) {
 		CHECK(!p->registered_name && !(p->unknown & VPF_REGISTERED_NAME));
-		CHECK(mfa_is(&p->current_function, "m:f/0"));  /* no Current call: p->i's */
+		CHECK(mfa_is(p->current_function, "m:f/0"));  /* no Current call: p->i's */
 		CHECK(p->heap_size == 987654);
 		/* a queued message on the heap: process_info would add its fragment */
 		CHECK(p->unknown & VPF_TOTAL_HEAP_SIZE);

@@ -252,8 +252,13 @@ void beam_proc_identity(struct beam *b, uint64_t dict, struct vm_proc *vp)
 		return;  /* an empty dictionary: neither key */
 	uint64_t v;
 	int r = id->k_initial_call ? lookup(b, dict, id->k_initial_call, &v) : 0;
-	if (r > 0 && (r = mfa(b, v, &vp->proc_lib_initial_call)) != 0)
-		memset(&vp->proc_lib_initial_call, 0, sizeof vp->proc_lib_initial_call);
+	if (r > 0) {
+		struct vm_mfa m;
+		const struct vm_mfa *ref = NULL;
+		if ((r = mfa(b, v, &m)) == 0 && !(ref = vm_mfa_intern(b->vm, &m)))
+			r = -1;  /* out of memory: unread */
+		vp->proc_lib_initial_call = ref ? ref : &vm_mfa_none;
+	}
 	if (r < 0)
 		vp->unknown |= VPF_IDENTITY;
 	r = id->k_ancestors ? lookup(b, dict, id->k_ancestors, &v) : 0;

@@ -51,8 +51,8 @@ static bool reads(const struct label_rule *r, const struct vm_ets *t, const stru
 	if (r->kind != LABEL_REGISTRY || !owner)
 		return false;
 	const struct vm_proc *o = owner;
-	const char *mod = o->proc_lib_initial_call.module ? o->proc_lib_initial_call.module
-							  : o->initial_call.module;
+	const char *mod = o->proc_lib_initial_call->module ? o->proc_lib_initial_call->module
+							   : o->initial_call->module;
 	return mod && !strcmp(mod, r->what);
 }
 

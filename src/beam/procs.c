@@ -61,6 +61,10 @@ struct code_memo {
 	uint64_t pc;
 	struct vm_mfa mfa;
 	int r;
+	/* the MFAs last interned, initial call [0] and current function [1]:
+	 * most processes share them (no lock taken for those) */
+	struct vm_mfa last[2];
+	const struct vm_mfa *ref[2];
 };
 
 struct walk {
@@ -79,8 +83,29 @@ static int lookup_code(const struct walk *w, uint64_t pc, struct vm_mfa *out)
 		return m->r;
 	}
 	int r = beam_lookup_code(w->b, pc, out);
-	if (m)
-		*m = (struct code_memo){ pc, *out, r };
+	if (m) {  /* (its interned MFAs kept) */
+		m->pc = pc;
+		m->mfa = *out;
+		m->r = r;
+	}
+	return r;
+}
+
+/* m's shared copy (vm_mfa_intern grows the model's table: under the walk's
+ * lock); kind: 0 initial call, 1 current function. NULL: out of memory. */
+static const struct vm_mfa *intern(const struct walk *w, int kind, const struct vm_mfa *m)
+{
+	struct code_memo *c = w->memo;
+	if (c && c->ref[kind] && c->last[kind].module == m->module &&
+	    c->last[kind].function == m->function && c->last[kind].arity == m->arity)
+		return c->ref[kind];
+	beam_lock(w->b);
+	const struct vm_mfa *r = vm_mfa_intern(w->b->vm, m);
+	beam_unlock(w->b);
+	if (c && r) {
+		c->last[kind] = *m;
+		c->ref[kind] = r;
+	}
 	return r;
 }
 
@@ -246,13 +271,21 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 		    !(vp->registered_name = beam_atom(b, name)))
 			vp->unknown |= VPF_REGISTERED_NAME;
 	}
-	if (alive && beam_read_mfa(b, w->addr + LV(L, P_INITIAL), &vp->initial_call) < 0)
+	struct vm_mfa ic = { 0 }, cf = { 0 };
+	if (alive && beam_read_mfa(b, w->addr + LV(L, P_INITIAL), &ic) < 0)
 		vp->unknown |= VPF_INITIAL_CALL;
+	if (!(vp->initial_call = intern(w, 0, &ic))) {  /* (shared: one copy each) */
+		vp->initial_call = &vm_mfa_none;
+		vp->unknown |= VPF_INITIAL_CALL;
+	}
 	uint64_t cur = f64(w, P_CURRENT);
 	/* process_info: p->current, else the function p->i lies in */
-	if (cur ? beam_read_mfa(b, cur, &vp->current_function) < 0
-		: lookup_code(w, f64(w, P_I), &vp->current_function) < 0)
+	if (cur ? beam_read_mfa(b, cur, &cf) < 0 : lookup_code(w, f64(w, P_I), &cf) < 0)
 		vp->unknown |= VPF_CURRENT_FUNCTION;
+	if (!(vp->current_function = intern(w, 1, &cf))) {
+		vp->current_function = &vm_mfa_none;
+		vp->unknown |= VPF_CURRENT_FUNCTION;
+	}
 
 	uint64_t heap_sz = f64(w, P_HEAP_SZ), hend = f64(w, P_HEND), stop = f64(w, P_STOP);
 	uint64_t heap = f64(w, P_HEAP);

@@ -348,7 +348,7 @@ const char *beam_frame_function(struct beam *b, const struct vm_proc *vp, uint64
 {
 	struct vm_mfa mfa;
 	if (!ra)
-		return vm_mfa_str(&vp->current_function, buf, len) ? buf : strcpy(buf, "?");
+		return vm_mfa_str(vp->current_function, buf, len) ? buf : strcpy(buf, "?");
 	if (beam_lookup_code(b, b->vm->jit ? ra - 1 : ra - 8, &mfa) < 0 ||
 	    !vm_mfa_str(&mfa, buf, len))
 		snprintf(buf, len, "?");

@@ -245,7 +245,10 @@ static int initial_call(struct dump_ident *id, const char *hs, const char *he, c
 	    !parse_u64(e, ee, &arity) || arity > 255)
 		return 1;
 	m.arity = (int)arity;
-	p->proc_lib_initial_call = m;
+	const struct vm_mfa *ref = vm_mfa_intern(vm, &m);
+	if (!ref)
+		return -1;  /* out of memory: unread */
+	p->proc_lib_initial_call = ref;
 	return 0;
 }
 
@@ -304,7 +307,7 @@ static void decode(struct dump_ident *id, struct vm_proc *p, int key, const char
 		}
 	}
 	if (r == 1 && key == K_IC)
-		memset(&p->proc_lib_initial_call, 0, sizeof p->proc_lib_initial_call);
+		p->proc_lib_initial_call = &vm_mfa_none;
 	if (r == 1 && key == K_ANC)
 		p->has_ancestors = false;
 	if (r < 0)
@@ -477,8 +480,8 @@ static void rows_not_recorded(struct vm *vm)
 		size_t owners = 0;
 		for (size_t i = 0; r->kind == LABEL_REGISTRY && i < vm->nprocs; i++) {
 			const struct vm_proc *p = &vm->procs[i];
-			const char *mod = p->proc_lib_initial_call.module ? p->proc_lib_initial_call.module
-									  : p->initial_call.module;
+			const char *mod = p->proc_lib_initial_call->module ? p->proc_lib_initial_call->module
+									   : p->initial_call->module;
 			owners += mod && !strcmp(mod, r->what);
 		}
 		if (owners && o < sizeof note)

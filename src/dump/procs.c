@@ -98,6 +98,7 @@ static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct v
 	if (!parse_pid(&tag, pos, &pid) || tag != pos)
 		return false;
 	memset(vp, 0, sizeof *vp);
+	vp->initial_call = vp->current_function = vp->proc_lib_initial_call = &vm_mfa_none;
 	vp->addr = off;
 	vp->pid_num = pid.num;
 	vp->pid_serial = pid.serial;
@@ -116,7 +117,7 @@ static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct v
 				if ((vp->status = status_of(v, l.end)))
 					f |= F_STATE;
 			} else if (KEY(&l, "Spawned as: ", &v)) {
-				if (cached_mfa(vm, c, v, l.end, &vp->initial_call))
+				if (cached_mfa_ref(vm, c, v, l.end, &vp->initial_call))
 					f |= F_SPAWNED;
 			} else if (KEY(&l, "Stack+heap: ", &v)) {
 				if (parse_u64(v, l.end, &heap))
@@ -140,12 +141,12 @@ static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct v
 			break;
 		case 'C':
 			if (KEY(&l, "Current call: ", &v) &&
-			    cached_mfa(vm, c, v, l.end, &vp->current_function))
+			    cached_mfa_ref(vm, c, v, l.end, &vp->current_function))
 				f |= F_CURRENT;
 			break;
 		case 'L':
 			if (KEY(&l, "Last scheduled in for: ", &v)) {
-				if (cached_mfa(vm, c, v, l.end, &vp->current_function))
+				if (cached_mfa_ref(vm, c, v, l.end, &vp->current_function))
 					f |= F_CURRENT;
 			} else if (KEY(&l, "Link list: ", &v)) {
 				links_bad = !count_links(v, l.end, vp);
@@ -178,10 +179,11 @@ static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct v
 				uint64_t o;
 				if (!code_at(vm, c, v, l.end, &m, &o))
 					break;
-				if (!(f & F_CURRENT)) {  /* process_info: p->current, else p->i's */
-					vp->current_function = m;
+				/* process_info: p->current, else p->i's (unread when out of memory) */
+				if (!(f & F_CURRENT) && (vp->current_function = vm_mfa_intern(vm, &m)))
 					f |= F_PC;
-				}
+				else if (!(f & F_CURRENT))
+					vp->current_function = &vm_mfa_none;
 				int64_t id = pc ? vm_mfa_id(vm, &m) : -1;
 				if (pc && id >= 0 && id < INT32_MAX && o <= UINT32_MAX)
 					*pc = (struct code_pos){ (int32_t)id, (uint32_t)o };

@@ -495,7 +495,7 @@ const char *dump_frame_function(const char *owner, const char *end, const struct
 		       n + 1 < len)
 			n++;
 		snprintf(buf, len, "%.*s", (int)n, owner);
-	} else if (!vm_mfa_str(&vp->current_function, buf, len)) {
+	} else if (!vm_mfa_str(vp->current_function, buf, len)) {
 		snprintf(buf, len, "?");
 	}
 	return buf;

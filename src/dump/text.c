@@ -180,25 +180,57 @@ bool parse_mfa(struct vm *vm, const char *p, const char *end, struct vm_mfa *m)
 	return true;
 }
 
-bool cached_mfa(struct vm *vm, struct mfa_cache *c, const char *p, const char *end,
-		       struct vm_mfa *m)
+/* The cache's entry for the text [p, end) (filled: parsed and interned once),
+ * or NULL: too long to cache, or not an MFA (*m: the parse of a long one). */
+static struct mfa_entry *mfa_entry(struct vm *vm, struct mfa_cache *c, const char *p,
+				   const char *end, struct vm_mfa *m, bool *ok)
 {
 	size_t n = (size_t)(end - p);
-	if (n >= sizeof c->e[0].key)
-		return parse_mfa(vm, p, end, m);
+	if (n >= sizeof c->e[0].key) {
+		*ok = parse_mfa(vm, p, end, m);
+		return NULL;
+	}
 	uint32_t h = 2166136261u;
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (unsigned char)p[i]) * 16777619u;
 	struct mfa_entry *e = &c->e[h % MFA_CACHE];
 	if (e->len == n && memcmp(e->key, p, n) == 0) {
-		*m = e->mfa;
-		return true;
+		*ok = true;
+		return e;
 	}
-	if (!parse_mfa(vm, p, end, m))
-		return false;
+	if (!(*ok = parse_mfa(vm, p, end, m)))
+		return NULL;
 	memcpy(e->key, p, n);
 	e->len = n;
 	e->mfa = *m;
+	e->ref = NULL;
+	return e;
+}
+
+bool cached_mfa(struct vm *vm, struct mfa_cache *c, const char *p, const char *end,
+		struct vm_mfa *m)
+{
+	bool ok;
+	struct mfa_entry *e = mfa_entry(vm, c, p, end, m, &ok);
+	if (e)
+		*m = e->mfa;
+	return ok;
+}
+
+bool cached_mfa_ref(struct vm *vm, struct mfa_cache *c, const char *p, const char *end,
+		    const struct vm_mfa **ref)
+{
+	struct vm_mfa m;
+	bool ok;
+	struct mfa_entry *e = mfa_entry(vm, c, p, end, &m, &ok);
+	if (!ok)
+		return false;
+	const struct vm_mfa *r = e ? e->ref : NULL;
+	if (!r && !(r = vm_mfa_intern(vm, e ? &e->mfa : &m)))
+		return false;  /* out of memory: as unreadable */
+	if (e)
+		e->ref = r;
+	*ref = r;
 	return true;
 }
 

@@ -84,12 +84,16 @@ struct mfa_entry {
 	char key[80];
 	size_t len;
 	struct vm_mfa mfa;
+	const struct vm_mfa *ref;      /* vm_mfa_intern's copy, once asked for; NULL: not yet */
 };
 struct mfa_cache {
 	struct mfa_entry e[MFA_CACHE];
 };
 bool cached_mfa(struct vm *vm, struct mfa_cache *c, const char *p, const char *end,
 		struct vm_mfa *m);
+/* The same, interned (vm_mfa_intern: what a vm_proc points at). */
+bool cached_mfa_ref(struct vm *vm, struct mfa_cache *c, const char *p, const char *end,
+		    const struct vm_mfa **ref);
 /* A code address as print_function_from_pc writes it after the address:
  * "(init:boot_loop/2 + 92)": its function and offset; false for
  * "(<terminate process normally>)", "(unknown function)". */

@@ -215,17 +215,17 @@ static void proc(struct w *w, const struct vm_proc *p)
 		atom(w, p->registered_name);
 		ob_putc(f, '\n');
 	}
-	if (mfa_known(&p->initial_call)) {
+	if (mfa_known(p->initial_call)) {
 		ob_puts(f, "Spawned as: ");
-		mfa(w, &p->initial_call);
+		mfa(w, p->initial_call);
 		ob_putc(f, '\n');
 	} else {
 		w->unknown_fields++;
 	}
-	if (mfa_known(&p->current_function)) {
+	if (mfa_known(p->current_function)) {
 		ob_puts(f, p->status == VS_RUNNING || p->status == VS_GARBAGE_COLLECTING
 			      ? "Last scheduled in for: " : "Current call: ");
-		mfa(w, &p->current_function);
+		mfa(w, p->current_function);
 		ob_putc(f, '\n');
 	}
 	part(w, p, 0);

@@ -9,6 +9,19 @@
 
 #define VM_MAX_GAPS 64
 
+/* a million of them: each byte is a MB (bench/procs-1m.sh) */
+_Static_assert(sizeof(struct vm_proc) == 144, "struct vm_proc grew");
+
+const struct vm_mfa vm_mfa_none;
+
+/* vm_mfa_intern's copies: never moved, so processes point at them */
+#define PMFA_CHUNK 1024
+struct vm_mfa_chunk {
+	struct vm_mfa_chunk *next;
+	size_t used;
+	struct vm_mfa m[PMFA_CHUNK];
+};
+
 const char *const vm_mem_names[VM_MEM_COUNT] = {
 	"total", "processes", "processes_used", "system", "atom", "atom_used", "binary",
 	"code", "ets",
@@ -49,6 +62,13 @@ void vm_free(struct vm *vm)
 	free(vm->ancestors);
 	free(vm->mfas);
 	hmap_free(&vm->mfa_index);
+	for (struct vm_mfa_chunk *c = vm->pmfa_chunks, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(vm->pmfas);
+	hmap_free(&vm->pmfa_index);
+	free(vm->label_sources);
 	free(vm->threads);
 	free(vm->nframes_native);
 	free(vm->death.running);
@@ -65,6 +85,7 @@ struct vm_proc *vm_add_proc(struct vm *vm)
 	vm->procs = a;
 	struct vm_proc *p = &vm->procs[vm->nprocs++];
 	memset(p, 0, sizeof *p);
+	p->initial_call = p->current_function = p->proc_lib_initial_call = &vm_mfa_none;
 	return p;
 }
 
@@ -90,6 +111,8 @@ struct vm_proc *vm_add_procs(struct vm *vm, size_t n)
 		p = &vm->procs[vm->nprocs];
 		memset(p, 0, n * sizeof *p);
 	}
+	for (size_t i = 0; i < n; i++)
+		p[i].initial_call = p[i].current_function = p[i].proc_lib_initial_call = &vm_mfa_none;
 	vm->nprocs += n;
 	return p;
 }
@@ -382,6 +405,45 @@ int64_t vm_mfa_id(struct vm *vm, const struct vm_mfa *m)
 	return (int64_t)vm->nmfas++;
 }
 
+static uint64_t pmfa_hash(const void *vm, uint32_t i)
+{
+	return mfa_key(((const struct vm *)vm)->pmfas[i]);
+}
+
+const struct vm_mfa *vm_mfa_intern(struct vm *vm, const struct vm_mfa *m)
+{
+	if (!m->module && !m->function && !m->arity)
+		return &vm_mfa_none;
+	struct hmap *ix = &vm->pmfa_index;
+	if (!ix->slot && hmap_init(ix, 512) < 0)
+		return NULL;
+	size_t j = hmap_first(ix, mfa_key(m));
+	for (; ix->slot[j]; j = hmap_next(ix, j)) {
+		const struct vm_mfa *x = vm->pmfas[ix->slot[j] - 1];
+		if (x->module == m->module && x->function == m->function && x->arity == m->arity)
+			return x;
+	}
+	struct vm_mfa_chunk *c = vm->pmfa_chunks;
+	if (!c || c->used == PMFA_CHUNK) {
+		if (!(c = malloc(sizeof *c)))
+			return NULL;
+		c->used = 0;
+		c->next = vm->pmfa_chunks;
+		vm->pmfa_chunks = c;
+	}
+	const struct vm_mfa **a = vm_grow(vm->pmfas, &vm->pmfas_cap, vm->npmfas, sizeof *a, 256);
+	if (!a)
+		return NULL;
+	vm->pmfas = a;
+	struct vm_mfa *x = &c->m[c->used++];
+	*x = *m;
+	vm->pmfas[vm->npmfas] = x;
+	if (hmap_set(ix, j, (uint32_t)vm->npmfas, pmfa_hash, vm) < 0 && !ix->slot[j])
+		return NULL;
+	vm->npmfas++;
+	return x;
+}
+
 int vm_set_ancestors(struct vm *vm, struct vm_proc *p, const char *const *names, size_t n)
 {
 	p->has_ancestors = true;
@@ -411,10 +473,10 @@ int vm_set_ancestors(struct vm *vm, struct vm_proc *p, const char *const *names,
 
 const struct vm_mfa *vm_shown_initial_call(const struct vm_proc *p)
 {
-	const struct vm_mfa *ic = &p->initial_call;
-	if (p->proc_lib_initial_call.module && ic->module && ic->function && ic->arity == 5 &&
+	const struct vm_mfa *ic = p->initial_call;
+	if (p->proc_lib_initial_call->module && ic->module && ic->function && ic->arity == 5 &&
 	    strcmp(ic->module, "proc_lib") == 0 && strcmp(ic->function, "init_p") == 0)
-		return &p->proc_lib_initial_call;
+		return p->proc_lib_initial_call;
 	return ic;
 }
 
@@ -424,8 +486,8 @@ const char *vm_proc_label(const struct vm_proc *p, char *buf, size_t len)
 		return p->registered_name;
 	if (p->label)
 		return p->label;
-	const struct vm_mfa *m = p->proc_lib_initial_call.module ? &p->proc_lib_initial_call
-								   : &p->initial_call;
+	const struct vm_mfa *m = p->proc_lib_initial_call->module ? p->proc_lib_initial_call
+								    : p->initial_call;
 	return vm_mfa_str(m, buf, len);
 }
 
@@ -433,29 +495,44 @@ int vm_set_label(struct vm *vm, struct vm_proc *p, const struct label_rule *r,
 		 const struct vt *name, const char *table, const char *parent)
 {
 	char buf[512];
-	const struct vm_mfa *m = p->proc_lib_initial_call.module ? &p->proc_lib_initial_call
-								 : &p->initial_call;
+	const struct vm_mfa *m = p->proc_lib_initial_call->module ? p->proc_lib_initial_call
+								  : p->initial_call;
 	label_text(r, name, table, parent, label_is_elixir(m->module), buf, sizeof buf);
+	/* the rule's source by number: a few distinct ones (the rules' source= names) */
+	size_t k = 0;
+	while (k < vm->nlabel_sources && !(r->source ? vm->label_sources[k] &&
+						     strcmp(vm->label_sources[k], r->source) == 0
+						   : !vm->label_sources[k]))
+		k++;
+	if (k == vm->nlabel_sources) {
+		const char **a = k < UINT16_MAX ? vm_grow(vm->label_sources, &vm->label_sources_cap,
+							  k, sizeof *a, 16)
+						: NULL;
+		if (!a)
+			return -1;
+		vm->label_sources = a;
+		a[vm->nlabel_sources++] = r->source;
+	}
 	if (!(p->label = vm_intern(vm, buf, strlen(buf))))
 		return -1;
-	p->label_source = r->source;
+	p->label_source = (uint16_t)(k + 1);
 	return 0;
 }
 
-const char *vm_proc_label_source(const struct vm_proc *p)
+const char *vm_proc_label_source(const struct vm *vm, const struct vm_proc *p)
 {
 	if (p->registered_name)
 		return "registered_name";
 	if (p->label)
-		return p->label_source;
-	if (p->proc_lib_initial_call.module)
+		return p->label_source ? vm->label_sources[p->label_source - 1] : NULL;
+	if (p->proc_lib_initial_call->module)
 		return "proc_lib_initial_call";
-	return p->initial_call.module ? "initial_call" : NULL;
+	return p->initial_call->module ? "initial_call" : NULL;
 }
 
 bool vm_proc_hibernating(const struct vm_proc *p)
 {
-	const struct vm_mfa *c = &p->current_function;
+	const struct vm_mfa *c = p->current_function;
 	return !(p->unknown & VPF_CURRENT_FUNCTION) && c->arity == 3 && c->module && c->function &&
 	       c->function[0] == 'h' && strcmp(c->function, "hibernate") == 0 &&
 	       strcmp(c->module, "erlang") == 0;

@@ -47,12 +47,13 @@ struct vm_proc {                   /* (ordered to leave no padding: a million of
 	uint32_t nlinks;               /* links */
 	uint32_t nmonitors;            /* monitors this process set up */
 	uint32_t nmonitored_by;        /* monitors others set up on it */
-	enum vm_status status;         /* as process_info(P, status); VS_UNKNOWN: not read */
+	uint32_t unknown;              /* enum vm_proc_field bits */
 	const char *registered_name;   /* interned or NULL */
-	struct vm_mfa initial_call, current_function;
+	/* the functions, interned (vm_mfa_intern: one copy per distinct function,
+	 * 8 bytes a process instead of 24); never NULL: &vm_mfa_none when unknown */
+	const struct vm_mfa *initial_call, *current_function;
 	uint64_t total_heap_size, heap_size, stack_size;  /* words */
 	uint64_t message_queue_len, memory, reductions;   /* memory in bytes */
-	uint32_t unknown;              /* enum vm_proc_field bits */
 	uint32_t stack_first, stack_n; /* current_stacktrace: vm->frames[first .. first+n) */
 	/* hibernating (vm_proc_hibernating): 1 + the vm->mfas index of the function
 	 * it resumes in when a message comes, as erts_hibernate saved it (M:F/length
@@ -62,15 +63,22 @@ struct vm_proc {                   /* (ordered to leave no padding: a million of
 	/* proc_lib's identity, from the dictionary: '$initial_call' (module NULL:
 	 * no such key) and '$ancestors' (vm->ancestors[first .. first+n); none:
 	 * no such key: has_ancestors false) */
-	struct vm_mfa proc_lib_initial_call;
 	uint32_t anc_first, anc_n;
+	bool has_ancestors;
+	uint8_t status;                /* enum vm_status: as process_info(P, status);
+					* VS_UNKNOWN: not read */
 	/* its own name as a library keeps it, found by the first label rule
 	 * (labels.h) that names it: term text, interned; NULL: none. label_source
-	 * is the rule's source ("process_name", "registry", ...). What the
+	 * is the rule's source ("process_name", "registry", ...): 1 + its index in
+	 * vm->label_sources, 0: none (vm_proc_label_source says it). What the
 	 * process is shown by is vm_proc_label's. */
-	const char *label, *label_source;
-	bool has_ancestors;
+	uint16_t label_source;
+	const char *label;
+	const struct vm_mfa *proc_lib_initial_call;
 };
+
+/* The unknown function (module NULL) every vm_proc's MFA points at until set. */
+extern const struct vm_mfa vm_mfa_none;
 
 struct vm_pid {
 	uint32_t num, serial;
@@ -474,6 +482,13 @@ struct vm {
 	struct vm_mfa *mfas;           /* distinct functions seen on stacks */
 	size_t nmfas, mfas_cap;
 	struct hmap mfa_index;         /* mfas by module, function, arity */
+	/* the processes' functions (vm_mfa_intern): stable copies, by chunk */
+	const struct vm_mfa **pmfas;
+	size_t npmfas, pmfas_cap;
+	struct hmap pmfa_index;
+	struct vm_mfa_chunk *pmfa_chunks;
+	const char **label_sources;    /* vm_proc's label_source: distinct rule sources */
+	size_t nlabel_sources, label_sources_cap;
 	struct vm_thread *threads;
 	size_t nthreads;
 	int crash_thread;              /* index of the thread that took the fatal signal, or
@@ -542,6 +557,10 @@ const char *vm_port_str(const struct vm_port *p, char *buf, size_t len);
 const struct vm_node *vm_node_by_channel(const struct vm *vm, uint64_t channel);
 /* The index of m in vm->mfas (added if new); -1 on OOM. */
 int64_t vm_mfa_id(struct vm *vm, const struct vm_mfa *m);
+/* A stable copy of m shared by every process with that function (what a
+ * vm_proc's MFAs point at): &vm_mfa_none for the zero MFA; NULL on OOM.
+ * Not for several threads at once (a walk on threads holds its lock). */
+const struct vm_mfa *vm_mfa_intern(struct vm *vm, const struct vm_mfa *m);
 /* p's '$ancestors' are names[0..n) (interned): appended to vm->ancestors, or
  * the last list added when it is the same; -1 on OOM. */
 int vm_set_ancestors(struct vm *vm, struct vm_proc *p, const char *const *names, size_t n);
@@ -562,7 +581,7 @@ int vm_set_label(struct vm *vm, struct vm_proc *p, const struct label_rule *r,
 		 const struct vt *name, const char *table, const char *parent);
 /* Where that label comes from: "registered_name", p->label_source,
  * "proc_lib_initial_call", "initial_call"; NULL when there is none. */
-const char *vm_proc_label_source(const struct vm_proc *p);
+const char *vm_proc_label_source(const struct vm *vm, const struct vm_proc *p);
 /* p hibernates: its current function is erlang:hibernate/3 (its stack empty
  * but for the final return address; p->wake_up says where it resumes). */
 bool vm_proc_hibernating(const struct vm_proc *p);

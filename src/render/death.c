@@ -105,7 +105,7 @@ void death_text(FILE *f, const struct vm *vm)
 		fprintf(f, ", memory %s", fmt_bytes(p->memory, c, sizeof c));
 	if (!(p->unknown & VPF_MESSAGE_QUEUE_LEN) && p->message_queue_len)
 		fprintf(f, ", %s messages queued", fmt_count(p->message_queue_len, a, sizeof a));
-	if (vm_mfa_str(&p->current_function, fn, sizeof fn))
+	if (vm_mfa_str(p->current_function, fn, sizeof fn))
 		fprintf(f, ", in %s", fn);
 	fprintf(f, "\n");
 }

@@ -202,7 +202,7 @@ static void frames_dump(const struct vm *vm, struct sbuf *b)
 		put(b, shown++ ? " < " : " | ", 3);
 		put(b, fn, strlen(fn));
 	}
-	if (!shown && vm_mfa_str(&p->current_function, fn, sizeof fn)) {
+	if (!shown && vm_mfa_str(p->current_function, fn, sizeof fn)) {
 		put(b, " | ", 3);
 		put(b, fn, strlen(fn));
 	}

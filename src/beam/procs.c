@@ -485,26 +485,44 @@ static void scheduler_held(struct beam *b, const uint64_t *slots, uint32_t max, 
 #define POPULATE_AHEAD 512
 #define POPULATE_MAX (4ull << 20)
 
-/* A process to read and its row (its slot's rank among the used slots). */
-struct proc_visit {
-	uint64_t addr;
-	uint32_t rank;
-};
-enum { ROW_READ, ROW_HIBERNATING, ROW_CORRUPT, ROW_UNREADABLE };
+/* A process to read: its struct's page (address bits 12-47) above its table
+ * slot (28 bits: the table has at most 1 << 28), so that sorting the keys
+ * sorts the processes by page (the order within one does not matter). Its
+ * address is slots[ix]; its row, the slot's rank among the used ones. */
+#define VISIT(addr, ix) (((((addr) >> 12) & ((1ull << 36) - 1)) << 28) | (ix))
+#define VISIT_IX(v) ((uint32_t)((v) & ((1u << 28) - 1)))
 
-/* v by address (bits 12-47: the page; the order within one does not matter),
- * a radix sort through tmp: a million in a few milliseconds. */
-static void sort_visits(struct proc_visit *v, struct proc_visit *tmp, size_t n)
+/* What the walk made of each row (fate[rank]). */
+enum { ROW_READ, ROW_HIBERNATING, ROW_CORRUPT, ROW_UNREADABLE, ROW_KIND = 0x7f,
+       ROW_PARTIAL = 0x80 /* read, some fields unknown: said by the pass after,
+			   * which then need not touch the row */ };
+
+/* Rank of a used slot: used slots before it, from a bitmap of the used ones
+ * and a count per 64 (a million processes: 160 KB, not a row number each). */
+struct slot_ranks {
+	uint64_t *used;
+	uint32_t *before;
+};
+
+static uint32_t rank_of(const struct slot_ranks *s, uint32_t ix)
 {
-	for (unsigned shift = 12; shift < 48; shift += 12) {
+	return s->before[ix >> 6] +
+	       (uint32_t)__builtin_popcountll(s->used[ix >> 6] & ((1ull << (ix & 63)) - 1));
+}
+
+/* v by key, a radix sort through tmp (bits 28-63: the page): a million in a
+ * few milliseconds. */
+static void sort_visits(uint64_t *v, uint64_t *tmp, size_t n)
+{
+	for (unsigned shift = 28; shift < 64; shift += 12) {
 		size_t count[4097] = { 0 };
 		for (size_t k = 0; k < n; k++)
-			count[((v[k].addr >> shift) & 4095) + 1]++;
+			count[((v[k] >> shift) & 4095) + 1]++;
 		for (unsigned d = 0; d < 4096; d++)
 			count[d + 1] += count[d];
 		for (size_t k = 0; k < n; k++)
-			tmp[count[(v[k].addr >> shift) & 4095]++] = v[k];
-		struct proc_visit *t = v;
+			tmp[count[(v[k] >> shift) & 4095]++] = v[k];
+		uint64_t *t = v;
 		v = tmp;
 		tmp = t;
 	}
@@ -515,7 +533,9 @@ static void sort_visits(struct proc_visit *v, struct proc_visit *tmp, size_t n)
 /* One thread's share of the process walk: visit[from, to), by address. */
 struct walk_part {
 	struct beam *b;
-	const struct proc_visit *visit;
+	const uint64_t *visit;  /* VISIT keys, sorted */
+	const uint64_t *slots;
+	const struct slot_ranks *ranks;
 	size_t from, to;
 	struct vm_proc *rows;
 	uint8_t *fate;
@@ -535,7 +555,7 @@ static void *walk_part(void *arg)
 	struct walk_part *t = arg;
 	struct beam *b = t->b;
 	const struct layout *L = &b->L;
-	const struct proc_visit *visit = t->visit;
+	const uint64_t *visit = t->visit, *slots = t->slots;
 	size_t psize = t->psize;
 	struct code_memo memo = { 0 };
 	if (t->from >= t->to)
@@ -545,31 +565,33 @@ static void *walk_part(void *arg)
 	if (t->pf)
 		mem_populate(t->pf + t->from * PF_N, (t->to - t->from) * PF_N * sizeof *t->pf);
 	/* the walk has let go of the pages from the first struct's to here (core_drop) */
-	uint64_t dropped = visit[t->from].addr & ~(uint64_t)4095;
+#define ADDR(k) slots[VISIT_IX(visit[k])]
+	uint64_t dropped = ADDR(t->from) & ~(uint64_t)4095;
 	size_t mapped = t->from;  /* visits below it: their structs mapped ahead */
 	for (size_t k = t->from; k < t->to; k++) {
-		uint32_t r = visit[k].rank;
+		uint64_t addr = ADDR(k);
+		uint32_t r = rank_of(t->ranks, VISIT_IX(visit[k]));
 		progress_add(t->pg, 1);
-		uint64_t page = visit[k].addr & ~(uint64_t)4095;
+		uint64_t page = addr & ~(uint64_t)4095;
 		if (k + PREFETCH_AHEAD < t->to) {  /* the struct a few ahead, its lines on their way */
-			const uint8_t *q = core_ptr(b->core, visit[k + PREFETCH_AHEAD].addr, psize);
+			const uint8_t *q = core_ptr(b->core, ADDR(k + PREFETCH_AHEAD), psize);
 			for (size_t o = 0; q && o < psize; o += 64)
 				__builtin_prefetch(q + o);
 		}
 		if (k == mapped) {  /* the next run of structs mapped in one call, when dense */
 			mapped = k + POPULATE_AHEAD < t->to ? k + POPULATE_AHEAD : t->to;
-			uint64_t span = visit[mapped - 1].addr + psize - visit[k].addr;
-			if (span <= POPULATE_MAX)
-				core_populate(b->core, visit[k].addr, span);
+			uint64_t last = ADDR(mapped - 1);
+			if (last >= addr && last + psize - addr <= POPULATE_MAX)
+				core_populate(b->core, addr, last + psize - addr);
 		}
 		if (page - dropped >= DROP_BEHIND && page > dropped) {
 			core_drop(b->core, dropped, page - dropped);
 			dropped = page;
 		}
-		const uint8_t *pp = core_ptr(b->core, visit[k].addr, psize);
-		if (!pp && core_peek(b->core, visit[k].addr, t->pbuf, psize) == 0)
+		const uint8_t *pp = core_ptr(b->core, addr, psize);
+		if (!pp && core_peek(b->core, addr, t->pbuf, psize) == 0)
 			pp = t->pbuf;
-		struct walk w = { b, L, pp, visit[k].addr, &memo };
+		struct walk w = { b, L, pp, addr, &memo };
 		t->fate[r] = !pp ? ROW_UNREADABLE : implausible(&w) ? ROW_CORRUPT : ROW_READ;
 		if (t->fate[r] == ROW_READ) {
 			for (int f = 0; t->pf && f < PF_N; f++)
@@ -577,10 +599,15 @@ static void *walk_part(void *arg)
 			fill_proc(&w, &t->rows[r]);
 			if (hibernating(&w, &t->rows[r]))
 				t->fate[r] = ROW_HIBERNATING;
+			else if (t->rows[r].unknown)
+				t->fate[r] |= ROW_PARTIAL;
 		}
 	}
 	/* (the heap and the code keep their pages: later walks may read them) */
-	core_drop(b->core, dropped, visit[t->to - 1].addr + psize - dropped);
+	uint64_t end = ADDR(t->to - 1) + psize;
+	if (end > dropped)
+		core_drop(b->core, dropped, end - dropped);
+#undef ADDR
 	return NULL;
 }
 
@@ -703,13 +730,23 @@ bc_err *beam_load_procs(struct beam *b)
 	 * jumps around the core, while by address each page of structs is faulted
 	 * in once and read front to back. Each row is written at its slot's rank;
 	 * what must happen in table order (gaps, numbering) is done after. */
+	size_t words = ((size_t)max + 63) / 64;
+	struct slot_ranks ranks = { calloc(words, 8), malloc(words * 4) };
 	size_t n = 0;
-	for (uint32_t ix = 0; ix < max; ix++)
-		n += slots[ix] != 0;
-	struct proc_visit *visit = malloc((n ? n : 1) * 2 * sizeof *visit);
+	for (size_t w = 0; ranks.used && ranks.before && w < words; w++) {
+		uint64_t bits = 0;
+		for (uint32_t ix = (uint32_t)(w * 64); ix < max && ix < w * 64 + 64; ix++)
+			bits |= (uint64_t)(slots[ix] != 0) << (ix & 63);
+		ranks.used[w] = bits;
+		ranks.before[w] = (uint32_t)n;
+		n += (size_t)__builtin_popcountll(bits);
+	}
+	uint64_t *visit = malloc((n ? n : 1) * 2 * sizeof *visit);
 	uint8_t *fate = malloc(n ? n : 1);
 	struct vm_proc *rows = n ? vm_add_procs(b->vm, n) : NULL;
-	if (!visit || !fate || (n && !rows)) {
+	if (!ranks.used || !ranks.before || !visit || !fate || (n && !rows)) {
+		free(ranks.used);
+		free(ranks.before);
 		free(visit);
 		free(fate);
 		free(slots);
@@ -720,26 +757,30 @@ bc_err *beam_load_procs(struct beam *b)
 	size_t first_row = b->vm->nprocs - n;
 	for (uint32_t ix = 0, r = 0; ix < max; ix++)
 		if (slots[ix])
-			visit[r] = (struct proc_visit){ slots[ix], r }, r++;
+			visit[r++] = VISIT(slots[ix], ix);
 	sort_visits(visit, visit + n, n);
 	int known = 1;
 	for (int f = 0; f < PF_N; f++)
 		known &= LHAS(L, saved_field[f]);
 	int keep = b->keep_fields && known && first_row == 0 && !b->pf &&
 		   (b->pf = malloc((n ? n : 1) * PF_N * sizeof *b->pf));
-	struct walk_part part = { b, visit, 0, n, rows, fate, keep ? b->pf : NULL, psize, pbuf,
+	struct walk_part part = { b, visit, slots, &ranks, 0, n, rows, fate, keep ? b->pf : NULL,
+				  psize, pbuf,
 				  progress_begin("reading processes", n, PROGRESS_COUNT) };
 	walk_parts(&part);
 	progress_end(part.pg);
 	free(visit);
+	free(ranks.used);
+	free(ranks.before);
 
 	size_t unreadable = 0, corrupt = 0, partial = 0, kept = 0;
 	uint64_t first_bad = 0;
 	for (uint32_t ix = 0, r = 0; ix < max; ix++) {
 		if (!slots[ix])
 			continue;
-		uint8_t f = fate[r];
-		struct vm_proc *vp = &rows[r++];
+		uint8_t f = fate[r] & ROW_KIND;
+		bool part = fate[r] & ROW_PARTIAL;
+		struct vm_proc *vp = &rows[r++];  /* (not touched unless needed: a million rows) */
 		if (f == ROW_UNREADABLE) {
 			if (!unreadable++)
 				first_bad = slots[ix];
@@ -758,6 +799,7 @@ bc_err *beam_load_procs(struct beam *b)
 				continue;
 			}
 			beam_proc_wake_up(b, f64(&w, P_ARG_REG), vp);
+			part = vp->unknown != 0;
 		}
 		if (vp != &rows[kept]) {
 			rows[kept] = *vp;
@@ -765,7 +807,7 @@ bc_err *beam_load_procs(struct beam *b)
 				memcpy(b->pf + kept * PF_N, b->pf + (size_t)(r - 1) * PF_N, PF_N * 8);
 		}
 		vp = &rows[kept++];
-		if (vp->unknown && !partial++) {  /* the first by name, then a count */
+		if (part && !partial++) {  /* the first by name, then a count */
 			char pid[32];
 			vm_gap(b->vm, "process %s at 0x%llx: some fields unreadable (shown as null)",
 			       vm_pid_str(vp, pid, sizeof pid), (unsigned long long)slots[ix]);

@@ -84,9 +84,14 @@ struct vm_proc *vm_add_proc(struct vm *vm)
 		return NULL;
 	vm->procs = a;
 	struct vm_proc *p = &vm->procs[vm->nprocs++];
+	vm_proc_clear(p);
+	return p;
+}
+
+void vm_proc_clear(struct vm_proc *p)
+{
 	memset(p, 0, sizeof *p);
 	p->initial_call = p->current_function = p->proc_lib_initial_call = &vm_mfa_none;
-	return p;
 }
 
 struct vm_proc *vm_add_procs(struct vm *vm, size_t n)
@@ -111,8 +116,6 @@ struct vm_proc *vm_add_procs(struct vm *vm, size_t n)
 		p = &vm->procs[vm->nprocs];
 		memset(p, 0, n * sizeof *p);
 	}
-	for (size_t i = 0; i < n; i++)
-		p[i].initial_call = p[i].current_function = p[i].proc_lib_initial_call = &vm_mfa_none;
 	vm->nprocs += n;
 	return p;
 }

@@ -410,16 +410,44 @@ size_t beam_read_ptab_slots(struct beam *b, uint64_t tab, uint32_t max, uint64_t
 	return bad;
 }
 
+/* The process table as the walk reads it: in place in the core where it lies
+ * whole there (a million slots: no 8 MB copy), else a copy read slot by slot.
+ * A free slot holds the table's invalid element: slot() says 0 for it. */
+struct ptab {
+	const uint64_t *s;
+	uint64_t invalid;
+	uint64_t *copy;        /* s, when copied; else NULL */
+	size_t bad;            /* slots unreadable (copy), SIZE_MAX: all read */
+};
+
+static inline uint64_t slot(const struct ptab *t, uint32_t ix)
+{
+	uint64_t v = t->s[ix];
+	return v == t->invalid ? 0 : v;
+}
+
+static int ptab_open(struct beam *b, uint64_t tab, uint32_t max, uint64_t invalid, struct ptab *t)
+{
+	*t = (struct ptab){ core_ptr(b->core, tab, (size_t)max * 8), invalid, NULL, SIZE_MAX };
+	if (t->s)
+		return 0;
+	if (!(t->copy = malloc((size_t)max * 8)))
+		return -1;
+	t->bad = beam_read_ptab_slots(b, tab, max, invalid, t->copy);
+	t->s = t->copy;
+	return 0;
+}
+
 /* OTP 26 widened pid data to 60 bits and interleaved the table index into its
  * low bits (PR #6827); before, the high 32 bits held the index. Decide from the
  * data, not the version: which rule maps the pids found to their slots? */
-static void decide_pid_layout(struct beam *b, const uint64_t *slots, size_t n)
+static void decide_pid_layout(struct beam *b, const struct ptab *t, size_t n)
 {
 	const struct layout *L = &b->L;
 	int narrow = 0, wide = 0;
 	for (size_t ix = 1; ix < n && narrow + wide < 64; ix++) {
 		uint64_t id;
-		if (!slots[ix] || beam_read_u64(b, slots[ix] + LV(L, P_ID), &id) < 0)
+		if (!slot(t, (uint32_t)ix) || beam_read_u64(b, slot(t, (uint32_t)ix) + LV(L, P_ID), &id) < 0)
 			continue;
 		narrow += (id >> 32) == ix;
 		wide += ((id >> 4) & b->pix_mask) == ix;
@@ -427,19 +455,19 @@ static void decide_pid_layout(struct beam *b, const uint64_t *slots, size_t n)
 	b->pid_wide = wide > narrow;
 }
 
-static int in_table(struct beam *b, const uint64_t *slots, uint32_t max, uint64_t proc)
+static int in_table(struct beam *b, const struct ptab *t, uint32_t max, uint64_t proc)
 {
 	uint64_t id;
 	if (beam_read_u64(b, proc + LV(&b->L, P_ID), &id) < 0)
 		return 0;
 	uint64_t pix = beam_pid_index(b, id);
-	return pix < max && slots[pix] == proc;
+	return pix < max && slot(t, (uint32_t)pix) == proc;
 }
 
 /* A process that has exited but is still executing (state FREE) has left the
  * table; the scheduler running it still holds it (erl_process.c). */
 struct held {
-	const uint64_t *slots;
+	const struct ptab *slots;
 	uint32_t max;
 	uint8_t *pbuf;
 };
@@ -463,7 +491,7 @@ static int held_by(struct beam *b, const struct beam_sched *s, void *arg)
 	return 0;
 }
 
-static void scheduler_held(struct beam *b, const uint64_t *slots, uint32_t max, uint8_t *pbuf)
+static void scheduler_held(struct beam *b, const struct ptab *slots, uint32_t max, uint8_t *pbuf)
 {
 	static const enum layout_id need[] = { S_ALIGNED_SCHED_DATA, ASD_CURRENT_PROCESS };
 	bc_err *e = layout_need(&b->L, need, 2);
@@ -534,7 +562,7 @@ static void sort_visits(uint64_t *v, uint64_t *tmp, size_t n)
 struct walk_part {
 	struct beam *b;
 	const uint64_t *visit;  /* VISIT keys, sorted */
-	const uint64_t *slots;
+	const struct ptab *slots;
 	const struct slot_ranks *ranks;
 	size_t from, to;
 	struct vm_proc *rows;
@@ -555,7 +583,7 @@ static void *walk_part(void *arg)
 	struct walk_part *t = arg;
 	struct beam *b = t->b;
 	const struct layout *L = &b->L;
-	const uint64_t *visit = t->visit, *slots = t->slots;
+	const uint64_t *visit = t->visit, *slots = t->slots->s;  /* (used slots only) */
 	size_t psize = t->psize;
 	struct code_memo memo = { 0 };
 	if (t->from >= t->to)
@@ -713,17 +741,16 @@ bc_err *beam_load_procs(struct beam *b)
 		return bc_error(BC_EFORMAT, "process table of %u slots at 0x%llx is larger than the "
 				"memory mapped there: corrupt core", max, (unsigned long long)tab);
 
-	uint64_t *slots = malloc((size_t)max * 8);
+	struct ptab pt;
 	size_t psize = LV(L, S_PROCESS);
 	uint8_t *pbuf = malloc(psize);
-	if (!slots || !pbuf) {
-		free(slots);
+	if (!pbuf || ptab_open(b, tab, max, invalid, &pt) < 0) {
 		free(pbuf);
 		return bc_error(BC_ENOMEM, "out of memory for a %u-slot process table", max);
 	}
-	size_t bad = beam_read_ptab_slots(b, tab, max, invalid, slots);
-	if (bad != SIZE_MAX)
-		vm_gap(b->vm, "%zu of %u process table slots are not in the core", bad, max);
+	const struct ptab *slots = &pt;
+	if (pt.bad != SIZE_MAX)
+		vm_gap(b->vm, "%zu of %u process table slots are not in the core", pt.bad, max);
 	decide_pid_layout(b, slots, max);
 
 	/* Processes in the order the core lays them out, rows in the table's:
@@ -737,7 +764,7 @@ bc_err *beam_load_procs(struct beam *b)
 	for (size_t w = 0; ranks.used && ranks.before && w < words; w++) {
 		uint64_t bits = 0;
 		for (uint32_t ix = (uint32_t)(w * 64); ix < max && ix < w * 64 + 64; ix++)
-			bits |= (uint64_t)(slots[ix] != 0) << (ix & 63);
+			bits |= (uint64_t)(slot(slots, ix) != 0) << (ix & 63);
 		ranks.used[w] = bits;
 		ranks.before[w] = (uint32_t)n;
 		n += (size_t)__builtin_popcountll(bits);
@@ -750,15 +777,15 @@ bc_err *beam_load_procs(struct beam *b)
 		free(ranks.before);
 		free(visit);
 		free(fate);
-		free(slots);
+		free(pt.copy);
 		free(pbuf);
 		return bc_error(BC_ENOMEM, "out of memory for %zu processes", n);
 	}
 	mem_populate(visit, n * 2 * sizeof *visit);
 	size_t first_row = b->vm->nprocs - n;
 	for (uint32_t ix = 0, r = 0; ix < max; ix++)
-		if (slots[ix])
-			visit[r++] = VISIT(slots[ix], ix);
+		if (slot(slots, ix))
+			visit[r++] = VISIT(slot(slots, ix), ix);
 	sort_visits(visit, visit + n, n);
 	int known = 1;
 	for (int f = 0; f < PF_N; f++)
@@ -777,25 +804,26 @@ bc_err *beam_load_procs(struct beam *b)
 	size_t unreadable = 0, corrupt = 0, partial = 0, kept = 0;
 	uint64_t first_bad = 0;
 	for (uint32_t ix = 0, r = 0; ix < max; ix++) {
-		if (!slots[ix])
+		uint64_t addr = slot(slots, ix);
+		if (!addr)
 			continue;
 		uint8_t f = fate[r] & ROW_KIND;
 		bool part = fate[r] & ROW_PARTIAL;
 		struct vm_proc *vp = &rows[r++];  /* (not touched unless needed: a million rows) */
 		if (f == ROW_UNREADABLE) {
 			if (!unreadable++)
-				first_bad = slots[ix];
+				first_bad = addr;
 			continue;
 		}
 		if (f != ROW_READ) {  /* the few that need their struct again */
-			const uint8_t *pp = core_ptr(b->core, slots[ix], psize);
-			if (!pp && core_peek(b->core, slots[ix], pbuf, psize) == 0)
+			const uint8_t *pp = core_ptr(b->core, addr, psize);
+			if (!pp && core_peek(b->core, addr, pbuf, psize) == 0)
 				pp = pbuf;
-			struct walk w = { b, L, pp, slots[ix], NULL };
+			struct walk w = { b, L, pp, addr, NULL };
 			if (f == ROW_CORRUPT) {
 				if (!corrupt++)
 					vm_gap(b->vm, "process table slot %u: struct process at 0x%llx looks "
-					       "corrupt (%s): left out", ix, (unsigned long long)slots[ix],
+					       "corrupt (%s): left out", ix, (unsigned long long)addr,
 					       implausible(&w));
 				continue;
 			}
@@ -811,7 +839,7 @@ bc_err *beam_load_procs(struct beam *b)
 		if (part && !partial++) {  /* the first by name, then a count */
 			char pid[32];
 			vm_gap(b->vm, "process %s at 0x%llx: some fields unreadable (shown as null)",
-			       vm_pid_str(vp, pid, sizeof pid), (unsigned long long)slots[ix]);
+			       vm_pid_str(vp, pid, sizeof pid), (unsigned long long)addr);
 		}
 	}
 	b->vm->nprocs = first_row + kept;
@@ -825,7 +853,7 @@ bc_err *beam_load_procs(struct beam *b)
 	if (unreadable)
 		vm_gap(b->vm, "%zu processes unreadable (struct process not in the core, first at 0x%llx)",
 		       unreadable, (unsigned long long)first_bad);
-	free(slots);
+	free(pt.copy);
 	free(pbuf);
 	return NULL;
 }
@@ -845,10 +873,9 @@ void beam_pid_layout(struct beam *b)
 		return;
 	}
 	read_pix_masks(b, ptab);
-	uint64_t *slots = malloc((size_t)max * 8);
-	if (!slots)
+	struct ptab pt;
+	if (ptab_open(b, tab, max, invalid, &pt) < 0)
 		return;
-	beam_read_ptab_slots(b, tab, max, invalid, slots);
-	decide_pid_layout(b, slots, max);
-	free(slots);
+	decide_pid_layout(b, &pt, max);
+	free(pt.copy);
 }

@@ -6,19 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int atom_table_locked(struct beam *b);
-
-/* The atom cache sized to the table (atom_entries), once; -1 if unreadable. */
-static int atom_table(struct beam *b)
-{
-	if (__atomic_load_n(&b->atom_cache, __ATOMIC_ACQUIRE))
-		return 0;
-	beam_lock(b);
-	int r = atom_table_locked(b);
-	beam_unlock(b);
-	return r;
-}
-
 static int atom_table_locked(struct beam *b)
 {
 	if (!b->atom_cache) {
@@ -43,6 +30,19 @@ static int atom_table_locked(struct beam *b)
 	}
 	return 0;
 }
+
+/* The atom cache sized to the table (atom_entries), once; -1 if unreadable.
+ * (Made under the walk's lock: threads may ask at once.) */
+static int atom_table(struct beam *b)
+{
+	if (__atomic_load_n(&b->atom_cache, __ATOMIC_ACQUIRE))
+		return 0;
+	beam_lock(b);
+	int r = atom_table_locked(b);
+	beam_unlock(b);
+	return r;
+}
+
 
 /* Atom ix's text into buf (len bytes, not terminated): its length, -1 if
  * unreadable or longer than len. */

@@ -85,16 +85,6 @@ static uint64_t code_hash(const void *c, uint32_t i)
 	return ((const struct code_cache *)c)->e[i].pc;
 }
 
-static int lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out);
-
-int beam_lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out)
-{
-	beam_lock(b);  /* the cache below is shared by the walk's threads */
-	int r = lookup_code(b, pc, out);
-	beam_unlock(b);
-	return r;
-}
-
 static int lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out)
 {
 	struct code_cache *c = b->code_cache;
@@ -120,6 +110,14 @@ static int lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out)
 	c->e[c->n] = (struct code_entry){ pc, *out, r == 0 };
 	if (hmap_set(&c->index, j, (uint32_t)c->n, code_hash, c) == 0 || c->index.slot[j])
 		c->n++;
+	return r;
+}
+
+int beam_lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out)
+{
+	beam_lock(b);  /* lookup_code's cache is shared by the walk's threads */
+	int r = lookup_code(b, pc, out);
+	beam_unlock(b);
 	return r;
 }
 

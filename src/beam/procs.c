@@ -55,9 +55,9 @@ static enum vm_status status_of(uint32_t s)
 	return VS_WAITING;
 }
 
-/* The function last looked up by code address, per walking thread: most
- * processes wait at one of a few addresses (no lock taken for those). */
-struct code_memo {
+/* What a walking thread looked up last: most processes share it (no lock
+ * taken for those). The function by code address: */
+struct walk_memo {
 	uint64_t pc;
 	struct vm_mfa mfa;
 	int r;
@@ -72,12 +72,12 @@ struct walk {
 	const struct layout *L;
 	const uint8_t *p;      /* copy of struct process */
 	uint64_t addr;
-	struct code_memo *memo;  /* or NULL */
+	struct walk_memo *memo;  /* or NULL */
 };
 
 static int lookup_code(const struct walk *w, uint64_t pc, struct vm_mfa *out)
 {
-	struct code_memo *m = w->memo;
+	struct walk_memo *m = w->memo;
 	if (m && m->pc == pc && pc) {
 		*out = m->mfa;
 		return m->r;
@@ -95,7 +95,7 @@ static int lookup_code(const struct walk *w, uint64_t pc, struct vm_mfa *out)
  * lock); kind: 0 initial call, 1 current function. NULL: out of memory. */
 static const struct vm_mfa *intern(const struct walk *w, int kind, const struct vm_mfa *m)
 {
-	struct code_memo *c = w->memo;
+	struct walk_memo *c = w->memo;
 	if (c && c->ref[kind] && c->last[kind].module == m->module &&
 	    c->last[kind].function == m->function && c->last[kind].arity == m->arity)
 		return c->ref[kind];
@@ -359,12 +359,12 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 		}
 	}
 	uint64_t dict = f64(w, P_DICTIONARY);
-	if (alive && dict) {  /* it interns and grows shared arrays */
-		beam_lock(b);
+	if (alive) {  /* a dictionary's identity interns and grows shared arrays */
+		if (dict)
+			beam_lock(b);
 		beam_proc_identity(b, dict, vp);
-		beam_unlock(b);
-	} else if (alive) {
-		beam_proc_identity(b, dict, vp);
+		if (dict)
+			beam_unlock(b);
 	}
 	if (dict) {
 		uint32_t asz;
@@ -512,6 +512,8 @@ static void scheduler_held(struct beam *b, const struct ptab *slots, uint32_t ma
  * POPULATE_MAX bytes: dense, as a carrier of them is) */
 #define POPULATE_AHEAD 512
 #define POPULATE_MAX (4ull << 20)
+/* processes counted to the progress line at once (a power of two) */
+#define PROGRESS_BATCH 1024
 
 /* A process to read: its struct's page (address bits 12-47) above its table
  * slot (28 bits: the table has at most 1 << 28), so that sorting the keys
@@ -585,7 +587,7 @@ static void *walk_part(void *arg)
 	const struct layout *L = &b->L;
 	const uint64_t *visit = t->visit, *slots = t->slots->s;  /* (used slots only) */
 	size_t psize = t->psize;
-	struct code_memo memo = { 0 };
+	struct walk_memo memo = { 0 };
 	if (t->from >= t->to)
 		return NULL;
 	/* the rows of the same share of ranks, faulted in a run (each thread its own) */
@@ -599,7 +601,8 @@ static void *walk_part(void *arg)
 	for (size_t k = t->from; k < t->to; k++) {
 		uint64_t addr = ADDR(k);
 		uint32_t r = rank_of(t->ranks, VISIT_IX(visit[k]));
-		progress_add(t->pg, 1);
+		if (((k - t->from) & (PROGRESS_BATCH - 1)) == PROGRESS_BATCH - 1)
+			progress_add(t->pg, PROGRESS_BATCH);  /* (a shared counter: not per process) */
 		uint64_t page = addr & ~(uint64_t)4095;
 		if (k + PREFETCH_AHEAD < t->to) {  /* the struct a few ahead, its lines on their way */
 			const uint8_t *q = core_ptr(b->core, ADDR(k + PREFETCH_AHEAD), psize);
@@ -632,6 +635,7 @@ static void *walk_part(void *arg)
 				t->fate[r] |= ROW_PARTIAL;
 		}
 	}
+	progress_add(t->pg, (t->to - t->from) & (PROGRESS_BATCH - 1));
 	/* (the heap and the code keep their pages: later walks may read them) */
 	uint64_t end = ADDR(t->to - 1) + psize;
 	if (end > dropped)

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
-#include <unistd.h>
 
 static int seg_cmp(const void *a, const void *b)
 {
@@ -152,9 +152,10 @@ static void file_close(struct core *c)
 		unmap_file(c->map, c->size);
 }
 
-/* madvise the whole pages of the file mapping that hold [addr, addr + len)
- * (a hint: failing changes nothing). */
-static void file_advise(const struct core *c, uint64_t addr, uint64_t len, int advice)
+/* madvise the pages of the file mapping over [addr, addr + len): the whole
+ * pages inside it, or (outward) every page it touches. A hint: failing
+ * changes nothing. */
+static void file_advise(const struct core *c, uint64_t addr, uint64_t len, int advice, int outward)
 {
 	uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -166,8 +167,8 @@ static void file_advise(const struct core *c, uint64_t addr, uint64_t len, int a
 			continue;
 		uintptr_t a = (uintptr_t)(c->map + s->off + (from - s->vaddr));
 		uintptr_t b = (uintptr_t)(c->map + s->off + (to - s->vaddr));
-		a = (a + page - 1) & ~(page - 1);
-		b &= ~(page - 1);
+		a = outward ? a & ~(page - 1) : (a + page - 1) & ~(page - 1);
+		b = outward ? (b + page - 1) & ~(page - 1) : b & ~(page - 1);
 		if (b > a)
 			madvise((void *)a, b - a, advice);
 	}
@@ -177,13 +178,12 @@ static void file_advise(const struct core *c, uint64_t addr, uint64_t len, int a
  * again). */
 static void file_drop(const struct core *c, uint64_t addr, uint64_t len)
 {
-	file_advise(c, addr, len, MADV_DONTNEED);
+	file_advise(c, addr, len, MADV_DONTNEED, 0);
 }
 
 static void file_populate(const struct core *c, uint64_t addr, uint64_t len)
 {
-	uint64_t a = addr & ~(uint64_t)4095;  /* whole pages, the partial ones too */
-	file_advise(c, a, (addr - a + len + 4095) & ~(uint64_t)4095, MADV_POPULATE_READ);
+	file_advise(c, addr, len, MADV_POPULATE_READ, 1);
 }
 
 static const struct core_ops file_ops = { .close = file_close, .drop = file_drop,

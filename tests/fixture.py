@@ -102,7 +102,10 @@ def memory_mismatches(doc, live, periodic=False, running=False):
     running: a node read with --pid lives on between memory.json and the read
     (tens of seconds under a loaded test run): an allocator may hand a whole
     empty carrier back meanwhile (fix_alloc[2] once lost 4 MiB), so carrier
-    sizes are reported there, not failed; blocks stay compared."""
+    sizes are reported there, not failed; blocks stay compared.
+    An instance's mbcs figures that moved while its type's sums over all
+    instances held (a pooled carrier fetched by another instance) are reported,
+    not failed."""
     bad, report, moved = [], [], []
     for k in EXACT_MEM + CLOSE_MEM:
         got, want = doc["memory"][k], live["memory"][k]
@@ -119,6 +122,7 @@ def memory_mismatches(doc, live, periodic=False, running=False):
     if set(want_allocs) != set(got_allocs):
         bad.append(f"allocator instances: live {sorted(set(want_allocs) - set(got_allocs))} "
                    f"missing, {sorted(set(got_allocs) - set(want_allocs))} extra")
+    mbcs = {}  # (allocator, field) -> [live sum, beamcore sum, its instances' mismatches]
     for key, w in want_allocs.items():
         g = got_allocs.get(key)
         if not g:
@@ -128,15 +132,32 @@ def memory_mismatches(doc, live, periodic=False, running=False):
                         ("sbcs_blocks_size", w["sbcs_blocks_size"]),
                         ("sbcs_carriers_size", w["sbcs_carriers_size"])]:
             slack = 262144 + (1 << 20 if periodic and f.endswith("carriers_size") else 0)
+            t = mbcs.setdefault((key[0], f), [0, 0, []]) if f.startswith("mbcs") else None
+            if t:
+                t[0] += want
+                t[1] += g[f]
             if not close(g[f], want, absolute=slack):
                 msg = f"{key[0]}[{key[1]}] {f}: live {want}, beamcore {g[f]}"
                 if running and f.endswith("carriers_size"):
                     moved.append(msg)
+                elif t:
+                    t[2].append(msg)
                 else:
                     bad.append(msg)
+    # A carrier in the pool goes to whichever instance fetches it first: one
+    # moved between memory.json and the core (CI: a 4 MiB binary_alloc carrier
+    # from [1] to [2]). The type's sums over its instances did not move.
+    for (a, f), (want, got, msgs) in mbcs.items():
+        if not msgs:
+            continue
+        other = mbcs[(a, "mbcs_carriers_size" if f == "mbcs_blocks_size" else "mbcs_blocks_size")]
+        if close(got, want, absolute=262144) and close(other[1], other[0], absolute=262144):
+            moved.extend(m + f" (all {a}: live {want}, beamcore {got})" for m in msgs)
+        else:
+            bad.extend(msgs)
     report.append(f"{len(want_allocs)} allocator instances" +
-                  (f" ({len(moved)} carrier sizes moved on the running node: {moved[:2]})"
-                   if moved else ""))
+                  (f" ({len(moved)} sizes moved between instances or on the running node: "
+                   f"{moved[:4]})" if moved else ""))
     return report, bad
 
 # Answering the collector's process_info request costs the target one reduction,

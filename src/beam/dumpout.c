@@ -445,7 +445,8 @@ static long deep(void *st, const struct vm_proc *p, struct outbuf *f)
 	char pid[32];
 	vm_pid_str(p, pid, sizeof pid);
 	uint64_t dict = 0, stop, hend, q0 = 0, q1 = 0, q2 = 0;
-	if (beam_read_u64(b, p->addr + LV(L, P_DICTIONARY), &dict) < 0 ||
+	if ((p->unknown & VPF_STACK_SIZE) ||  /* its stack pointer is the scheduler's */
+	    beam_read_u64(b, p->addr + LV(L, P_DICTIONARY), &dict) < 0 ||
 	    beam_read_u64(b, p->addr + LV(L, P_STOP), &stop) < 0 ||
 	    beam_read_u64(b, p->addr + LV(L, P_HEND), &hend) < 0 || hend < stop ||
 	    (hend - stop) / 8 > MAX_STACK_WORDS) {

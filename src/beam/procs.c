@@ -234,7 +234,14 @@ static const char *implausible(const struct walk *w)
 	uint64_t hend = f64(w, P_HEND), old_heap = f64(w, P_OLD_HEAP), old_hend = f64(w, P_OLD_HEND);
 	if (!is_internal_pid(id))
 		return "its id is not a pid";
-	if (!(heap <= stop && stop <= hend) || hend - heap > (1ull << 40))
+	if (hend < heap || hend - heap > (1ull << 40))
+		return "its heap ends before it starts or spans over a TiB";
+	/* A process on a scheduler (or in a garbage collection) keeps its stack
+	 * pointer in the scheduler's registers: the struct's copy may be stale, so
+	 * its stack is unknown there (fill_proc), not the process corrupt.  A live
+	 * node stopped at 200k processes showed it for busy workers. */
+	enum vm_status st = status_of(f32(w, P_STATE));
+	if (!(heap <= stop && stop <= hend) && st != VS_RUNNING && st != VS_GARBAGE_COLLECTING)
 		return "its stack pointer is outside its heap";
 	if (old_heap && old_hend < old_heap)
 		return "its old heap ends before it starts";
@@ -293,8 +300,9 @@ static void fill_proc(struct walk *w, struct vm_proc *vp)
 	uint64_t mbuf_sz = f64(w, P_MBUF_SZ);
 	uint64_t old_sz = old_heap && old_hend ? (old_hend - old_heap) / 8 : 0;
 	vp->heap_size = heap_sz;
-	vp->stack_size = hend >= stop ? (hend - stop) / 8 : 0;
-	if (hend < stop)
+	int stack_known = heap <= stop && stop <= hend;  /* (implausible(): running) */
+	vp->stack_size = stack_known ? (hend - stop) / 8 : 0;
+	if (!stack_known)
 		vp->unknown |= VPF_STACK_SIZE;
 	vp->reductions = f64(w, P_REDS);
 

@@ -195,6 +195,11 @@ static bc_err *load_stacks(struct beam *b, int tops)
 			bad++;
 			continue;
 		}
+		if (p->unknown & VPF_STACK_SIZE) {  /* its stack pointer is stale */
+			p->unknown |= VPF_STACKTRACE;
+			bad++;
+			continue;
+		}
 		int fault = 0;
 		/* read twice, once by the process walk: the same in a core; a live
 		 * process read without stopping it may have moved its stack between */

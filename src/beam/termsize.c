@@ -277,9 +277,10 @@ static void message_shape(struct roots *r, uint64_t m0)
 static int stack(struct beam *b, uint64_t p, beam_root_fn fn, void *arg)
 {
 	const struct layout *L = &b->L;
-	uint64_t stop, hend;
+	uint64_t stop, hend, heap;
 	if (beam_read_u64(b, p + LV(L, P_STOP), &stop) < 0 ||
 	    beam_read_u64(b, p + LV(L, P_HEND), &hend) < 0 || hend < stop ||
+	    beam_read_u64(b, p + LV(L, P_HEAP), &heap) < 0 || stop < heap ||
 	    hend - stop > (1ull << 34))
 		return 0;
 	uint32_t layout = 0;

@@ -112,6 +112,7 @@ static const char *visit(void *ctx, enum dump_kind k, size_t off)
 	const struct dump *d = pp->d;
 	if (k == DK_PROC)
 		return proc_pass_section(pp, off);
+	proc_pass_flush(pp);  /* the =proc sections are over: the rest needs their rows */
 	if (d->is_stack) {
 		struct vm_proc *read;
 		const char *end = proc_pass_stack(pp, off, &read);
@@ -137,6 +138,8 @@ static bc_err *scan(struct dump *d, unsigned needs)
 		return bc_error(BC_ENOMEM, "out of memory");
 	}
 	bc_err *err = dump_index(d, pp ? visit : NULL, pp);
+	if (pp)
+		proc_pass_flush(pp);  /* (a dump that ends in them) */
 	if (!err)
 		dump_header(d);
 	if (!pp)  /* (the process pass sets it to the processes read) */

@@ -258,6 +258,8 @@ bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx)
 
 void dump_drop_behind(const struct dump *d, size_t *mark, size_t off)
 {
+	if (d->hold && off > d->hold)
+		off = d->hold;
 	if (off < *mark + DROP_WINDOW)
 		return;
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);

@@ -63,6 +63,8 @@ struct dump {
 	bool indexed;
 	bool is_stack;             /* the section just classified is a =proc_stack, */
 	bool is_dict, is_heap;     /* a =proc_dictionary, a =proc_heap */
+	size_t hold;               /* the scan releases no page past this (a batch of =proc
+				    * sections not parsed yet); 0: none */
 	size_t touched;            /* bytes read out of order since the file's pages were
 				    * last released (dump_touch) */
 	struct dump_deep *deep;    /* per-process sections by pid (deep.c), built on first use */
@@ -88,6 +90,8 @@ struct proc_pass {
 	struct code_pos *pcs;          /* with stacks: per process, p->i */
 	size_t pcs_cap;
 	struct mfa_cache cache;
+	size_t *batch;                 /* =proc sections met, not parsed yet (procs.c) */
+	size_t nbatch, batch_cap;
 	struct dump_ident *ident;      /* identity.c's, on the same scan (dump.c sets it) */
 };
 
@@ -97,6 +101,9 @@ void proc_pass_free(struct proc_pass *pp);
  * next section's line, or the end of the content). *read: the process whose
  * stack was read in full, or NULL. */
 const char *proc_pass_section(struct proc_pass *pp, size_t off);
+/* Parse the =proc sections met so far (the scan met another kind, or ended):
+ * before anything reads vm->procs. */
+void proc_pass_flush(struct proc_pass *pp);
 const char *proc_pass_stack(struct proc_pass *pp, size_t off, struct vm_proc **read);
 /* After the last section (and dump_ident_end): gaps, the pid index; frees pp.
  * proc_pass_free frees it without them (a scan that failed). */

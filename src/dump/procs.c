@@ -8,11 +8,16 @@
  *   memory           Memory (erts_process_memory, as process_info)
  *   stack_size       Stack end - Stack top when garbing; else from =proc_stack
  *                    (stacks.c)
- * A dump of a million processes: the =proc sections are parsed as the index
- * scan meets them, into one growing array, names and MFAs interned (through
- * a cache of the raw text, since most processes share a few MFAs). */
+ * A dump of a million processes: the index scan notes the =proc sections it
+ * meets; each batch of them is parsed on every CPU (each thread taking runs
+ * of the batch, each row written at its place, so file order holds), names
+ * and MFAs interned (through a per-thread cache of the raw text, since most
+ * processes share a few MFAs). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "text.h"
@@ -83,11 +88,19 @@ static bool count_links(const char *p, const char *end, struct vm_proc *vp)
 	return false;
 }
 
+/* Where p->i lies, as the text says it: numbered (vm_mfa_id) after the
+ * batch, in file order, so the numbering is what one thread gives. */
+struct pc_text {
+	struct vm_mfa m;
+	uint64_t off;
+	bool set;
+};
+
 /* One =proc section into vp; false when it holds nothing (cut right after its
  * tag). *body_end: where the section ends (the next section line, or lim).
  * pc (if not NULL): the function p->i lies in, the first frame of its stack. */
 static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct vm_proc *vp,
-		       const char **body_end, struct code_pos *pc)
+		       const char **body_end, struct pc_text *pc)
 {
 	struct vm *vm = d->vm;
 	const char *pos, *v, *tag = dump_section(d, off, &pos) + 5;  /* after "proc:" */
@@ -184,9 +197,8 @@ static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct v
 					f |= F_PC;
 				else if (!(f & F_CURRENT))
 					vp->current_function = &vm_mfa_none;
-				int64_t id = pc ? vm_mfa_id(vm, &m) : -1;
-				if (pc && id >= 0 && id < INT32_MAX && o <= UINT32_MAX)
-					*pc = (struct code_pos){ (int32_t)id, (uint32_t)o };
+				if (pc)
+					*pc = (struct pc_text){ m, o, true };
 			}
 			break;
 		case 'I':
@@ -247,8 +259,11 @@ struct proc_pass *proc_pass_new(struct dump *d, bool stacks)
 
 void proc_pass_free(struct proc_pass *pp)
 {
-	if (pp)
+	if (pp) {
 		free(pp->pcs);
+		free(pp->batch);
+		pp->d->hold = 0;
+	}
 	free(pp);
 }
 
@@ -275,44 +290,168 @@ struct vm_proc *proc_pass_owner(struct proc_pass *pp, struct vm_pid pid)
 	return &vm->procs[p - vm->procs];
 }
 
-const char *proc_pass_section(struct proc_pass *pp, size_t off)
+/* A batch: this many =proc sections (a few MB of text, kept mapped until
+ * parsed: dump->hold) */
+#define BATCH 8192
+#define RUN 128                /* sections a thread takes at a time */
+#define THREADS_MIN 1024       /* below this many, one thread parses the batch */
+#define THREADS_MAX 16
+
+/* What a thread's parse of one section left beside its row */
+struct parsed {
+	const char *end;
+	struct pc_text pc;
+	bool ok;
+};
+
+struct batch_run {
+	struct proc_pass *pp;
+	struct vm_proc *rows;
+	struct parsed *out;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void parse_runs(struct batch_run *br, struct mfa_cache *c)
+{
+	struct proc_pass *pp = br->pp;
+	for (;;) {
+		size_t i = atomic_fetch_add(&br->next, RUN);
+		if (i >= br->n)
+			return;
+		size_t to = br->n - i > RUN ? i + RUN : br->n;
+		for (; i < to; i++) {
+			struct parsed *o = &br->out[i];
+			o->pc.set = false;
+			o->ok = parse_proc(pp->d, pp->batch[i], c, &br->rows[i], &o->end,
+					   pp->stacks ? &o->pc : NULL);
+		}
+	}
+}
+
+static void *parse_thread(void *arg)
+{
+	struct mfa_cache *c = calloc(1, sizeof *c);  /* (empty as a new pass's) */
+	if (c)  /* (none: the other threads take every run) */
+		parse_runs(arg, c);
+	free(c);
+	return NULL;
+}
+
+/* BEAMCORE_THREADS=N: N threads whatever the count (1: one thread) */
+static size_t threads_for(size_t n)
+{
+	const char *env = getenv("BEAMCORE_THREADS");
+	long want = env && *env ? strtol(env, NULL, 10) : 0;
+	long cpus = want > 0 ? want : sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = cpus > 1 ? (size_t)cpus : 1;
+	nt = nt > THREADS_MAX ? THREADS_MAX : nt;
+	if (n < THREADS_MIN && want <= 0)
+		return 1;
+	return nt > n ? (n ? n : 1) : nt;
+}
+
+static void parse_batch(struct batch_run *br)
+{
+	size_t nt = threads_for(br->n);
+	pthread_t t[THREADS_MAX];
+	pthread_mutex_t lock;
+	size_t started = 0;
+	struct vm *vm = br->pp->d->vm;
+	if (nt > 1 && pthread_mutex_init(&lock, NULL) == 0) {
+		vm->intern_lock = &lock;
+		for (; started < nt - 1; started++)
+			if (pthread_create(&t[started], NULL, parse_thread, br) != 0)
+				break;  /* fewer threads: the rest is this one's */
+	}
+	parse_runs(br, &br->pp->cache);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	if (vm->intern_lock) {
+		vm->intern_lock = NULL;
+		pthread_mutex_destroy(&lock);
+	}
+}
+
+void proc_pass_flush(struct proc_pass *pp)
 {
 	struct dump *d = pp->d;
 	struct vm *vm = d->vm;
-	struct vm_proc p;
-	struct code_pos pc = { -1, 0 };
-	const char *end;
-	bool ok = parse_proc(d, off, &pp->cache, &p, &end, pp->stacks ? &pc : NULL);
-	struct vm_proc *vp = ok ? vm_add_proc(vm) : NULL;
-	if (vp && pp->stacks && vm->nprocs > pp->pcs_cap) {
-		size_t cap = vm->procs_cap;
-		struct code_pos *pcs = realloc(pp->pcs, cap * sizeof *pcs);
-		if (pcs) {
+	size_t n = pp->nbatch;
+	if (!n)
+		return;
+	pp->nbatch = 0;
+	d->hold = 0;
+	size_t base = vm->nprocs;
+	struct parsed *out = malloc(n * sizeof *out);
+	bool room = out != NULL;
+	while (room && vm->procs_cap < base + n) {  /* (doubling: the one growable array) */
+		struct vm_proc *a = vm_grow(vm->procs, &vm->procs_cap, vm->procs_cap, sizeof *a, 4096);
+		if ((room = a != NULL))
+			vm->procs = a;
+	}
+	if (room && pp->stacks && pp->pcs_cap < vm->procs_cap) {
+		struct code_pos *pcs = realloc(pp->pcs, vm->procs_cap * sizeof *pcs);
+		if ((room = pcs != NULL)) {
 			pp->pcs = pcs;
-			pp->pcs_cap = cap;
-		} else {
-			vm->nprocs--;
-			vp = NULL;
+			pp->pcs_cap = vm->procs_cap;
 		}
 	}
-	if (vp) {
-		*vp = p;
-		if (pp->stacks)
-			pp->pcs[vm->nprocs - 1] = pc;
-	} else if (ok) {
+	if (!room) {
+		free(out);
 		pp->oom = true;
+		return;
 	}
-	if (end >= d->map + d->end && !d->complete) {  /* the last section of a cut dump */
-		char pid[32];
-		if (ok)
-			vm_gap(vm, "process %s: its =proc section is cut by the end of the dump "
-			       "(fields after the cut are null)", vm_pid_str(&p, pid, sizeof pid));
-		else
-			vm_gap(vm, "the last =proc section is cut before its first field");
-	} else if (!ok) {
-		pp->skipped++;
+	struct batch_run br = { pp, vm->procs + base, out, n, 0 };
+	parse_batch(&br);
+	/* in file order: the rows kept, their program counters numbered */
+	size_t kept = base;
+	for (size_t i = 0; i < n; i++) {
+		const struct parsed *o = &out[i];
+		if (o->ok) {
+			if (kept != base + i)
+				vm->procs[kept] = vm->procs[base + i];
+			if (pp->stacks) {
+				int64_t id = o->pc.set ? vm_mfa_id(vm, &o->pc.m) : -1;
+				pp->pcs[kept] = id >= 0 && id < INT32_MAX && o->pc.off <= UINT32_MAX
+					? (struct code_pos){ (int32_t)id, (uint32_t)o->pc.off }
+					: (struct code_pos){ -1, 0 };
+			}
+			kept++;
+		}
+		if (o->end >= d->map + d->end && !d->complete) {  /* the last section of a cut dump */
+			char pid[32];
+			if (o->ok)
+				vm_gap(vm, "process %s: its =proc section is cut by the end of the dump "
+				       "(fields after the cut are null)",
+				       vm_pid_str(&vm->procs[kept - 1], pid, sizeof pid));
+			else
+				vm_gap(vm, "the last =proc section is cut before its first field");
+		} else if (!o->ok) {
+			pp->skipped++;
+		}
 	}
-	return end;
+	vm->nprocs = kept;
+	dump_release(d, d->map + pp->batch[0], out[n - 1].end);  /* (parsed: not needed again) */
+	free(out);
+}
+
+/* Noted, parsed with its batch: the scan goes on right after its line (a
+ * =proc section holds no line that starts with '='). */
+const char *proc_pass_section(struct proc_pass *pp, size_t off)
+{
+	if (pp->nbatch == BATCH)
+		proc_pass_flush(pp);
+	size_t *a = vm_grow(pp->batch, &pp->batch_cap, pp->nbatch, sizeof *a, BATCH);
+	if (!a) {
+		pp->oom = true;
+		return NULL;
+	}
+	pp->batch = a;
+	if (!pp->nbatch)
+		pp->d->hold = off;
+	pp->batch[pp->nbatch++] = off;
+	return NULL;
 }
 
 bc_err *proc_pass_end(struct proc_pass *pp)

@@ -146,7 +146,12 @@ void vm_gap(struct vm *vm, const char *fmt, ...)
 
 const char *vm_intern(struct vm *vm, const char *s, size_t len)
 {
-	return strtab_intern(vm->strings, s, len);
+	if (!vm->intern_lock)
+		return strtab_intern(vm->strings, s, len);
+	pthread_mutex_lock(vm->intern_lock);
+	const char *r = strtab_intern(vm->strings, s, len);
+	pthread_mutex_unlock(vm->intern_lock);
+	return r;
 }
 
 /* "<0.num.serial>" into buf (cut to len as snprintf would): by hand, as a
@@ -413,10 +418,22 @@ static uint64_t pmfa_hash(const void *vm, uint32_t i)
 	return mfa_key(((const struct vm *)vm)->pmfas[i]);
 }
 
+static const struct vm_mfa *mfa_intern(struct vm *vm, const struct vm_mfa *m);
+
 const struct vm_mfa *vm_mfa_intern(struct vm *vm, const struct vm_mfa *m)
 {
 	if (!m->module && !m->function && !m->arity)
 		return &vm_mfa_none;
+	if (!vm->intern_lock)
+		return mfa_intern(vm, m);
+	pthread_mutex_lock(vm->intern_lock);
+	const struct vm_mfa *r = mfa_intern(vm, m);
+	pthread_mutex_unlock(vm->intern_lock);
+	return r;
+}
+
+static const struct vm_mfa *mfa_intern(struct vm *vm, const struct vm_mfa *m)
+{
 	struct hmap *ix = &vm->pmfa_index;
 	if (!ix->slot && hmap_init(ix, 512) < 0)
 		return NULL;

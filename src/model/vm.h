@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <pthread.h>
 #include "grow.h"
 #include "hmap.h"
 #include "strtab.h"
@@ -416,6 +417,9 @@ struct vm_dump_ops {
 };
 
 struct vm {
+	/* set while several loader threads parse into the model: vm_intern and
+	 * vm_mfa_intern take it (NULL: one thread) */
+	pthread_mutex_t *intern_lock;
 	const char *kind;              /* "core", "crash_dump" or "live" (--pid) */
 	const char *source;            /* file the model came from */
 	char otp_release[16];

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The process walk on several threads (issue 23) says exactly what one thread
-says: every command that reads processes, run with BEAMCORE_THREADS=1 and with
+"""The process walk on several threads (issue 23; a dump: its =proc sections
+parsed on several threads) says exactly what one thread says: every command that reads processes, run with BEAMCORE_THREADS=1 and with
 BEAMCORE_THREADS=3 (threads forced even on a small core), must print the same
 bytes and exit the same way, text and --json. Also a row count check: the
 threaded procs lists every process the ground truth lists.

@@ -15,7 +15,7 @@
 #include "internal.h"
 
 #define BLOCK (256u << 10)
-#define NSLOTS 16
+#define NSLOTS 8
 
 struct slot {
 	size_t *off;               /* offsets of the '=' of section lines in the block */
@@ -118,12 +118,20 @@ struct dump_ahead *dump_ahead_start(const char *m, size_t start, size_t end)
 	return a;
 }
 
-int dump_ahead_next(struct dump_ahead *a, const size_t **off, size_t *n, size_t *to)
+int dump_ahead_next(struct dump_ahead *a, size_t from, const size_t **off, size_t *n,
+		    size_t *to)
 {
 	pthread_mutex_lock(&a->mu);
 	if (a->held) {  /* the scan is through with the block it had: its slot is free */
 		a->held = false;
 		a->consumed++;
+		pthread_cond_signal(&a->cv);
+	}
+	/* a pass read past whole blocks (a heap of many MB): not searched again,
+	 * neither here nor by the thread, which goes on after them */
+	size_t fb = from > a->start ? (from - a->start) / BLOCK : 0;
+	if (fb > a->consumed) {
+		a->consumed = fb;
 		pthread_cond_signal(&a->cv);
 	}
 	size_t b = a->consumed;

@@ -46,7 +46,8 @@ bc_err *dump_load_binaries(struct dump *d)
 		struct vm_proc *p = &vm->procs[i];
 		bool queued = p->message_queue_len && !(p->unknown & VPF_MESSAGE_QUEUE_LEN);
 		size_t before = vm->nbinrefs;
-		for (const char *p = s; (p = memmem(p, (size_t)(e - p), "Yc", 2)); p += 2) {
+		size_t mark = (size_t)(s - d->map);  /* (a heap of many MB: released as read) */
+		for (const char *p = s; (p = dump_find(d, &mark, p, e, "Yc", 2)); p += 2) {
 			uint64_t addr, size;
 			if (p == s || p[-1] != ':' || !ref_at(p + 2, e, &addr))
 				continue;

@@ -86,8 +86,8 @@ static int body_end(struct dump *d, const char *body, const char **start, const 
 	if (body > d->map + d->end)
 		return -1;
 	*start = body;
-	const char *e = text_find(body, d->map + d->end, "\n=", 2);
-	*end = e ? e + 1 : d->map + d->end;
+	size_t mark = (size_t)(body - d->map);  /* (a heap of many MB: not all resident at once) */
+	*end = dump_next_section(d, body, &mark);
 	dump_touch(d, (size_t)(*end - body));
 	return 0;
 }

@@ -87,7 +87,7 @@ static const char *atoms_section(const struct dump *d, const char **end)
 static const char *binary_sections(const struct dump *d, const char *at, const char **end)
 {
 	static const char tag[] = "\n=binary:";
-	const char *start = at;
+	const char *start = at, *kept = at;
 	for (;;) {  /* back over one section: its body line, then its header */
 		const char *body = prev_nl(d->map, start);
 		const char *head = body ? prev_nl(d->map, body) : NULL;
@@ -95,7 +95,12 @@ static const char *binary_sections(const struct dump *d, const char *at, const c
 		    memcmp(head, tag, sizeof tag - 1) != 0)
 			break;
 		start = head;
+		if (kept - start > (4 << 20)) {  /* (MBs of binaries: not kept resident) */
+			dump_release(d, start + 1, kept);
+			kept = start + 1;
+		}
 	}
+	dump_release(d, start, kept);
 	*end = at + 1;
 	return start == at ? NULL : start;
 }
@@ -141,16 +146,8 @@ struct dump_ident *dump_ident_new(struct dump *d)
 /* Where the section whose body starts at p ends: the next "\n=" line. */
 static const char *section_end(const struct dump *d, const char *p)
 {
-	const char *lim = d->map + d->end;
-	while (p < lim) {
-		const char *q = memchr(p, '=', (size_t)(lim - p));
-		if (!q)
-			return lim;
-		if (q[-1] == '\n')
-			return q;
-		p = q + 1;
-	}
-	return lim;
+	size_t mark = (size_t)(p - d->map);  /* (a heap of many MB: not all resident at once) */
+	return dump_next_section(d, p, &mark);
 }
 
 static uint64_t hex(const char **p, const char *end)
@@ -173,7 +170,8 @@ static const char *line_at(struct dump_ident *id, const char *hs, const char *he
 {
 	char key[32];
 	int n = snprintf(key, sizeof key, "\n%" PRIX64 ":", addr);
-	const char *p = memmem(hs - 1, (size_t)(he - hs + 1), key, (size_t)n);
+	size_t mark = (size_t)(hs - 1 - id->d->map);
+	const char *p = dump_find(id->d, &mark, hs - 1, he, key, (size_t)n);
 	if (!p && id->lits_ready) {
 		size_t lo = 0, hi = id->nlits;
 		while (lo < hi) {
@@ -338,7 +336,8 @@ static void labels(struct dump_ident *id, struct vm_proc *p, const char *ds, con
 		const char *pat = id->label_key[k];
 		size_t n = strlen(pat);
 		const char *t = hs;
-		while ((t = memmem(t, (size_t)(he - t), pat, n)) && !listed(t, ds, de, hs))
+		size_t mark = (size_t)(hs - id->d->map);
+		while ((t = dump_find(id->d, &mark, t, he, pat, n)) && !listed(t, ds, de, hs))
 			t += n;
 		if (!t)
 			continue;
@@ -365,8 +364,9 @@ static void resolve(struct dump_ident *id, struct vm_proc *p, const char *ds, co
 		[K_IC] = { "t2:AD:$initial_call,", 20 }, [K_ANC] = { "t2:AA:$ancestors,", 17 },
 	};
 	int found = 0;
+	size_t mark = (size_t)(hs - id->d->map);
 	for (const char *q = hs; q < he && found != 3; q++) {
-		if (!(q = memchr(q, '$', (size_t)(he - q))))
+		if (!(q = dump_find(id->d, &mark, q, he, "$", 1)))
 			break;
 		for (int k = 0; k < 2; k++) {
 			const char *t = q - 6;

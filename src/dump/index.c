@@ -11,8 +11,8 @@
 #include "internal.h"
 #include "progress.h"
 
-#define DROP_WINDOW (2u << 20)
-#define TOUCH_BUDGET (32u << 20)
+#define DROP_WINDOW (1u << 20)
+#define TOUCH_BUDGET (8u << 20)
 
 static const char *const kind_tags[DK_COUNT] = {
 	[DK_SCHED] = "scheduler", [DK_MEMORY] = "memory", [DK_TABLES] = "hash_table",
@@ -189,7 +189,7 @@ static bc_err *index_ahead(struct dump *d, struct dump_ahead *a, const char *p,
 	const size_t *off;
 	size_t n, to, mark = 0;
 	int rc;
-	while ((rc = dump_ahead_next(a, &off, &n, &to)) > 0) {
+	while ((rc = dump_ahead_next(a, (size_t)(p - m), &off, &n, &to)) > 0) {
 		progress_at(pg, (size_t)(p - m));
 		for (size_t i = 0; i < n; i++) {
 			if (m + off[i] < p)
@@ -239,6 +239,24 @@ const char *dump_next_section(const struct dump *d, const char *p, size_t *mark)
 		p = q ? q + 1 : wend;
 	}
 	return lim;
+}
+
+const char *dump_find(const struct dump *d, size_t *mark, const char *p, const char *end,
+		      const char *pat, size_t n)
+{
+	while (n && p < end && (size_t)(end - p) >= n) {
+		dump_drop_behind(d, mark, (size_t)(p - d->map));
+		const char *wend = end - p > DROP_WINDOW ? p + DROP_WINDOW : end;
+		/* a match that starts in the window may end past it */
+		size_t span = (size_t)(wend - p) + n - 1;
+		if (span > (size_t)(end - p))
+			span = (size_t)(end - p);
+		const char *q = n == 1 ? memchr(p, *pat, span) : memmem(p, span, pat, n);
+		if (q)
+			return q;
+		p = wend;
+	}
+	return NULL;
 }
 
 bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx)

@@ -133,17 +133,23 @@ typedef const char *dump_visit(void *ctx, enum dump_kind k, size_t off);
 bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx);
 /* The section lines of [start, end) found by a second thread, ahead of the
  * scan (ahead.c); NULL: no second CPU, a small file, or no thread: the scan
- * finds them itself. dump_ahead_next hands out the blocks in file order, the
+ * finds them itself. dump_ahead_next hands out the blocks in file order (from
+ * the one holding offset `from`: where the scan is), the
  * offsets of the '=' of their section lines (those after a '\n') and where
  * the block ends: 1, 0 at the end, -1 out of memory; the block handed out
  * stays valid until the next call. */
 struct dump_ahead;
 struct dump_ahead *dump_ahead_start(const char *m, size_t start, size_t end);
-int dump_ahead_next(struct dump_ahead *a, const size_t **off, size_t *n, size_t *to);
+int dump_ahead_next(struct dump_ahead *a, size_t from, const size_t **off, size_t *n,
+		    size_t *to);
 void dump_ahead_end(struct dump_ahead *a);
 /* The next section line ('=' starting a line) at or after p, or the end;
  * the pages behind released as it goes (dump_drop_behind). */
 const char *dump_next_section(const struct dump *d, const char *p, size_t *mark);
+/* The first pat[0..n) in [p, end), or NULL; the pages behind released as it
+ * goes, from *mark on (a heap section can be tens of MB). */
+const char *dump_find(const struct dump *d, size_t *mark, const char *p, const char *end,
+		      const char *pat, size_t n);
 /* Release the pages of [*mark, off) a sequential pass has read (they stay in
  * the page cache): the resident set of a pass over a multi-GB dump stays a
  * few MB. */

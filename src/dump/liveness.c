@@ -74,7 +74,9 @@ static void one(struct dump_live *w, const struct vm_proc *p, struct vm_liveness
 	uint64_t live = 0;
 	bool cut = false;
 	if (heap_section(w->d, "=proc_heap:", pid, &s, &e) == 0) {
+		size_t mark = (size_t)(s - w->d->map);  /* (a heap of many MB: released as read) */
 		while (s < e) {  /* "ADDR:BODY" lines, each an object */
+			dump_drop_behind(w->d, &mark, (size_t)(s - w->d->map));
 			const char *nl = memchr(s, '\n', (size_t)(e - s));
 			const char *le = nl ? nl : e;
 			const char *q = s;

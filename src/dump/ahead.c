@@ -4,9 +4,9 @@
  * CPU beside the parsing. The scan takes the blocks in file order, so what it
  * does is what it did alone; the thread stays at most NSLOTS blocks ahead, so
  * the pages it has touched that the scan has not yet passed (and dropped)
- * stay a few MB. The scan never waits for it: a block the thread has not
- * finished (on a busy machine it may not run at all) the scan reads itself,
- * and the thread goes on past it. */
+ * stay a few MB. The scan waits only for a block the thread is searching: one
+ * it has not started (on a busy machine it may not run at all) the scan reads
+ * itself, and the thread goes on past it. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +36,7 @@ struct dump_ahead {
 	struct slot own;           /* a block the scan read itself */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	pthread_cond_t found;      /* a block is ready */
 	pthread_t thread;
 };
 
@@ -81,6 +82,7 @@ static void *run(void *arg)
 		find(a, b, s);
 		pthread_mutex_lock(&a->mu);
 		s->ready = true;
+		pthread_cond_signal(&a->found);
 	}
 	pthread_mutex_unlock(&a->mu);
 	return NULL;
@@ -109,7 +111,14 @@ struct dump_ahead *dump_ahead_start(const char *m, size_t start, size_t end)
 		free(a);
 		return NULL;
 	}
+	if (pthread_cond_init(&a->found, NULL) != 0) {
+		pthread_cond_destroy(&a->cv);
+		pthread_mutex_destroy(&a->mu);
+		free(a);
+		return NULL;
+	}
 	if (pthread_create(&a->thread, NULL, run, a) != 0) {
+		pthread_cond_destroy(&a->found);
 		pthread_cond_destroy(&a->cv);
 		pthread_mutex_destroy(&a->mu);
 		free(a);
@@ -136,6 +145,10 @@ int dump_ahead_next(struct dump_ahead *a, size_t from, const size_t **off, size_
 	}
 	size_t b = a->consumed;
 	struct slot *s = &a->slot[b % NSLOTS];
+	/* the thread is on this very block: wait for it rather than search it
+	 * twice (the CPUs may be busy parsing: every search costs one of them) */
+	while (b < a->nblocks && s->block == b && !s->ready && !a->stop)
+		pthread_cond_wait(&a->found, &a->mu);
 	bool ready = b < a->nblocks && s->block == b && s->ready;
 	a->held = b < a->nblocks;
 	pthread_mutex_unlock(&a->mu);
@@ -162,6 +175,7 @@ void dump_ahead_end(struct dump_ahead *a)
 	pthread_cond_broadcast(&a->cv);
 	pthread_mutex_unlock(&a->mu);
 	pthread_join(a->thread, NULL);
+	pthread_cond_destroy(&a->found);
 	pthread_cond_destroy(&a->cv);
 	pthread_mutex_destroy(&a->mu);
 	for (size_t i = 0; i < NSLOTS; i++)

@@ -132,11 +132,14 @@ static const char *visit(void *ctx, enum dump_kind k, size_t off)
 static bc_err *scan(struct dump *d, unsigned needs)
 {
 	struct proc_pass *pp = NULL;
-	if ((needs & NEED_PROCS) && (!(pp = proc_pass_new(d, needs & NEED_STACKS)) ||
-				     !(pp->ident = dump_ident_new(d)))) {
+	if ((needs & NEED_PROCS) &&
+	    (!(pp = proc_pass_new(d, needs & (NEED_STACKS | NEED_STACK_TOPS))) ||
+	     !(pp->ident = dump_ident_new(d)))) {
 		proc_pass_free(pp);
 		return bc_error(BC_ENOMEM, "out of memory");
 	}
+	if (pp)
+		pp->tops = !(needs & NEED_STACKS);
 	bc_err *err = dump_index(d, pp ? visit : NULL, pp);
 	if (pp)
 		proc_pass_flush(pp);  /* (a dump that ends in them) */
@@ -153,7 +156,7 @@ static bc_err *scan(struct dump *d, unsigned needs)
 	}
 	if (err)
 		return err;
-	d->loaded = needs & (NEED_PROCS | NEED_STACKS);
+	d->loaded = needs & (NEED_PROCS | NEED_STACKS | NEED_STACK_TOPS);
 	return NULL;
 }
 
@@ -207,15 +210,18 @@ static const char *not_recorded(unsigned part)
 bc_err *dump_load(struct dump *d, unsigned needs)
 {
 	bc_err *err;
-	if (needs & NEED_STACK_TOPS)  /* its stacks are read whole in the one scan */
-		needs = (needs & ~NEED_STACK_TOPS) | NEED_STACKS;
+	if (needs & NEED_STACK_TOPS) {  /* whole stacks hold the tops */
+		needs &= ~NEED_STACK_TOPS;
+		if (!(needs & NEED_STACKS) && !(d->loaded & NEED_STACKS))
+			needs |= NEED_STACK_TOPS;
+	}
 	for (size_t i = 0; i < sizeof unrecorded / sizeof unrecorded[0]; i++)
 		needs &= ~unrecorded[i].part;
 	if (!needs)
 		return NULL;  /* nothing it records was asked for: the file is not read */
-	if (needs & (NEED_ETS | NEED_STACKS | NEED_BINARY_HOLDERS))
+	if (needs & (NEED_ETS | NEED_STACKS | NEED_STACK_TOPS | NEED_BINARY_HOLDERS))
 		needs |= NEED_PROCS;  /* owners (holders) are processes */
-	unsigned scanned = NEED_PROCS | NEED_STACKS;
+	unsigned scanned = NEED_PROCS | NEED_STACKS | NEED_STACK_TOPS;
 	if (d->indexed && (needs & scanned & ~d->loaded)) {
 		unsigned had = d->loaded;
 		if ((err = reset(d)))

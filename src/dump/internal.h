@@ -83,6 +83,8 @@ struct code_pos {
 struct proc_pass {
 	struct dump *d;
 	bool stacks;                   /* also the frames (current_stacktrace) */
+	bool tops;                     /* ... of a waiting process, only the innermost
+					* (NEED_STACK_TOPS) */
 	bool indexed;                  /* the =proc sections are over: pid index built */
 	size_t indexed_n;              /* ... over this many processes */
 	bool oom;

@@ -190,13 +190,16 @@ static bool parse_proc(struct dump *d, size_t off, struct mfa_cache *c, struct v
 			if (KEY(&l, "Program counter: ", &v) && (pc || !(f & F_CURRENT))) {
 				struct vm_mfa m;
 				uint64_t o;
-				if (!code_at(vm, c, v, l.end, &m, &o))
+				/* process_info: p->current, else p->i's (interned through
+				 * the cache: no lock taken per process) */
+				const struct vm_mfa *ref;
+				if (f & F_CURRENT ? !code_at(vm, c, v, l.end, &m, &o)
+						  : !code_at_ref(vm, c, v, l.end, &m, &ref, &o))
 					break;
-				/* process_info: p->current, else p->i's (unread when out of memory) */
-				if (!(f & F_CURRENT) && (vp->current_function = vm_mfa_intern(vm, &m)))
+				if (!(f & F_CURRENT)) {
+					vp->current_function = ref;
 					f |= F_PC;
-				else if (!(f & F_CURRENT))
-					vp->current_function = &vm_mfa_none;
+				}
 				if (pc)
 					*pc = (struct pc_text){ m, o, true };
 			}

@@ -49,6 +49,9 @@ const char *proc_pass_stack(struct proc_pass *pp, size_t off, struct vm_proc **r
 		if (prev.mfa >= 0 && p->status != VS_RUNNING)
 			pp->oom |= vm_add_frame(vm, (uint32_t)prev.mfa) < 0;
 	}
+	/* NEED_STACK_TOPS: a waiting process's innermost frame is all (the
+	 * function it waits in); its lines are only counted */
+	bool more = frames && !(pp->tops && p->status == VS_WAITING && vm->nframes > first);
 	uint64_t words = 0;
 	struct line l;
 	for (pos = pos < lim ? pos + 1 : lim; next_line(&pos, lim, &l); words++) {
@@ -57,7 +60,7 @@ const char *proc_pass_stack(struct proc_pass *pp, size_t off, struct vm_proc **r
 			break;
 		}
 		struct code_pos at;
-		if (frames && l.end - l.p > 2 && l.p[0] == '0' && l.p[1] == 'x' &&
+		if (more && l.end - l.p > 2 && l.p[0] == '0' && l.p[1] == 'x' &&
 		    vm->nframes - first < MAX_FRAMES && return_addr(pp, &l, &at) &&
 		    (at.mfa != prev.mfa || at.off != prev.off)) {
 			pp->oom |= vm_add_frame(vm, (uint32_t)at.mfa) < 0;

@@ -240,6 +240,12 @@ bool cached_mfa_ref(struct vm *vm, struct mfa_cache *c, const char *p, const cha
 bool code_at(struct vm *vm, struct mfa_cache *c, const char *v, const char *end,
 		    struct vm_mfa *m, uint64_t *off)
 {
+	return code_at_ref(vm, c, v, end, m, NULL, off);
+}
+
+bool code_at_ref(struct vm *vm, struct mfa_cache *c, const char *v, const char *end,
+		 struct vm_mfa *m, const struct vm_mfa **ref, uint64_t *off)
+{
 	const char *open = memchr(v, '(', (size_t)(end - v));
 	if (!open || open + 1 >= end || open[1] == '<')
 		return false;
@@ -247,6 +253,12 @@ bool code_at(struct vm *vm, struct mfa_cache *c, const char *v, const char *end,
 	if (!plus)
 		return false;
 	const char *o = plus + 3;
-	return cached_mfa(vm, c, open + 1, plus, m) && parse_u64_prefix(&o, end, off) && o < end &&
-	       *o == ')';
+	if (ref) {
+		if (!cached_mfa_ref(vm, c, open + 1, plus, ref))
+			return false;
+		*m = **ref;
+	} else if (!cached_mfa(vm, c, open + 1, plus, m)) {
+		return false;
+	}
+	return parse_u64_prefix(&o, end, off) && o < end && *o == ')';
 }

@@ -99,5 +99,9 @@ bool cached_mfa_ref(struct vm *vm, struct mfa_cache *c, const char *p, const cha
  * "(<terminate process normally>)", "(unknown function)". */
 bool code_at(struct vm *vm, struct mfa_cache *c, const char *v, const char *end,
 	     struct vm_mfa *m, uint64_t *off);
+/* The same, and its interned copy (*ref: what a vm_proc points at) through
+ * the cache: one lookup per distinct text. */
+bool code_at_ref(struct vm *vm, struct mfa_cache *c, const char *v, const char *end,
+		 struct vm_mfa *m, const struct vm_mfa **ref, uint64_t *off);
 
 #endif

@@ -82,14 +82,15 @@ def main():
             s0 = t.settled("sorted by memory", lambda s: ("sorted by memory," in s or
                                                           "sorted by memory" in lines(s)[1]) and rows(s))
             t.keys("NPage")
-            s = t.wait("PgDn", lambda s: rows(s) and rows(s)[0] != rows(s0)[0])
+            # (whole: checked row by row, the highlight read separately)
+            s = t.settled("PgDn", lambda s: rows(s) and rows(s)[0] != rows(s0)[0])
             esc = lines(t.text(escapes=True))
             pids0 = {r.split()[0] for r in rows(s0)}
             check(f"{at}: PgDn shows the next screen of processes, cursor on its first row",
                   len(rows(s)) == nrows - 4 and not pids0 & {r.split()[0] for r in rows(s)}
                   and "7m" in esc[3] and not any("7m" in l for l in esc[4:-2]), s0 + s)
             t.keys("PPage")
-            s = t.wait("PgUp", lambda s: rows(s) and rows(s)[0] == rows(s0)[0])
+            s = t.settled("PgUp", lambda s: rows(s) and rows(s)[0] == rows(s0)[0])
             check(f"{at}: PgUp shows the first screen again", rows(s) == rows(s0), s0 + s)
             # the same keys in a process's pane: the top process has more lines
             # than a screen holds

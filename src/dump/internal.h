@@ -94,8 +94,20 @@ struct proc_pass {
 	struct mfa_cache cache;
 	size_t *batch;                 /* =proc sections met, not parsed yet (procs.c) */
 	size_t nbatch, batch_cap;
+	struct pool *pool;             /* the threads that parse them with this one */
+	bool pool_failed;
+	pthread_mutex_t intern_lock;   /* (vm->intern_lock while they run) */
 	struct dump_ident *ident;      /* identity.c's, on the same scan (dump.c sets it) */
 };
+
+/* Worker threads kept for a scan's batches (pool.c): pool_run runs fn on the
+ * batch in each of them, each with its own zeroed state of state_size bytes
+ * kept between batches, and in the caller with caller_state; it returns when
+ * all are through. NULL: no thread (out of memory). */
+struct pool;
+struct pool *pool_new(size_t workers, void (*fn)(void *batch, void *state), size_t state_size);
+void pool_run(struct pool *p, void *batch, void *caller_state);
+void pool_free(struct pool *p);
 
 struct proc_pass *proc_pass_new(struct dump *d, bool stacks);
 void proc_pass_free(struct proc_pass *pp);

@@ -263,6 +263,10 @@ struct proc_pass *proc_pass_new(struct dump *d, bool stacks)
 void proc_pass_free(struct proc_pass *pp)
 {
 	if (pp) {
+		if (pp->pool) {
+			pool_free(pp->pool);
+			pthread_mutex_destroy(&pp->intern_lock);
+		}
 		free(pp->pcs);
 		free(pp->batch);
 		pp->d->hold = 0;
@@ -332,13 +336,9 @@ static void parse_runs(struct batch_run *br, struct mfa_cache *c)
 	}
 }
 
-static void *parse_thread(void *arg)
+static void parse_fn(void *batch, void *cache)
 {
-	struct mfa_cache *c = calloc(1, sizeof *c);  /* (empty as a new pass's) */
-	if (c)  /* (none: the other threads take every run) */
-		parse_runs(arg, c);
-	free(c);
-	return NULL;
+	parse_runs(batch, cache);
 }
 
 /* BEAMCORE_THREADS=N: N threads whatever the count (1: one thread) */
@@ -354,26 +354,29 @@ static size_t threads_for(size_t n)
 	return nt > n ? (n ? n : 1) : nt;
 }
 
+/* On the pool's threads and this one, started by the first batch that wants
+ * them and kept for the rest (pool.c); names and MFAs interned under a lock
+ * while they run. */
 static void parse_batch(struct batch_run *br)
 {
+	struct proc_pass *pp = br->pp;
+	struct vm *vm = pp->d->vm;
 	size_t nt = threads_for(br->n);
-	pthread_t t[THREADS_MAX];
-	pthread_mutex_t lock;
-	size_t started = 0;
-	struct vm *vm = br->pp->d->vm;
-	if (nt > 1 && pthread_mutex_init(&lock, NULL) == 0) {
-		vm->intern_lock = &lock;
-		for (; started < nt - 1; started++)
-			if (pthread_create(&t[started], NULL, parse_thread, br) != 0)
-				break;  /* fewer threads: the rest is this one's */
+	if (nt > 1 && !pp->pool && !pp->pool_failed) {
+		if (pthread_mutex_init(&pp->intern_lock, NULL) != 0) {
+			pp->pool_failed = true;
+		} else if (!(pp->pool = pool_new(nt - 1, parse_fn, sizeof(struct mfa_cache)))) {
+			pthread_mutex_destroy(&pp->intern_lock);
+			pp->pool_failed = true;
+		}
 	}
-	parse_runs(br, &br->pp->cache);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(t[i], NULL);
-	if (vm->intern_lock) {
-		vm->intern_lock = NULL;
-		pthread_mutex_destroy(&lock);
+	if (nt < 2 || !pp->pool) {
+		parse_runs(br, &pp->cache);
+		return;
 	}
+	vm->intern_lock = &pp->intern_lock;
+	pool_run(pp->pool, br, &pp->cache);
+	vm->intern_lock = NULL;
 }
 
 void proc_pass_flush(struct proc_pass *pp)

@@ -299,7 +299,7 @@ struct vm_proc *proc_pass_owner(struct proc_pass *pp, struct vm_pid pid)
 
 /* A batch: this many =proc sections (a few MB of text, kept mapped until
  * parsed: dump->hold) */
-#define BATCH 8192
+#define BATCH 4096
 #define RUN 128                /* sections a thread takes at a time */
 #define THREADS_MIN 1024       /* below this many, one thread parses the batch */
 #define THREADS_MAX 16

@@ -17,7 +17,7 @@ table) for procs and summary's stop times.
   bench/live_stop.py [--sizes 15000,200000] [--runs 5] [--no-scenario] [--against BEAMCORE]
 Environment: BEAMCORE (default build/beamcore). Needs OTP 25 built
 (testdata/build-otp.sh 25) and ~1.5 GB of RAM at 200,000 processes."""
-import argparse, json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
+import argparse, collections, json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
@@ -39,12 +39,16 @@ def otp25():
         os.symlink(os.path.join(otp, "bin", "x86_64-pc-linux-gnu", f), dst)
     return bindir
 
+WHY = collections.Counter()
+
 def read(beamcore, pid, cmd, *extra, tag=""):
     t0 = time.time()
     r = subprocess.run([beamcore, cmd, "--pid", str(pid), "--json", *extra], capture_output=True,
                        text=True, timeout=600)
     t1 = time.time()
     doc = json.loads(r.stdout) if r.returncode in (0, 1) else {}
+    if r.returncode:  # what made it partial (or failed): said after the table
+        WHY[f"{cmd}{tag}: {(r.stderr.strip().splitlines() or ['?'])[0][:160]}"] += 1
     return {"cmd": " ".join([cmd, *extra]) + tag, "rc": r.returncode, "t0": t0 * 1000, "t1": t1 * 1000,
             "wall_ms": (t1 - t0) * 1000, "stopped_ms": doc.get("target", {}).get("stopped_ms"),
             "procs": doc.get("target", {}).get("process_count")}
@@ -142,6 +146,9 @@ def main():
             print(f"{procs or n_:>10,} {cmd:<26} {stop:>18} {wall:>8.0f} {lost:>8.0f} "
                   f"{100 * low:>12.0f}%  {rcs}")
         print(f"{'':>10} (baseline {base:,.0f} ops/s on {n:,} processes)")
+        for why, k in WHY.most_common():
+            print(f"{'':>10} exit != 0, {k}x: {why}")
+        WHY.clear()
     if not a.no_scenario:
         print("scenario node (capture.sh 25 --live):")
         for cmd, procs, smed, smax, wall in scenario(bins, a.runs):

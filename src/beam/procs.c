@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "code.h"
+#include "cpus.h"
 #include "eterm.h"
 #include "grow.h"
 #include "identity.h"
@@ -663,13 +664,8 @@ static void walk_parts(struct walk_part *all)
 {
 	struct beam *b = all->b;
 	size_t n = all->to - all->from;
-	/* BEAMCORE_THREADS=N: N threads whatever the count (1: one thread) */
-	const char *env = getenv("BEAMCORE_THREADS");
-	long want = env && *env ? strtol(env, NULL, 10) : 0;
-	long cpus = want > 0 ? want : sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nt = cpus > 1 ? (size_t)cpus : 1;
-	nt = nt > WALK_THREADS_MAX ? WALK_THREADS_MAX : nt > n ? n : nt;
-	if ((n < THREADED_MIN && want <= 0) || nt < 2 || !core_reads_shareable(b->core)) {
+	size_t nt = threads_for(n, THREADED_MIN, WALK_THREADS_MAX);
+	if (nt < 2 || !core_reads_shareable(b->core)) {
 		walk_part(all);
 		return;
 	}

@@ -21,6 +21,7 @@
 
 #include "internal.h"
 #include "text.h"
+#include "cpus.h"
 
 enum {
 	F_STATE = 1 << 0, F_SPAWNED = 1 << 1, F_CURRENT = 1 << 2, F_MQL = 1 << 3,
@@ -341,19 +342,6 @@ static void parse_fn(void *batch, void *cache)
 	parse_runs(batch, cache);
 }
 
-/* BEAMCORE_THREADS=N: N threads whatever the count (1: one thread) */
-static size_t threads_for(size_t n)
-{
-	const char *env = getenv("BEAMCORE_THREADS");
-	long want = env && *env ? strtol(env, NULL, 10) : 0;
-	long cpus = want > 0 ? want : sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nt = cpus > 1 ? (size_t)cpus : 1;
-	nt = nt > THREADS_MAX ? THREADS_MAX : nt;
-	if (n < THREADS_MIN && want <= 0)
-		return 1;
-	return nt > n ? (n ? n : 1) : nt;
-}
-
 /* On the pool's threads and this one, started by the first batch that wants
  * them and kept for the rest (pool.c); names and MFAs interned under a lock
  * while they run. */
@@ -361,7 +349,7 @@ static void parse_batch(struct batch_run *br)
 {
 	struct proc_pass *pp = br->pp;
 	struct vm *vm = pp->d->vm;
-	size_t nt = threads_for(br->n);
+	size_t nt = threads_for(br->n, THREADS_MIN, THREADS_MAX);
 	if (nt > 1 && !pp->pool && !pp->pool_failed) {
 		if (pthread_mutex_init(&pp->intern_lock, NULL) != 0) {
 			pp->pool_failed = true;

@@ -105,7 +105,8 @@ def memory_mismatches(doc, live, periodic=False, running=False):
     sizes are reported there, not failed; blocks stay compared.
     An instance's mbcs figures that moved while its type's sums over all
     instances held (a pooled carrier fetched by another instance) are reported,
-    not failed."""
+    not failed; so is an instance's mbcs carriers size that moved by at most
+    one carrier (8 MiB) while its blocks held."""
     bad, report, moved = [], [], []
     for k in EXACT_MEM + CLOSE_MEM:
         got, want = doc["memory"][k], live["memory"][k]
@@ -141,22 +142,33 @@ def memory_mismatches(doc, live, periodic=False, running=False):
                 if running and f.endswith("carriers_size"):
                     moved.append(msg)
                 elif t:
-                    t[2].append(msg)
+                    t[2].append((key, want, g[f], msg))
                 else:
                     bad.append(msg)
+    blocks_moved = {k for (_, f), t in mbcs.items() if f == "mbcs_blocks_size" for k, *_ in t[2]}
     # A carrier in the pool goes to whichever instance fetches it first: one
     # moved between memory.json and the core (CI: a 4 MiB binary_alloc carrier
     # from [1] to [2]). The type's sums over its instances did not move.
+    # An instance near full makes a new carrier for a heap a GC asks for and
+    # frees the old heap's blocks: its carriers grew by one carrier (at most
+    # the largest, 8 MiB) while its blocks held (CI: eheap_alloc[1] of the
+    # otp25-dist-dump fixture, 98% used, +8 MiB between memory.json and the
+    # dump). The blocks are still compared.
     for (a, f), (want, got, msgs) in mbcs.items():
         if not msgs:
             continue
         other = mbcs[(a, "mbcs_carriers_size" if f == "mbcs_blocks_size" else "mbcs_blocks_size")]
         if close(got, want, absolute=262144) and close(other[1], other[0], absolute=262144):
-            moved.extend(m + f" (all {a}: live {want}, beamcore {got})" for m in msgs)
-        else:
-            bad.extend(msgs)
+            moved.extend(m + f" (all {a}: live {want}, beamcore {got})" for *_, m in msgs)
+            continue
+        for key, w, g, m in msgs:
+            if (f == "mbcs_carriers_size" and key not in blocks_moved and
+                    abs(g - w) <= (8 << 20) + 262144):
+                moved.append(m + " (one carrier made or freed, its blocks held)")
+            else:
+                bad.append(m)
     report.append(f"{len(want_allocs)} allocator instances" +
-                  (f" ({len(moved)} sizes moved between instances or on the running node: "
+                  (f" ({len(moved)} sizes moved between memory.json and the snapshot: "
                    f"{moved[:4]})" if moved else ""))
     return report, bad
 

@@ -264,8 +264,10 @@ def main():
         r = subprocess.run([beamcore, "threads", "--pid", str(node), "--json"], capture_output=True,
                            text=True, timeout=120)
         doc = json.loads(r.stdout) if r.returncode in (0, 1) else {}
+        # (exit 1: a thread caught where its unwind stops short, said as partial:
+        # the ASan build once had 17 of 18 unwound)
         unwound = [th for th in doc.get("threads", []) if len(th.get("frames") or []) >= 3]
-        if r.returncode != 0 or not doc.get("target", {}).get("copied_bytes") or \
+        if r.returncode not in (0, 1) or not doc.get("target", {}).get("copied_bytes") or \
                 len(unwound) < len(doc.get("threads", [])) // 2:
             bad.append(f"threads --pid of the busy node: exit {r.returncode}, {len(unwound)} of "
                        f"{len(doc.get('threads', []))} threads unwound 3+ frames")

@@ -133,7 +133,8 @@ const char *msg_shape(enum vt_kind kind, uint64_t arity, const char *first_atom,
 	}
 	/* one _ per element, as the ground truth writes it; a tuple too long for
 	 * the buffer says how long it is instead */
-	if (2 * (arity - i) + o + 2 >= len) {
+	size_t room = len - o;  /* (at least 1: atom_text leaves its '\0') */
+	if (room < 3 || arity - i > (room - 3) / 2) {  /* (no 2 * arity: a dump's may wrap) */
 		snprintf(buf + o, len - o, "%s_ x %llu}", i ? "," : "", (unsigned long long)(arity - i));
 		return buf;
 	}

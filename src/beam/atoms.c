@@ -43,7 +43,6 @@ static int atom_table(struct beam *b)
 	return r;
 }
 
-
 /* Atom ix's text into buf (len bytes, not terminated): its length, -1 if
  * unreadable or longer than len. */
 static int atom_text(struct beam *b, uint64_t ix, char *buf, size_t size)

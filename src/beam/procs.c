@@ -239,7 +239,7 @@ static const char *implausible(const struct walk *w)
 		return "its heap ends before it starts or spans over a TiB";
 	/* A process on a scheduler (or in a garbage collection) keeps its stack
 	 * pointer in the scheduler's registers: the struct's copy may be stale, so
-	 * its stack is unknown there (fill_proc), not the process corrupt.  A live
+	 * its stack is unknown there (fill_proc), not the process corrupt. A live
 	 * node stopped at 200k processes showed it for busy workers. */
 	enum vm_status st = status_of(f32(w, P_STATE));
 	if (!(heap <= stop && stop <= hend) && st != VS_RUNNING && st != VS_GARBAGE_COLLECTING)

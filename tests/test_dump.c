@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dump.h"
+#include "heap.h"
 #include "target.h"
 
 static const char dump_text[] =
@@ -339,6 +340,42 @@ static void bad_headers(void)
 	CHECK(dump_detect("=erl_crash_dump:0.5", 19) && !dump_detect("=erl_crash", 10));
 }
 
+/* Counts past 64 bits (a hostile heap line): never wrapped into a small
+ * plausible one; a tuple, map or heap binary that claims more than its line
+ * holds is no size at all (cut), never the wrapped count's. */
+static void hostile_counts(void)
+{
+	const char *s = "10000000000000002:", *p = s;
+	CHECK(heap_hex(&p, s + strlen(s)) == UINT64_MAX && *p == ':');
+	s = "FFFFFFFFFFFFFFFF";
+	p = s;
+	CHECK(heap_hex(&p, s + strlen(s)) == UINT64_MAX);
+	s = "7fffffffffffffff";
+	p = s;
+	CHECK(heap_hex(&p, s + strlen(s)) == INT64_MAX);
+	static const char *const lines[] = {
+		"t10000000000000002:I1,I2",  /* wrapped: arity 2, as the line shows */
+		"t5:I1,I2",                  /* more elements than the line holds */
+		"Mf10000000000000001:H7F00:I1",
+		"Mh3:10000000000000002:I1,I2",
+		"Yh10000000000000001:AB",
+	};
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+		struct heap_line l = { 0x7f00, lines[i], lines[i] + strlen(lines[i]) };
+		bool cut = false;
+		uint64_t w = dump_line_words(NULL, 27, &l, &cut);
+		if (!cut || w != 0) {
+			fprintf(stderr, "FAIL hostile line %s: %llu words, cut %d\n", lines[i],
+				(unsigned long long)w, cut);
+			failures++;
+		}
+	}
+	struct heap_line ok = { 0x7f00, "t2:I1,I2", NULL };
+	ok.end = ok.body + strlen(ok.body);
+	bool cut = false;
+	CHECK(dump_line_words(NULL, 27, &ok, &cut) == 3 && !cut);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/beamcore-test-dump.XXXXXX";
@@ -353,6 +390,7 @@ int main(void)
 	late_load();
 	cuts();
 	bad_headers();
+	hostile_counts();
 	unlink(tmpl);
 	printf("%s: %d failures\n", failures ? "FAIL" : "ok", failures);
 	return failures ? 1 : 0;

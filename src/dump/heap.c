@@ -22,7 +22,9 @@ uint64_t heap_hex(const char **p, const char *end)
 			: c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 		if (x < 0)
 			break;
-		v = v * 16 + (uint64_t)x;
+		/* more than 64 bits (a hostile dump): UINT64_MAX, never a wrapped value
+		 * that passes for a real one */
+		v = v > UINT64_MAX >> 4 ? UINT64_MAX : v * 16 + (uint64_t)x;
 	}
 	return v;
 }

@@ -38,7 +38,7 @@ struct heap {
 /* The body of section "=TAG<pid>\n": [*start, *end), or -1. */
 int heap_section(struct dump *d, const char *tag, const char *pid, const char **start,
 		 const char **end);
-/* Hex digits at *p (advanced past them). */
+/* Hex digits at *p (advanced past them); UINT64_MAX when they pass 64 bits. */
 uint64_t heap_hex(const char **p, const char *end);
 /* Index the "ADDR:BODY" lines of [p, end) by address; -1 on OOM. */
 int heap_index(const char *p, const char *end, struct lines *l);

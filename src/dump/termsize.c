@@ -95,6 +95,14 @@ static uint64_t bignum_words(const char *p, const char *end)
 	return 1 + (n ? n : 1);
 }
 
+/* A count of elements written on the rest of the line that the line cannot
+ * hold (each takes a character, and a comma but the last): a hostile or cut
+ * line, whose count is no size at all. */
+static bool overlong(uint64_t n, const char *p, const char *end)
+{
+	return n > ((uint64_t)(end - p) + 1) / 2;
+}
+
 /* Words of the object on line l, and the cursor of the elements it holds. */
 static uint64_t body_words(struct dw *w, const struct heap_line *l, struct cursor *c)
 {
@@ -113,6 +121,8 @@ static uint64_t body_words(struct dw *w, const struct heap_line *l, struct curso
 	case 't':
 		n = heap_hex(&p, end);
 		p += p < end && *p == ':';
+		if (overlong(n, p, end))
+			break;
 		c->p = p;
 		c->n = n;
 		return n ? n + 1 : 0;
@@ -124,6 +134,8 @@ static uint64_t body_words(struct dw *w, const struct heap_line *l, struct curso
 		char y = p < end ? *p++ : 0;
 		if (y == 'h') {
 			n = heap_hex(&p, end);
+			if (n > (uint64_t)(end - p))  /* its bytes: two hex digits or 4/3 base64 each */
+				break;
 			return 2 + (n + 7) / 8;
 		}
 		if (w->rel >= 27)
@@ -144,6 +156,8 @@ static uint64_t body_words(struct dw *w, const struct heap_line *l, struct curso
 		char m = p < end ? *p++ : 0;
 		n = heap_hex(&p, end);
 		p += p < end && *p == ':';
+		if (m != 'h' && overlong(n, p, end))
+			break;
 		if (m == 'f') {  /* keys tuple, then the values */
 			c->p = p;
 			c->n = n + 1;
@@ -152,6 +166,8 @@ static uint64_t body_words(struct dw *w, const struct heap_line *l, struct curso
 		if (m == 'h') {  /* head: size, then the entries */
 			n = heap_hex(&p, end);
 			p += p < end && *p == ':';
+			if (overlong(n, p, end))
+				break;
 			c->p = p;
 			c->n = n;
 			return n + 2;
@@ -258,7 +274,10 @@ static enum vt_kind kind_at(struct dw *w, const char *p, const char *end, const 
 		return VT_UNREADABLE;
 	switch (l->body[0]) {
 	case 'l': return VT_LIST;
-	case 't': return VT_TUPLE;
+	case 't': {
+		const char *first;
+		return overlong(heap_tuple_at(l, &first), first, l->end) ? VT_UNREADABLE : VT_TUPLE;
+	}
 	case 'F': return VT_FLOAT;
 	case 'B': return VT_INT;
 	case 'Y': return VT_BINARY;

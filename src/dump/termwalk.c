@@ -138,6 +138,11 @@ static enum vt_kind elems(void *ctx, uint64_t term, uint64_t from, size_t max, s
 		return VT_LIST;
 	case 't': {
 		*total = heap_tuple_at(l, &q);
+		if (*total > ((uint64_t)(e - q) + 1) / 2) {  /* more elements than the line holds */
+			*total = 0;
+			*cut = true;
+			return VT_OTHER;
+		}
 		for (uint64_t i = 0; i < *total && q < e; i++) {
 			pick(&pk, NULL, q);
 			heap_skip(&q, e, &addr);

@@ -12,7 +12,7 @@
 #include "progress.h"
 
 #define DROP_WINDOW (1u << 20)
-#define TOUCH_BUDGET (8u << 20)
+#define TOUCH_BUDGET (2u << 20)
 
 static const char *const kind_tags[DK_COUNT] = {
 	[DK_SCHED] = "scheduler", [DK_MEMORY] = "memory", [DK_TABLES] = "hash_table",

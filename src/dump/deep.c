@@ -13,6 +13,9 @@
 
 struct dump_deep {
 	struct offs lines;         /* offsets of the '=' of "=proc...:<pid>" lines */
+	uint32_t *fp;              /* each line's hash, its low bits: a probe compares
+				    * these before it reads a tag elsewhere in the file */
+	size_t fp_cap;
 	struct hmap map;
 	bool failed;               /* out of memory: fall back to searching */
 };
@@ -53,11 +56,14 @@ static int build(struct dump *d)
 					      memcmp(p, "=binary:", 8) != 0))
 			continue;
 		size_t *v = vm_grow(x->lines.v, &x->lines.cap, x->lines.n, sizeof *v, 1024);
-		if (!v) {
+		uint32_t *fp = v ? vm_grow(x->fp, &x->fp_cap, x->lines.n, sizeof *fp, 1024) : NULL;
+		if (v)
+			x->lines.v = v;
+		if (!fp) {
 			x->failed = true;
 			return -1;
 		}
-		x->lines.v = v;
+		x->fp = fp;
 		size_t off = (size_t)(p - m);
 		const char *t;
 		size_t n = tag_at(d, off, &t);
@@ -66,6 +72,7 @@ static int build(struct dump *d)
 		for (j = hmap_first(&x->map, h); x->map.slot[j]; j = hmap_next(&x->map, j))
 			;
 		x->lines.v[x->lines.n] = off;
+		x->fp[x->lines.n] = (uint32_t)h;
 		if (hmap_set(&x->map, j, (uint32_t)x->lines.n, line_hash, d) < 0) {
 			x->failed = true;
 			return -1;
@@ -86,6 +93,8 @@ static int body_end(struct dump *d, const char *body, const char **start, const 
 	if (body > d->map + d->end)
 		return -1;
 	*start = body;
+	if (!end)
+		return 0;  /* the caller reads to the next section line itself */
 	size_t mark = (size_t)(body - d->map);  /* (a heap of many MB: not all resident at once) */
 	*end = dump_next_section(d, body, &mark);
 	dump_touch(d, (size_t)(*end - body));
@@ -102,19 +111,43 @@ int dump_proc_section(struct dump *d, const char *tag, const char *pid, const ch
 	return dump_tag_section(d, key, start, end);
 }
 
+int dump_proc_heap(struct dump *d, const struct vm_proc *p, const char **start)
+{
+	const struct vm *vm = d->vm;
+	if (d->heap_body && p >= vm->procs && p < vm->procs + d->nheap_body &&
+	    d->heap_body[p - vm->procs]) {
+		*start = d->map + d->heap_base + d->heap_body[p - vm->procs] - 1;
+		return 0;
+	}
+	char pid[32];
+	vm_pid_str(p, pid, sizeof pid);
+	return dump_proc_section(d, "=proc_heap:", pid, start, NULL);
+}
+
+int dump_deep_ready(struct dump *d)
+{
+	pthread_mutex_lock(&d->deep_mu);
+	if (!d->deep)
+		build(d);
+	int r = d->deep && !d->deep->failed ? 0 : -1;
+	pthread_mutex_unlock(&d->deep_mu);
+	return r;
+}
+
 int dump_tag_section(struct dump *d, const char *key, const char **start, const char **end)
 {
 	int n = (int)strlen(key);
 	if (n <= 0 || n > 96)
 		return -1;
-	if (!d->deep)
-		build(d);
+	dump_deep_ready(d);
 	const char *body = NULL;
 	if (d->deep && !d->deep->failed) {
 		struct dump_deep *x = d->deep;
 		uint64_t h = hmap_hash_bytes(key, (size_t)n);
 		for (size_t j = hmap_first(&x->map, h); x->map.slot[j]; j = hmap_next(&x->map, j)) {
 			const char *t;
+			if (x->fp[x->map.slot[j] - 1] != (uint32_t)h)
+				continue;
 			size_t off = x->lines.v[x->map.slot[j] - 1];
 			dump_touch(d, 4096);  /* a probe reads a tag line elsewhere: a page */
 			if (tag_at(d, off, &t) == (size_t)n && memcmp(t, key, (size_t)n) == 0) {
@@ -152,6 +185,7 @@ void dump_deep_free(struct dump *d)
 		return;
 	hmap_free(&d->deep->map);
 	free(d->deep->lines.v);
+	free(d->deep->fp);
 	free(d->deep);
 	d->deep = NULL;
 }

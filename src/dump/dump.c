@@ -86,7 +86,10 @@ bc_err *dump_open(const char *path, struct dump **out)
 {
 	*out = NULL;
 	struct dump *d = calloc(1, sizeof *d);
-	if (!d || !(d->vm = vm_new("crash_dump", path))) {
+	if (!d || !(d->vm = vm_new("crash_dump", path)) ||
+	    pthread_mutex_init(&d->deep_mu, NULL) != 0) {
+		if (d)
+			vm_free(d->vm);
 		free(d);
 		return bc_error(BC_ENOMEM, "out of memory");
 	}
@@ -116,12 +119,15 @@ static const char *visit(void *ctx, enum dump_kind k, size_t off)
 	if (d->is_stack) {
 		struct vm_proc *read;
 		const char *end = proc_pass_stack(pp, off, &read);
+		pp->stack_proc = read;
 		if (read)
 			dump_ident_stack(pp, read);
 		return end;
 	}
-	if (d->is_heap)
+	if (d->is_heap) {
+		proc_pass_heap(pp, off);
 		return dump_ident_heap(pp, off);
+	}
 	if (d->is_dict)
 		dump_ident_dict(pp, off);
 	return NULL;
@@ -175,6 +181,9 @@ static bc_err *reset(struct dump *d)
 	free(d->nodes.v);
 	free(d->ports.v);
 	d->ets = d->allocs = d->scheds = d->nodes = d->ports = (struct offs){ 0 };
+	free(d->heap_body);
+	d->heap_body = NULL;
+	d->nheap_body = 0;
 	d->memory = d->atom_table = d->node = d->header_end = d->last_off = d->nproc_sections = 0;
 	d->ntagged = 0;
 	d->seen = 0;
@@ -280,6 +289,8 @@ void dump_close(struct dump *d)
 	free(d->nodes.v);
 	free(d->ports.v);
 	dump_deep_free(d);
+	free(d->heap_body);
+	pthread_mutex_destroy(&d->deep_mu);
 	vm_free(d->vm);
 	free(d);
 }

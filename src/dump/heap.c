@@ -13,19 +13,36 @@ int heap_section(struct dump *d, const char *tag, const char *pid, const char **
 	return dump_proc_section(d, tag, pid, start, end);
 }
 
+/* A hex digit's value + 1 (0: not one): a table, as every heap line starts
+ * with an address read here. */
+#define H(c, v) [c] = (v) + 1
+static const uint8_t hex_digit[256] = {
+	H('0', 0), H('1', 1), H('2', 2), H('3', 3), H('4', 4), H('5', 5), H('6', 6), H('7', 7),
+	H('8', 8), H('9', 9), H('A', 10), H('B', 11), H('C', 12), H('D', 13), H('E', 14),
+	H('F', 15), H('a', 10), H('b', 11), H('c', 12), H('d', 13), H('e', 14), H('f', 15),
+};
+#undef H
+
+const char *heap_skip_hex(const char *p, const char *end)
+{
+	while (p < end && hex_digit[(unsigned char)*p])
+		p++;
+	return p;
+}
+
 uint64_t heap_hex(const char **p, const char *end)
 {
 	uint64_t v = 0;
-	for (; *p < end; (*p)++) {
-		char c = **p;
-		int x = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-		if (x < 0)
+	const char *q = *p;
+	for (; q < end; q++) {
+		unsigned x = hex_digit[(unsigned char)*q];
+		if (!x)
 			break;
 		/* more than 64 bits (a hostile dump): UINT64_MAX, never a wrapped value
 		 * that passes for a real one */
-		v = v > UINT64_MAX >> 4 ? UINT64_MAX : v * 16 + (uint64_t)x;
+		v = v > UINT64_MAX >> 4 ? UINT64_MAX : v * 16 + (x - 1);
 	}
+	*p = q;
 	return v;
 }
 

@@ -40,6 +40,8 @@ int heap_section(struct dump *d, const char *tag, const char *pid, const char **
 		 const char **end);
 /* Hex digits at *p (advanced past them); UINT64_MAX when they pass 64 bits. */
 uint64_t heap_hex(const char **p, const char *end);
+/* Past the hex digits at p (their value unread). */
+const char *heap_skip_hex(const char *p, const char *end);
 /* Index the "ADDR:BODY" lines of [p, end) by address; -1 on OOM. */
 int heap_index(const char *p, const char *end, struct lines *l);
 void heap_lines_free(struct lines *l);

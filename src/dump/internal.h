@@ -2,6 +2,7 @@
  * section index, and the passes that fill the VM model from it. */
 #ifndef BEAMCORE_DUMP_INTERNAL_H
 #define BEAMCORE_DUMP_INTERNAL_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,9 +66,15 @@ struct dump {
 	bool is_dict, is_heap;     /* a =proc_dictionary, a =proc_heap */
 	size_t hold;               /* the scan releases no page past this (a batch of =proc
 				    * sections not parsed yet); 0: none */
-	size_t touched;            /* bytes read out of order since the file's pages were
-				    * last released (dump_touch) */
+	atomic_size_t touched;     /* bytes read out of order since the file's pages were
+				    * last released (dump_touch; threads walk heaps at once) */
 	struct dump_deep *deep;    /* per-process sections by pid (deep.c), built on first use */
+	pthread_mutex_t deep_mu;   /* ... by one thread (heaps are walked by several) */
+	uint32_t *heap_body;       /* per process: where its =proc_heap body starts as the
+				    * scan met it right after its =proc_stack, 1 + its
+				    * offset from heap_base (0: not met, or 4 GB past); a
+				    * walk of every heap needs no index of the sections */
+	size_t nheap_body, heap_base;
 };
 
 /* Where a stack frame's code is: a function (mfa id) and the offset in it
@@ -97,6 +104,7 @@ struct proc_pass {
 	struct pool *pool;             /* the threads that parse them with this one */
 	bool pool_failed;
 	pthread_mutex_t intern_lock;   /* (vm->intern_lock while they run) */
+	struct vm_proc *stack_proc;    /* the process whose =proc_stack came last */
 	struct dump_ident *ident;      /* identity.c's, on the same scan (dump.c sets it) */
 };
 
@@ -119,6 +127,12 @@ const char *proc_pass_section(struct proc_pass *pp, size_t off);
  * before anything reads vm->procs. */
 void proc_pass_flush(struct proc_pass *pp);
 const char *proc_pass_stack(struct proc_pass *pp, size_t off, struct vm_proc **read);
+/* A =proc_heap section: where its body starts, for the process of the
+ * =proc_stack before it (d->heap_body). */
+void proc_pass_heap(struct proc_pass *pp, size_t off);
+/* Where p's =proc_heap body starts: as the scan met it, else by the sections'
+ * index; -1: none. */
+int dump_proc_heap(struct dump *d, const struct vm_proc *p, const char **start);
 /* After the last section (and dump_ident_end): gaps, the pid index; frees pp.
  * proc_pass_free frees it without them (a scan that failed). */
 bc_err *proc_pass_end(struct proc_pass *pp);
@@ -197,11 +211,16 @@ bc_err *dump_load_ports(struct dump *d);
 bc_err *dump_load_binaries(struct dump *d);
 
 /* The body [*start, *end) of the section "TAG<pid>" (tag "=proc_heap:"); -1:
- * none. The first call indexes every per-process section once. */
+ * none. The first call indexes every per-process section once. end NULL:
+ * where the body starts only (its reader stops at a line that starts with
+ * '=', and counts what it read with dump_touch). */
 int dump_proc_section(struct dump *d, const char *tag, const char *pid, const char **start,
 		      const char **end);
 /* The same for a whole tag line without '=': "literals", "binary:7F0A...". */
 int dump_tag_section(struct dump *d, const char *key, const char **start, const char **end);
+/* The sections' index built now (before threads look sections up); -1: none
+ * (out of memory: lookups search). */
+int dump_deep_ready(struct dump *d);
 /* The body of p's =proc section: where the scan found it (p->addr), without
  * the index of dump_proc_section; by its pid when that is not it. */
 int dump_proc_body(struct dump *d, const struct vm_proc *p, const char **start, const char **end);

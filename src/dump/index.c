@@ -293,6 +293,23 @@ void dump_release(const struct dump *d, const char *from, const char *to)
 	dump_drop_behind(d, &mark, (size_t)(to - d->map));
 }
 
+void dump_span_add(const struct dump *d, struct dump_span *sp, const char *from, const char *to)
+{
+	if (!sp->lo || from < sp->lo)
+		sp->lo = from;
+	if (to > sp->hi)
+		sp->hi = to;
+	if ((size_t)(sp->hi - sp->lo) >= DROP_WINDOW)
+		dump_span_end(d, sp);
+}
+
+void dump_span_end(const struct dump *d, struct dump_span *sp)
+{
+	if (sp->lo)
+		dump_release(d, sp->lo, sp->hi);
+	sp->lo = sp->hi = NULL;
+}
+
 void dump_touch(struct dump *d, size_t bytes)
 {
 	d->touched += bytes + 4096;  /* (a page at least; its first may be new) */

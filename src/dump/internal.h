@@ -190,6 +190,16 @@ void dump_release(const struct dump *d, const char *from, const char *to);
  * back from the page cache), so lookups over a whole dump never keep it
  * resident. Pointers into the map stay valid. */
 void dump_touch(struct dump *d, size_t bytes);
+/* What a pass read since it last released it, sections in file order (each
+ * process's heap, say): released a window at a time, so a walk over many
+ * small sections keeps few of their pages (what another thread reads in the
+ * span comes back from the page cache if it must). */
+struct dump_span {
+	const char *lo, *hi;
+};
+void dump_span_add(const struct dump *d, struct dump_span *sp, const char *from, const char *to);
+/* The rest of the span released */
+void dump_span_end(const struct dump *d, struct dump_span *sp);
 /* Was kind k cut off by the end of a truncated dump? Adds a gap naming `what`
  * (e.g. "ETS tables") and returns true when none of it was written. */
 bool dump_kind_missing(struct dump *d, enum dump_kind k, const char *what);

@@ -17,7 +17,6 @@
 #define THREADS_MIN 64             /* below this many processes, one thread walks them */
 #define THREADS_MAX 16
 #define RUN 8                      /* processes a thread takes at a time (heaps differ) */
-#define SPAN (1u << 20)            /* what a thread reads before it releases it */
 
 struct dump_live {
 	struct dump *d;
@@ -25,25 +24,6 @@ struct dump_live {
 	int64_t sizes[GC_MAX_HEAP_SIZES];
 	int nsizes;
 };
-
-/* What a thread read since it last released it (the heaps, or the =proc
- * sections): processes come in file order, so a span holds little else (what another thread reads in
- * it is read again, if it must be) */
-struct span {
-	const char *lo, *hi;
-};
-
-static void span_add(struct dump *d, struct span *sp, const char *a, const char *b)
-{
-	if (!sp->lo || a < sp->lo)
-		sp->lo = a;
-	if (b > sp->hi)
-		sp->hi = b;
-	if (sp->hi - sp->lo >= SPAN) {
-		dump_release(d, sp->lo, sp->hi);
-		sp->lo = sp->hi = NULL;
-	}
-}
 
 enum { K_HEAP, K_FREE, K_OLD, K_OLD_FREE, K_FRAGS, K_ARITY, NKEYS };
 
@@ -85,13 +65,13 @@ static const char *proc_lines(const char *s, const char *e, int64_t v[NKEYS])
 
 /* The words in use in p's heaps (young, old, fragments), or -1 (also when
  * its x registers hold terms: the dump does not write them) */
-static int64_t in_use(struct dump *d, struct span *sp, const struct vm_proc *p)
+static int64_t in_use(struct dump *d, struct dump_span *sp, const struct vm_proc *p)
 {
 	const char *s;
 	if (dump_proc_body(d, p, &s, NULL) < 0)
 		return -1;
 	int64_t v[NKEYS];
-	span_add(d, sp, s, proc_lines(s, d->map + d->end, v));
+	dump_span_add(d, sp, s, proc_lines(s, d->map + d->end, v));
 	int64_t heap = v[K_HEAP], free = v[K_FREE], old = v[K_OLD], old_free = v[K_OLD_FREE];
 	int64_t frags = v[K_FRAGS], arity = v[K_ARITY];
 	if (heap < 0 || free < 0 || free > heap || old < 0 || old_free < 0 || old_free > old ||
@@ -100,7 +80,7 @@ static int64_t in_use(struct dump *d, struct span *sp, const struct vm_proc *p)
 	return heap - free + old - old_free + frags;
 }
 
-static void one(struct dump_live *w, struct span sp[2], const struct vm_proc *p,
+static void one(struct dump_live *w, struct dump_span sp[2], const struct vm_proc *p,
 		struct vm_liveness *out)
 {
 	const char *s, *e;
@@ -136,7 +116,7 @@ static void one(struct dump_live *w, struct span sp[2], const struct vm_proc *p,
 			}
 			s = le + 1;
 		}
-		span_add(w->d, &sp[0], from, s);
+		dump_span_add(w->d, &sp[0], from, s);
 	}
 	heap_lines_free(&h.lit);
 	struct gc_heap g = { .sizes = w->sizes, .nsizes = w->nsizes, .heap_sz = p->heap_size,
@@ -164,7 +144,7 @@ struct walk {
 static void walk_runs(void *batch, void *state)
 {
 	struct walk *b = batch;
-	struct span sp[2] = { { NULL, NULL }, { NULL, NULL } };  /* the heaps, the =proc sections */
+	struct dump_span sp[2] = { { NULL, NULL }, { NULL, NULL } };  /* the heaps, the =proc sections */
 	(void)state;
 	for (;;) {
 		size_t i = atomic_fetch_add(&b->next, RUN);
@@ -174,9 +154,8 @@ static void walk_runs(void *batch, void *state)
 		for (; i < to; i++)
 			one(b->w, sp, &b->procs[i], &b->out[i]);
 	}
-	for (int k = 0; k < 2; k++)
-		if (sp[k].lo)
-			dump_release(b->w->d, sp[k].lo, sp[k].hi);
+	dump_span_end(b->w->d, &sp[0]);
+	dump_span_end(b->w->d, &sp[1]);
 }
 
 void dump_liveness(void *loader, const struct vm_proc *procs, size_t n, struct vm_liveness *out)

@@ -91,10 +91,10 @@ void proc_pass_heap(struct proc_pass *pp, size_t off)
 	struct vm *vm = d->vm;
 	struct vm_proc *p = pp->stack_proc;
 	pp->stack_proc = NULL;
-	const char *pos, *tag = dump_section(d, off, &pos) + 10;  /* after "proc_heap:" */
+	const char *lim = d->map + d->end, *pos = d->map + off + 11;  /* after "=proc_heap:" */
 	struct vm_pid pid;
-	if (!p || !parse_pid(&tag, pos, &pid) || tag != pos || pid.num != p->pid_num ||
-	    pid.serial != p->pid_serial || pos >= d->map + d->end)
+	if (!p || !parse_pid(&pos, lim, &pid) || pos >= lim || *pos != '\n' ||
+	    pid.num != p->pid_num || pid.serial != p->pid_serial)
 		return;
 	size_t body = (size_t)(pos + 1 - d->map);
 	if (d->nheap_body != vm->nprocs) {  /* (the =proc sections are over: their count holds) */

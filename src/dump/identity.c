@@ -396,6 +396,20 @@ static void labels(struct dump_ident *id, struct vm_proc *p, const char *ds, con
 	}
 }
 
+/* The dictionary's entries: its "H<addr>" lines */
+static size_t entries(const char *ds, const char *de)
+{
+	size_t n = 0;
+	for (const char *l = ds; l < de; l++) {
+		n += *l == 'H';
+		const char *nl = memchr(l, '\n', (size_t)(de - l));
+		if (!nl)
+			break;
+		l = nl;
+	}
+	return n;
+}
+
 /* The two keys in p's heap [hs, he), listed in its dictionary [ds, de). */
 static void resolve(struct dump_ident *id, struct vm_proc *p, const char *ds, const char *de,
 		    const char *hs, const char *he)
@@ -423,8 +437,8 @@ static void resolve(struct dump_ident *id, struct vm_proc *p, const char *ds, co
 			decode(id, p, k, e, ee ? ee : he, hs, he);
 		}
 	}
-	if (id->nlabel)
-		labels(id, p, ds, de, hs, he, near);
+	if (id->nlabel && entries(ds, de) > (size_t)__builtin_popcount((unsigned)found))
+		labels(id, p, ds, de, hs, he, near);  /* (a key not placed yet: the label's may be it) */
 }
 
 void dump_ident_dict(struct proc_pass *pp, size_t off)

@@ -180,11 +180,13 @@ static const char *find_near(struct dump *d, const char *s, const char *e, const
 			     const char *pat, size_t n,
 			     bool (*ok)(const char *t, const void *arg), const void *arg)
 {
-	for (int pass = near ? 0 : 1; pass < 2; pass++) {
+	/* the next lines, then those around, then all */
+	static const size_t before[2] = { 0, NEAR }, after[2] = { 4096, NEAR };
+	for (int pass = near ? 0 : 2; pass < 3; pass++) {
 		const char *a = s, *b = e;
-		if (pass == 0) {
-			a = near - s > NEAR ? near - NEAR : s;
-			b = e - near > NEAR ? near + NEAR : e;
+		if (pass < 2) {
+			a = near - s > (ptrdiff_t)before[pass] ? near - before[pass] : s;
+			b = e - near > (ptrdiff_t)after[pass] ? near + after[pass] : e;
 		}
 		size_t mark = (size_t)(a - d->map);
 		const char *t = a;

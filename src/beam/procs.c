@@ -633,7 +633,7 @@ static void *walk_part(void *arg)
 			pp = t->pbuf;
 		struct walk w = { b, L, pp, addr, &memo };
 		t->fate[r] = !pp ? ROW_UNREADABLE : implausible(&w) ? ROW_CORRUPT : ROW_READ;
-		vm_proc_clear(&t->rows[r]);
+		vm_proc_ready(&t->rows[r]);  /* (vm_add_procs' rows are zero) */
 		if (t->fate[r] == ROW_READ) {
 			for (int f = 0; t->pf && f < PF_N; f++)
 				t->pf[(size_t)r * PF_N + f] = f64(&w, saved_field[f]);

@@ -688,12 +688,26 @@ static int read_sym(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr star
 		const char *sn = dwfl_module_getsym_info(m, i, &sym, &addr, NULL, NULL, NULL);
 		if (!sn || strcmp(sn, f->symbol) != 0 || sym.st_size < f->len)
 			continue;
-		Dwarf_Addr off = addr, bias;
-		Elf_Scn *scn = dwfl_module_address_section(m, &off, &bias);
-		Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-		if (d && d->d_buf && off <= d->d_size && f->len <= d->d_size - off) {
-			memcpy(f->out, (const char *)d->d_buf + off, f->len);
-			f->found = 1;
+		/* its bytes from the module's own file, by the section that holds
+		 * the address (the symbol may come from a debug file, where the
+		 * section has no bytes; dwfl_module_address_section would load all
+		 * of that file's DWARF, ~30 ms for libc's, for a few bytes) */
+		Dwarf_Addr bias;
+		Elf *elf = dwfl_module_getelf(m, &bias);
+		Elf_Scn *scn = NULL;
+		while (elf && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+			    sh.sh_type == SHT_NOBITS || addr < sh.sh_addr + bias ||
+			    addr - (sh.sh_addr + bias) >= sh.sh_size)
+				continue;
+			Elf_Data *d = elf_getdata(scn, NULL);
+			uint64_t off = addr - (sh.sh_addr + bias);
+			if (d && d->d_buf && off <= d->d_size && f->len <= d->d_size - off) {
+				memcpy(f->out, (const char *)d->d_buf + off, f->len);
+				f->found = 1;
+			}
+			break;
 		}
 		return DWARF_CB_ABORT;
 	}

@@ -91,7 +91,7 @@ struct vm_proc *vm_add_proc(struct vm *vm)
 void vm_proc_clear(struct vm_proc *p)
 {
 	memset(p, 0, sizeof *p);
-	p->initial_call = p->current_function = p->proc_lib_initial_call = &vm_mfa_none;
+	vm_proc_ready(p);
 }
 
 struct vm_proc *vm_add_procs(struct vm *vm, size_t n)

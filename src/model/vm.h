@@ -546,9 +546,14 @@ struct vm_proc *vm_add_proc(struct vm *vm);
 /* n zeroed processes at the end, room made for exactly them; NULL: out of memory. */
 struct vm_proc *vm_add_procs(struct vm *vm, size_t n);
 /* A row as vm_add_proc gives it: zero, its MFAs &vm_mfa_none. vm_add_procs'
- * rows are zero only: its caller clears each before filling it (a million
- * rows are faulted in by the threads that fill them, not here). */
+ * rows are zero only: its caller readies each (vm_proc_ready: a zero row's
+ * MFAs) before filling it (a million rows are faulted in by the threads that
+ * fill them, not here). */
 void vm_proc_clear(struct vm_proc *p);
+static inline void vm_proc_ready(struct vm_proc *p)
+{
+	p->initial_call = p->current_function = p->proc_lib_initial_call = &vm_mfa_none;
+}
 void vm_gap(struct vm *vm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *vm_intern(struct vm *vm, const char *s, size_t len);
 

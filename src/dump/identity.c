@@ -155,19 +155,6 @@ static const char *section_end(const struct dump *d, const char *p)
 	return dump_next_section(d, p, &mark);
 }
 
-static uint64_t hex(const char **p, const char *end)
-{
-	uint64_t v = 0;
-	for (; *p < end; (*p)++) {
-		char c = **p;
-		int x = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-		if (x < 0)
-			break;
-		v = v * 16 + (uint64_t)x;
-	}
-	return v;
-}
-
 /* How far around a line its neighbours are looked for first: the dump writes
  * a term's lines right after the line that refers to them, and a dictionary's
  * tuples together (at the end of a heap of 59 MB, in one fixture). */
@@ -239,7 +226,7 @@ static const char *atom(struct vm *vm, const char **p, const char *end)
 	const char *s = *p;
 	if (s >= end || *s++ != 'A')
 		return NULL;
-	uint64_t len = hex(&s, end);
+	uint64_t len = heap_hex(&s, end);
 	if (s >= end || *s++ != ':' || len > (uint64_t)(end - s))
 		return NULL;
 	*p = s + len;
@@ -253,7 +240,7 @@ static int follow(struct dump_ident *id, const char *hs, const char *he, const c
 {
 	if (*e < *ee && **e == 'H') {
 		const char *p = *e + 1;
-		uint64_t addr = hex(&p, *ee);
+		uint64_t addr = heap_hex(&p, *ee);
 		bool literal = false;
 		if (!(*e = line_at(id, hs, he, addr, *e, ee, &literal)))
 			return literal ? 2 : -1;
@@ -355,7 +342,7 @@ static bool listed(const char *t, const char *ds, const char *de, const char *hs
 	while (ls > hs && ls[-1] != '\n')
 		ls--;
 	const char *a = ls;
-	uint64_t addr = hex(&a, t);
+	uint64_t addr = heap_hex(&a, t);
 	char key[32];
 	int n = snprintf(key, sizeof key, "\nH%" PRIX64 "\n", addr);
 	return a + 1 == t && *a == ':' && memmem(ds - 1, (size_t)(de - ds + 1), key, (size_t)n);
@@ -509,7 +496,7 @@ static void index_literals(struct dump_ident *id)
 	for (const char *l = s; l < e;) {
 		const char *nl = memchr(l, '\n', (size_t)(e - l));
 		const char *le = nl ? nl : e, *q = l;
-		uint64_t addr = hex(&q, le);
+		uint64_t addr = heap_hex(&q, le);
 		if (q < le && *q == ':') {
 			struct lit *a = vm_grow(id->lits, &cap, id->nlits, sizeof *a, 4096);
 			if (!a) {

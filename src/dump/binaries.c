@@ -19,23 +19,14 @@ static bool ref_at(const char *p, const char *end, uint64_t *addr)
 }
 
 /* The next "Yc" in [p, end) that starts a line's body (after "ADDR:"), or
- * NULL: by memchr for 'Y', rare in a heap's text (memmem of two bytes went
- * at a third of the speed); the pages behind released as it goes. */
+ * NULL: found by its 'Y', rare in a heap's text (dump_find's memchr; memmem
+ * of two bytes went at a third of the speed). */
 static const char *next_refc(const struct dump *d, size_t *mark, const char *start, const char *p,
 			     const char *end)
 {
-	while (p + 1 < end) {
-		dump_drop_behind(d, mark, (size_t)(p - d->map));
-		const char *wend = end - p > (1 << 20) ? p + (1 << 20) : end - 1;
-		const char *q = memchr(p, 'Y', (size_t)(wend - p));
-		if (!q) {
-			p = wend;
-			continue;
-		}
+	for (const char *q; (q = dump_find(d, mark, p, end - 1, "Y", 1)); p = q + 1)
 		if (q[1] == 'c' && q > start && q[-1] == ':')
 			return q;
-		p = q + 1;
-	}
 	return NULL;
 }
 

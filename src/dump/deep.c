@@ -101,6 +101,18 @@ static int body_end(struct dump *d, const char *body, const char **start, const 
 	return 0;
 }
 
+/* The sections' index, built once by whichever thread asks first (heaps are
+ * walked by several); -1: none (out of memory: lookups search). */
+static int dump_deep_ready(struct dump *d)
+{
+	pthread_mutex_lock(&d->deep_mu);
+	if (!d->deep)
+		build(d);
+	int r = d->deep && !d->deep->failed ? 0 : -1;
+	pthread_mutex_unlock(&d->deep_mu);
+	return r;
+}
+
 int dump_proc_section(struct dump *d, const char *tag, const char *pid, const char **start,
 		      const char **end)
 {
@@ -124,15 +136,6 @@ int dump_proc_heap(struct dump *d, const struct vm_proc *p, const char **start)
 	return dump_proc_section(d, "=proc_heap:", pid, start, NULL);
 }
 
-int dump_deep_ready(struct dump *d)
-{
-	pthread_mutex_lock(&d->deep_mu);
-	if (!d->deep)
-		build(d);
-	int r = d->deep && !d->deep->failed ? 0 : -1;
-	pthread_mutex_unlock(&d->deep_mu);
-	return r;
-}
 
 int dump_tag_section(struct dump *d, const char *key, const char **start, const char **end)
 {

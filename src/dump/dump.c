@@ -125,8 +125,9 @@ static const char *visit(void *ctx, enum dump_kind k, size_t off)
 		return end;
 	}
 	if (d->is_heap) {
-		proc_pass_heap(pp, off);
-		return dump_ident_heap(pp, off);
+		struct vm_pid pid;
+		const char *body = proc_pass_heap(pp, off, &pid);
+		return body ? dump_ident_heap(pp, pid, body) : NULL;
 	}
 	if (d->is_dict)
 		dump_ident_dict(pp, off);

@@ -42,6 +42,13 @@ int heap_section(struct dump *d, const char *tag, const char *pid, const char **
 uint64_t heap_hex(const char **p, const char *end);
 /* Past the hex digits at p (their value unread). */
 const char *heap_skip_hex(const char *p, const char *end);
+/* A count of elements written on the rest of the line [p, end) that the line
+ * cannot hold (each takes a character, and a comma but the last): a hostile
+ * or cut line, whose count is no size at all. */
+static inline bool heap_overlong(uint64_t n, const char *p, const char *end)
+{
+	return n > ((uint64_t)(end - p) + 1) / 2;
+}
 /* Index the "ADDR:BODY" lines of [p, end) by address; -1 on OOM. */
 int heap_index(const char *p, const char *end, struct lines *l);
 void heap_lines_free(struct lines *l);

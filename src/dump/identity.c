@@ -452,19 +452,16 @@ void dump_ident_stack(struct proc_pass *pp, struct vm_proc *p)
 		p->unknown &= ~(uint32_t)VPF_IDENTITY;
 }
 
-const char *dump_ident_heap(struct proc_pass *pp, size_t off)
+const char *dump_ident_heap(struct proc_pass *pp, struct vm_pid pid, const char *hs)
 {
 	struct dump_ident *id = pp->ident;
 	struct dump *d = pp->d;
-	const char *pos, *tag = dump_section(d, off, &pos) + 10;  /* after "proc_heap:" */
-	struct vm_pid pid;
 	struct vm_proc *p = id->dict_proc;
-	if (!p || !parse_pid(&tag, pos, &pid) || tag != pos || pid.num != p->pid_num ||
-	    pid.serial != p->pid_serial || pos >= d->map + d->end)
-		return d->map + off + 1;
+	if (!p || pid.num != p->pid_num || pid.serial != p->pid_serial)
+		return hs - 1;  /* (the scan goes on after the tag line) */
 	id->dict_proc = NULL;
 	const char *ds = d->map + id->dict, *de = section_end(d, ds);
-	const char *hs = pos + 1, *he = section_end(d, hs);
+	const char *he = section_end(d, hs);
 	if (he >= d->map + d->end && !d->complete)
 		return he;  /* cut: left unknown */
 	p->unknown &= ~(uint32_t)VPF_IDENTITY;

@@ -127,9 +127,10 @@ const char *proc_pass_section(struct proc_pass *pp, size_t off);
  * before anything reads vm->procs. */
 void proc_pass_flush(struct proc_pass *pp);
 const char *proc_pass_stack(struct proc_pass *pp, size_t off, struct vm_proc **read);
-/* A =proc_heap section: where its body starts, for the process of the
+/* A =proc_heap section: its pid and where its body starts (NULL: its tag
+ * line is not "=proc_heap:<pid>"), recorded for the process of the
  * =proc_stack before it (d->heap_body). */
-void proc_pass_heap(struct proc_pass *pp, size_t off);
+const char *proc_pass_heap(struct proc_pass *pp, size_t off, struct vm_pid *pid);
 /* Where p's =proc_heap body starts: as the scan met it, else by the sections'
  * index; -1: none. */
 int dump_proc_heap(struct dump *d, const struct vm_proc *p, const char **start);
@@ -145,8 +146,9 @@ struct vm_proc *proc_pass_owner(struct proc_pass *pp, struct vm_pid pid);
 struct dump_ident *dump_ident_new(struct dump *d);
 void dump_ident_dict(struct proc_pass *pp, size_t off);
 void dump_ident_stack(struct proc_pass *pp, struct vm_proc *p);
-/* Returns where the scan goes on (past the heap when it was read). */
-const char *dump_ident_heap(struct proc_pass *pp, size_t off);
+/* The =proc_heap of pid, its body from hs (proc_pass_heap read its tag).
+ * Returns where the scan goes on (past the heap when it was read). */
+const char *dump_ident_heap(struct proc_pass *pp, struct vm_pid pid, const char *hs);
 /* After the scan: values in =literals; frees the state. false: out of memory. */
 bool dump_ident_end(struct proc_pass *pp);
 
@@ -223,14 +225,11 @@ bc_err *dump_load_binaries(struct dump *d);
 /* The body [*start, *end) of the section "TAG<pid>" (tag "=proc_heap:"); -1:
  * none. The first call indexes every per-process section once. end NULL:
  * where the body starts only (its reader stops at a line that starts with
- * '=', and counts what it read with dump_touch). */
+ * '=', and releases what it read: dump_span_add). */
 int dump_proc_section(struct dump *d, const char *tag, const char *pid, const char **start,
 		      const char **end);
 /* The same for a whole tag line without '=': "literals", "binary:7F0A...". */
 int dump_tag_section(struct dump *d, const char *key, const char **start, const char **end);
-/* The sections' index built now (before threads look sections up); -1: none
- * (out of memory: lookups search). */
-int dump_deep_ready(struct dump *d);
 /* The body of p's =proc section: where the scan found it (p->addr), without
  * the index of dump_proc_section; by its pid when that is not it. */
 int dump_proc_body(struct dump *d, const struct vm_proc *p, const char **start, const char **end);

@@ -84,27 +84,27 @@ const char *proc_pass_stack(struct proc_pass *pp, size_t off, struct vm_proc **r
 	return pos;
 }
 
-
-void proc_pass_heap(struct proc_pass *pp, size_t off)
+const char *proc_pass_heap(struct proc_pass *pp, size_t off, struct vm_pid *pid)
 {
 	struct dump *d = pp->d;
 	struct vm *vm = d->vm;
 	struct vm_proc *p = pp->stack_proc;
 	pp->stack_proc = NULL;
 	const char *lim = d->map + d->end, *pos = d->map + off + 11;  /* after "=proc_heap:" */
-	struct vm_pid pid;
-	if (!p || !parse_pid(&pos, lim, &pid) || pos >= lim || *pos != '\n' ||
-	    pid.num != p->pid_num || pid.serial != p->pid_serial)
-		return;
+	if (!parse_pid(&pos, lim, pid) || pos >= lim || *pos != '\n')
+		return NULL;
+	if (!p || pid->num != p->pid_num || pid->serial != p->pid_serial)
+		return pos + 1;
 	size_t body = (size_t)(pos + 1 - d->map);
 	if (d->nheap_body != vm->nprocs) {  /* (the =proc sections are over: their count holds) */
 		free(d->heap_body);
 		d->nheap_body = 0;
 		if (!(d->heap_body = calloc(vm->nprocs ? vm->nprocs : 1, sizeof *d->heap_body)))
-			return;  /* (lookups by the index instead) */
+			return pos + 1;  /* (lookups by the index instead) */
 		d->nheap_body = vm->nprocs;
 		d->heap_base = body;  /* (the scan goes forward: the first is the least) */
 	}
 	if (body >= d->heap_base && body - d->heap_base < UINT32_MAX)
 		d->heap_body[p - vm->procs] = (uint32_t)(body - d->heap_base + 1);
+	return pos + 1;
 }

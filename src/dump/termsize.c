@@ -95,14 +95,6 @@ static uint64_t bignum_words(const char *p, const char *end)
 	return 1 + (n ? n : 1);
 }
 
-/* A count of elements written on the rest of the line that the line cannot
- * hold (each takes a character, and a comma but the last): a hostile or cut
- * line, whose count is no size at all. */
-static bool overlong(uint64_t n, const char *p, const char *end)
-{
-	return n > ((uint64_t)(end - p) + 1) / 2;
-}
-
 /* Words of the object on line l, and the cursor of the elements it holds. */
 static uint64_t body_words(struct dw *w, const struct heap_line *l, struct cursor *c)
 {
@@ -121,7 +113,7 @@ static uint64_t body_words(struct dw *w, const struct heap_line *l, struct curso
 	case 't':
 		n = heap_hex(&p, end);
 		p += p < end && *p == ':';
-		if (overlong(n, p, end))
+		if (heap_overlong(n, p, end))
 			break;
 		c->p = p;
 		c->n = n;
@@ -156,7 +148,7 @@ static uint64_t body_words(struct dw *w, const struct heap_line *l, struct curso
 		char m = p < end ? *p++ : 0;
 		n = heap_hex(&p, end);
 		p += p < end && *p == ':';
-		if (m != 'h' && overlong(n, p, end))
+		if (m != 'h' && heap_overlong(n, p, end))
 			break;
 		if (m == 'f') {  /* keys tuple, then the values */
 			c->p = p;
@@ -166,7 +158,7 @@ static uint64_t body_words(struct dw *w, const struct heap_line *l, struct curso
 		if (m == 'h') {  /* head: size, then the entries */
 			n = heap_hex(&p, end);
 			p += p < end && *p == ':';
-			if (overlong(n, p, end))
+			if (heap_overlong(n, p, end))
 				break;
 			c->p = p;
 			c->n = n;
@@ -276,7 +268,7 @@ static enum vt_kind kind_at(struct dw *w, const char *p, const char *end, const 
 	case 'l': return VT_LIST;
 	case 't': {
 		const char *first;
-		return overlong(heap_tuple_at(l, &first), first, l->end) ? VT_UNREADABLE : VT_TUPLE;
+		return heap_overlong(heap_tuple_at(l, &first), first, l->end) ? VT_UNREADABLE : VT_TUPLE;
 	}
 	case 'F': return VT_FLOAT;
 	case 'B': return VT_INT;

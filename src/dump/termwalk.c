@@ -138,7 +138,7 @@ static enum vt_kind elems(void *ctx, uint64_t term, uint64_t from, size_t max, s
 		return VT_LIST;
 	case 't': {
 		*total = heap_tuple_at(l, &q);
-		if (*total > ((uint64_t)(e - q) + 1) / 2) {  /* more elements than the line holds */
+		if (heap_overlong(*total, q, e)) {
 			*total = 0;
 			*cut = true;
 			return VT_OTHER;

@@ -254,10 +254,16 @@ def main():
         doc = json.loads(r.stdout) if r.returncode in (0, 1) else {}
         t = doc.get("target", {})
         row = [p for p in doc.get("processes", []) if p["pid"] == worker]
-        if r.returncode != 0 or t.get("racy") is not False or not isinstance(t.get("stopped_ms"), (int, float)) \
+        # (exit 1 only for a process caught on a scheduler or in a GC: its stack
+        # pointer is the scheduler's, its stack fields unknown, said as partial;
+        # the ASan build of OTP 29 once caught one)
+        errs = [l for l in r.stderr.splitlines() if l.strip()]
+        partial_ok = r.returncode == 1 and errs and all(
+            l.startswith("beamcore: partial: process ") and "some fields unreadable" in l for l in errs)
+        if (r.returncode != 0 and not partial_ok) or t.get("racy") is not False or not isinstance(t.get("stopped_ms"), (int, float)) \
                 or not t.get("copied_bytes") or not isinstance(t.get("racy_bytes"), int) or not row:
             bad.append(f"procs --pid of the busy node: exit {r.returncode}, target {json.dumps(t)[:300]}, "
-                       f"busy_worker {worker} {'found' if row else 'not found'}")
+                       f"busy_worker {worker} {'found' if row else 'not found'}; stderr {errs[:2]}")
         else:
             print(f"  procs --pid: stopped {t['stopped_ms']:.1f} ms to copy {t['copied_bytes']} bytes "
                   f"({t['racy_bytes']} read after), busy_worker {row[0].get('status')}")

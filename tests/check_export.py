@@ -18,7 +18,7 @@ live node's ground truth and the other commands:
     exit 2, a failing export (speedscope --weight binary of a dump: unknown
     weights) is exit 2 and leaves no file and an existing one untouched.
 Usage: check_export.py BEAMCORE FIXTURE TARGET. Exit 0 pass, 1 fail, 77 skip."""
-import collections, json, os, re, subprocess, sys, tempfile
+import atexit, shutil, collections, json, os, re, subprocess, sys, tempfile
 import jsonschema
 from fixture import Fixture, idle_processes, report
 
@@ -27,6 +27,7 @@ gt = fx.truth
 dump = fx.name.endswith(".dump")
 bad = []
 tmp = tempfile.mkdtemp(prefix="beamcore-export-")
+atexit.register(shutil.rmtree, tmp, True)  # every exit, a failing one too
 here = os.path.dirname(os.path.abspath(__file__))
 
 def export(fmt, out, *args):

@@ -7,7 +7,7 @@ every view key opens its pane and Esc/q come back; a resize to 80x24 keeps the
 header and footer on screen; q quits with exit status 0 (ASan builds: no leak).
 Usage: tui_browse.py BEAMCORE FIXTURE CORE. Skips (77) without tmux or fixture.
 TUI_CAPTURE_DIR=DIR writes each screen to DIR/NAME.txt (for docs/tui.md)."""
-import os, shutil, subprocess, sys, tempfile, time
+import atexit, os, shutil, subprocess, sys, tempfile, time
 from fixture import Fixture, SKIP
 
 DUMP = False  # the target is a crash dump (set in main)
@@ -97,6 +97,7 @@ def main():
               key=lambda p: p["memory"])
     router = next(p for p in gt["processes"] if p["registered_name"] == "bin_router")
     tmp = tempfile.mkdtemp(prefix="beamcore-tui.")
+    atexit.register(shutil.rmtree, tmp, True)  # every exit, a failing one too
     t, status = tui_term(fx, 120, 40, tmp)
     try:
         s = t.wait("first screen", lambda s: rows(s) and "q quit" in s)

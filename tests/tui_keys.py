@@ -8,7 +8,7 @@ shows that column; G shows the processes by label, then by initial call, the
 largest group first; `?` lists the keys of the current view; on a partial target
 (a cut dump) the header's `partial` is explained by `?`.
 Usage: tui_keys.py BEAMCORE FIXTURE TARGET. Skips (77) without tmux or fixture."""
-import os, shutil, subprocess, sys, tempfile, time
+import atexit, os, shutil, subprocess, sys, tempfile, time
 from fixture import Fixture, SKIP
 import tui_browse
 from tui_browse import Term, lines, rows
@@ -21,6 +21,7 @@ def main():
     gt = fx.truth
     susp = next(p for p in gt["processes"] if p["status"] == "suspended" and p["registered_name"])
     tmp = tempfile.mkdtemp(prefix="beamcore-tuikeys.")
+    atexit.register(shutil.rmtree, tmp, True)  # every exit, a failing one too
     bc = os.path.abspath(fx.beamcore)
     failures = []
 

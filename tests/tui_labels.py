@@ -6,7 +6,7 @@ list's LABEL column shows each process's label, cut in its middle so its end
 RabbitMQ queue's name (or an Elixir Registry key) leaves exactly the processes
 whose live label holds it, each row ending as its label ends.
 Usage: tui_labels.py BEAMCORE FIXTURE CORE. Skips (77) without tmux or fixture."""
-import os, shutil, sys, tempfile
+import atexit, os, shutil, sys, tempfile
 from fixture import Fixture, SKIP
 from tui_browse import tui_term, fail, rows, lines
 
@@ -51,6 +51,7 @@ def main():
         print("SKIP: no queue or Registry-named process to look for")
         return SKIP
     tmp = tempfile.mkdtemp(prefix="beamcore-tui.")
+    atexit.register(shutil.rmtree, tmp, True)  # every exit, a failing one too
     t, status = tui_term(fx, 160, 70, tmp)
     try:
         t.wait("first screen", lambda s: rows(s) and "q quit" in s)

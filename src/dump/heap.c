@@ -139,13 +139,17 @@ int heap_binary_section(struct heap *h, const char *key, const char **start, con
 		return dump_tag_section(h->d, key, start, end);
 	char line[112];
 	int n = snprintf(line, sizeof line, "\n=%s\n", key);
-	const char *p = h->bins && n > 0 && (size_t)n < sizeof line ?
-		memmem(h->bins, (size_t)(h->bins_end - h->bins), line, (size_t)n) : NULL;
+	if (!h->bins || n <= 0 || (size_t)n >= sizeof line)
+		return -1;
+	dump_bins_find(h->d, h->bins);
+	const char *bs = h->bins->start, *be = h->bins->end;
+	size_t mark = bs ? (size_t)(bs - h->d->map) : 0;  /* (MBs of them: released as passed) */
+	const char *p = bs ? dump_find(h->d, &mark, bs, be, line, (size_t)n) : NULL;
 	if (!p)
 		return -1;
 	*start = p + n;
-	const char *nl = memchr(*start, '\n', (size_t)(h->bins_end - *start));
-	*end = nl ? nl + 1 : h->bins_end;
+	const char *nl = memchr(*start, '\n', (size_t)(be - *start));
+	*end = nl ? nl + 1 : be;
 	return 0;
 }
 

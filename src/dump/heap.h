@@ -19,6 +19,16 @@ struct lines {
 	struct hmap index;
 };
 
+/* The =binary sections right before =atoms (at: the "\n" of "\n=atoms";
+ * NULL: no =atoms), [start, end) once searched (start NULL: none). Found on
+ * first use: the walk back reads every byte of them (MBs), which a dump whose
+ * labels name no refc binary never needs. */
+struct heap_bins {
+	const char *at, *start, *end;
+	bool searched;
+};
+void dump_bins_find(const struct dump *d, struct heap_bins *b);
+
 struct heap {
 	struct dump *d;
 	struct vt_arena *a;
@@ -32,7 +42,7 @@ struct heap {
 	 * =literals the same way; scan_line holds the last found */
 	const char *scan, *scan_end;
 	struct heap_line scan_line;
-	const char *bins, *bins_end;  /* scan mode: the =binary sections (before =atoms) */
+	struct heap_bins *bins;       /* scan mode: the =binary sections (before =atoms) */
 };
 
 /* The body of section "=TAG<pid>\n": [*start, *end), or -1. */

@@ -48,7 +48,7 @@ struct dump_ident {
 	char label_key[32][280];
 	size_t nlabel;
 	struct vt_arena *label_arena; /* one label's term, reset per use */
-	const char *bins, *bins_end;  /* the =binary sections, before =atoms */
+	struct heap_bins bins;        /* the =binary sections, before =atoms: found on first use */
 };
 
 /* The last '\n' in [base, p), or NULL. (memrchr a window at a time: a
@@ -100,7 +100,7 @@ static const char *binary_sections(const struct dump *d, const char *at, const c
 		    memcmp(head, tag, sizeof tag - 1) != 0)
 			break;
 		start = head;
-		if (kept - start > (4 << 20)) {  /* (MBs of binaries: not kept resident) */
+		if (kept - start > (1 << 20)) {  /* (MBs of binaries: not kept resident) */
 			dump_release(d, start + 1, kept);
 			kept = start + 1;
 		}
@@ -108,6 +108,13 @@ static const char *binary_sections(const struct dump *d, const char *at, const c
 	dump_release(d, start, kept);
 	*end = at + 1;
 	return start == at ? NULL : start;
+}
+
+void dump_bins_find(const struct dump *d, struct heap_bins *b)
+{
+	if (!b->searched && b->at)
+		b->start = binary_sections(d, b->at, &b->end);
+	b->searched = true;
 }
 
 /* Whether the node had the atom: a line of =atoms, as the dump prints it
@@ -135,8 +142,7 @@ struct dump_ident *dump_ident_new(struct dump *d)
 	id->d = d;
 	const struct label_rules *lr = label_rules();
 	const char *ae = NULL, *as = atoms_section(d, &ae);
-	if (as)  /* (as - 7: the "\n" of "\n=atoms") */
-		id->bins = binary_sections(d, as - 7, &id->bins_end);
+	id->bins.at = as ? as - 7 : NULL;  /* (the "\n" of "\n=atoms") */
 	for (size_t i = 0; i < lr->n && id->nlabel < 32; i++) {
 		const struct label_rule *r = &lr->rule[i];
 		size_t k = strlen(r->what);
@@ -375,7 +381,7 @@ static void labels(struct dump_ident *id, struct vm_proc *p, const char *ds, con
 		vt_arena_reset(id->label_arena);
 		struct heap h = { .d = id->d, .a = id->label_arena, .budget = 4096, .items = 32,
 				  .bytes = 200, .scan = hs, .scan_end = he, .lit_tried = 1,
-				  .bins = id->bins, .bins_end = id->bins_end };
+				  .bins = &id->bins };
 		const char *e = t + n, *ee = memchr(e, '\n', (size_t)(he - e));
 		struct vt *v = heap_element(&h, &e, ee ? ee : he, 0);
 		if (!v || v->kind == VT_UNREADABLE || v->kind == VT_CUT)

@@ -54,7 +54,9 @@ const char *proc_pass_stack(struct proc_pass *pp, size_t off, struct vm_proc **r
 	bool more = frames && !(pp->tops && p->status == VS_WAITING && vm->nframes > first);
 	uint64_t words = 0;
 	struct line l;
+	size_t mark = (size_t)(pos - d->map);  /* (a deep recursion's stack is MBs: not all resident) */
 	for (pos = pos < lim ? pos + 1 : lim; next_line(&pos, lim, &l); words++) {
+		dump_drop_behind(d, &mark, (size_t)(l.p - d->map));
 		if (*l.p == '=') {
 			pos = l.p;
 			break;

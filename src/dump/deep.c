@@ -123,17 +123,23 @@ int dump_proc_section(struct dump *d, const char *tag, const char *pid, const ch
 	return dump_tag_section(d, key, start, end);
 }
 
-int dump_proc_heap(struct dump *d, const struct vm_proc *p, const char **start)
+int dump_proc_part(struct dump *d, const struct vm_proc *p, bool stack, const char **start,
+		   const char **end)
 {
 	const struct vm *vm = d->vm;
-	if (d->heap_body && p >= vm->procs && p < vm->procs + d->nheap_body &&
-	    d->heap_body[p - vm->procs]) {
-		*start = d->map + d->heap_base + d->heap_body[p - vm->procs] - 1;
-		return 0;
+	if (d->proc_at && p >= vm->procs && p < vm->procs + d->nproc_at) {
+		uint32_t at = stack ? d->proc_at[p - vm->procs].stack : d->proc_at[p - vm->procs].heap;
+		if (at)
+			return body_end(d, d->map + d->at_base + at - 1, start, end);
 	}
 	char pid[32];
 	vm_pid_str(p, pid, sizeof pid);
-	return dump_proc_section(d, "=proc_heap:", pid, start, NULL);
+	return dump_proc_section(d, stack ? "=proc_stack:" : "=proc_heap:", pid, start, end);
+}
+
+int dump_proc_heap(struct dump *d, const struct vm_proc *p, const char **start)
+{
+	return dump_proc_part(d, p, false, start, NULL);
 }
 
 

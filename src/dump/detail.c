@@ -106,14 +106,14 @@ static void links(struct heap *h, const struct vm_proc *vp, struct vm_proc_detai
 
 /* Of several monitors, the one a pending call made: its reference is held by
  * the waiting frame (=proc_stack's y slots up to the first return address). */
-static void call_by_stack(struct heap *h, const char *pid, struct vm_proc_detail *out,
+static void call_by_stack(struct heap *h, const struct vm_proc *p, struct vm_proc_detail *out,
 			  const char **refs)
 {
 	const char *s, *e;
 	if (!(out->monitor_call = vt_alloc(out->arena, out->nmonitors)))
 		return;
 	memset(out->monitor_call, 0, out->nmonitors);
-	if (heap_section(h->d, "=proc_stack:", pid, &s, &e) < 0)
+	if (dump_proc_part(h->d, p, true, &s, &e) < 0)
 		return;
 	for (int k = 0; s < e && k < 64; k++) {
 		const char *nl = memchr(s, '\n', (size_t)(e - s));
@@ -156,10 +156,10 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 	bool calls = refs && out->nmonitors > 1;
 	const char *hs, *he;
 	if ((calls || lim->dict || lim->messages || lim->largest) &&
-	    heap_section(d, "=proc_heap:", pid, &hs, &he) == 0 && heap_index(hs, he, &h.lines) < 0)
+	    dump_proc_part(d, p, false, &hs, &he) == 0 && heap_index(hs, he, &h.lines) < 0)
 		return -1;
 	if (calls)
-		call_by_stack(&h, pid, out, refs);
+		call_by_stack(&h, p, out, refs);
 	const char *s, *e;
 	if (lim->dict && heap_section(d, "=proc_dictionary:", pid, &s, &e) == 0) {
 		size_t cap = 0, cap2 = 0;

@@ -182,9 +182,9 @@ static bc_err *reset(struct dump *d)
 	free(d->nodes.v);
 	free(d->ports.v);
 	d->ets = d->allocs = d->scheds = d->nodes = d->ports = (struct offs){ 0 };
-	free(d->heap_body);
-	d->heap_body = NULL;
-	d->nheap_body = 0;
+	free(d->proc_at);
+	d->proc_at = NULL;
+	d->nproc_at = 0;
 	d->memory = d->atom_table = d->node = d->header_end = d->last_off = d->nproc_sections = 0;
 	d->ntagged = 0;
 	d->seen = 0;
@@ -290,7 +290,7 @@ void dump_close(struct dump *d)
 	free(d->nodes.v);
 	free(d->ports.v);
 	dump_deep_free(d);
-	free(d->heap_body);
+	free(d->proc_at);
 	pthread_mutex_destroy(&d->deep_mu);
 	vm_free(d->vm);
 	free(d);

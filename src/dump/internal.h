@@ -70,11 +70,12 @@ struct dump {
 				    * last released (dump_touch; threads walk heaps at once) */
 	struct dump_deep *deep;    /* per-process sections by pid (deep.c), built on first use */
 	pthread_mutex_t deep_mu;   /* ... by one thread (heaps are walked by several) */
-	uint32_t *heap_body;       /* per process: where its =proc_heap body starts as the
-				    * scan met it right after its =proc_stack, 1 + its
-				    * offset from heap_base (0: not met, or 4 GB past); a
-				    * walk of every heap needs no index of the sections */
-	size_t nheap_body, heap_base;
+	/* per process: where its =proc_stack and =proc_heap bodies start, as the
+	 * scan met them one after the other, each 1 + its offset from at_base
+	 * (0: not met, or 4 GB past): a walk of every heap, or a stack read for
+	 * one process, needs no index of the sections (a rescan of the file) */
+	struct proc_at { uint32_t stack, heap; } *proc_at;
+	size_t nproc_at, at_base;
 };
 
 /* Where a stack frame's code is: a function (mfa id) and the offset in it
@@ -105,6 +106,7 @@ struct proc_pass {
 	bool pool_failed;
 	pthread_mutex_t intern_lock;   /* (vm->intern_lock while they run) */
 	struct vm_proc *stack_proc;    /* the process whose =proc_stack came last */
+	size_t stack_body;             /* ... where its body starts */
 	struct dump_ident *ident;      /* identity.c's, on the same scan (dump.c sets it) */
 };
 
@@ -129,11 +131,15 @@ void proc_pass_flush(struct proc_pass *pp);
 const char *proc_pass_stack(struct proc_pass *pp, size_t off, struct vm_proc **read);
 /* A =proc_heap section: its pid and where its body starts (NULL: its tag
  * line is not "=proc_heap:<pid>"), recorded for the process of the
- * =proc_stack before it (d->heap_body). */
+ * =proc_stack before it, with that one's (d->proc_at). */
 const char *proc_pass_heap(struct proc_pass *pp, size_t off, struct vm_pid *pid);
 /* Where p's =proc_heap body starts: as the scan met it, else by the sections'
  * index; -1: none. */
 int dump_proc_heap(struct dump *d, const struct vm_proc *p, const char **start);
+/* p's =proc_stack (stack) or =proc_heap body [*start, *end) (end NULL: not
+ * looked for): as the scan met them, else by the sections' index; -1: none. */
+int dump_proc_part(struct dump *d, const struct vm_proc *p, bool stack, const char **start,
+		   const char **end);
 /* After the last section (and dump_ident_end): gaps, the pid index; frees pp.
  * proc_pass_free frees it without them (a scan that failed). */
 bc_err *proc_pass_end(struct proc_pass *pp);

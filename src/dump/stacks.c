@@ -40,6 +40,7 @@ const char *proc_pass_stack(struct proc_pass *pp, size_t off, struct vm_proc **r
 	struct vm_pid pid;
 	struct vm_proc *p = parse_pid(&tag, pos, &pid) && tag == pos ? proc_pass_owner(pp, pid) : NULL;
 	*read = NULL;
+	pp->stack_body = (size_t)(pos + 1 - d->map);
 	bool frames = p && pp->stacks;
 	size_t first = vm->nframes;
 	struct code_pos prev = { -1, 0 };
@@ -97,16 +98,19 @@ const char *proc_pass_heap(struct proc_pass *pp, size_t off, struct vm_pid *pid)
 		return NULL;
 	if (!p || pid->num != p->pid_num || pid->serial != p->pid_serial)
 		return pos + 1;
-	size_t body = (size_t)(pos + 1 - d->map);
-	if (d->nheap_body != vm->nprocs) {  /* (the =proc sections are over: their count holds) */
-		free(d->heap_body);
-		d->nheap_body = 0;
-		if (!(d->heap_body = calloc(vm->nprocs ? vm->nprocs : 1, sizeof *d->heap_body)))
+	size_t body = (size_t)(pos + 1 - d->map), stack = pp->stack_body;
+	if (d->nproc_at != vm->nprocs) {  /* (the =proc sections are over: their count holds) */
+		free(d->proc_at);
+		d->nproc_at = 0;
+		if (!(d->proc_at = calloc(vm->nprocs ? vm->nprocs : 1, sizeof *d->proc_at)))
 			return pos + 1;  /* (lookups by the index instead) */
-		d->nheap_body = vm->nprocs;
-		d->heap_base = body;  /* (the scan goes forward: the first is the least) */
+		d->nproc_at = vm->nprocs;
+		d->at_base = stack;  /* (the scan goes forward: the first is the least) */
 	}
-	if (body >= d->heap_base && body - d->heap_base < UINT32_MAX)
-		d->heap_body[p - vm->procs] = (uint32_t)(body - d->heap_base + 1);
+	struct proc_at *at = &d->proc_at[p - vm->procs];
+	if (stack >= d->at_base && body - d->at_base < UINT32_MAX) {
+		at->stack = (uint32_t)(stack - d->at_base + 1);
+		at->heap = (uint32_t)(body - d->at_base + 1);
+	}
 	return pos + 1;
 }

@@ -166,6 +166,10 @@ static const char *section_end(const struct dump *d, const char *p)
  * tuples together (at the end of a heap of 59 MB, in one fixture). */
 #define NEAR (64 * 1024)
 
+/* What resolve reads at a time: a window's section line found, then its keys
+ * searched, while it is in the cache */
+#define KEY_WINDOW (64 * 1024)
+
 /* pat in [s, e), looked for within NEAR of near first (near NULL: no
  * guess); for text found once in [s, e) (a line's address, a key the
  * dictionary lists once) the same place as a search from s. */
@@ -405,35 +409,60 @@ static size_t entries(const char *ds, const char *de)
 	return n;
 }
 
-/* The two keys in p's heap [hs, he), listed in its dictionary [ds, de). */
-static void resolve(struct dump_ident *id, struct vm_proc *p, const char *ds, const char *de,
-		    const char *hs, const char *he)
+/* The two keys in p's heap from hs, listed in its dictionary [ds, de), looked
+ * for in the pass that finds where the heap ends (its next section line, a
+ * window at a time): a heap of many MB read once, not once for its end and
+ * again for its keys. Returns the end. */
+static const char *resolve(struct dump_ident *id, struct vm_proc *p, const char *ds,
+			   const char *de, const char *hs)
 {
 	static const struct { const char *text; size_t n; } keys[] = {
 		[K_IC] = { "t2:AD:$initial_call,", 20 }, [K_ANC] = { "t2:AA:$ancestors,", 17 },
 	};
+	const struct dump *d = id->d;
+	const char *lim = d->map + d->end, *he = lim, *at[2] = { NULL, NULL };
 	int found = 0;
 	const char *near = NULL;
-	size_t mark = (size_t)(hs - id->d->map);
-	for (const char *q = hs; q < he && found != 3; q++) {
-		if (!(q = dump_find(id->d, &mark, q, he, "$", 1)))
-			break;
-		for (int k = 0; k < 2; k++) {
-			const char *t = q - 6;
-			if ((found & (1 << k)) || t < hs || (size_t)(he - t) < keys[k].n ||
-			    memcmp(t, keys[k].text, keys[k].n) != 0)
-				continue;
-			/* the tuple's line: "ADDR:" then the tuple, listed in the dictionary */
-			if (!listed(t, ds, de, hs))
-				continue;
-			const char *e = t + keys[k].n, *ee = memchr(e, '\n', (size_t)(he - e));
-			found |= 1 << k;
-			near = t;
-			decode(id, p, k, e, ee ? ee : he, hs, he);
+	size_t mark = (size_t)(hs - d->map);
+	for (const char *w = hs; w < lim;) {
+		dump_drop_behind(d, &mark, (size_t)(w - d->map));
+		const char *wend = lim - w > KEY_WINDOW ? w + KEY_WINDOW : lim, *stop = wend;
+		for (const char *q = w; q < wend && (q = memchr(q, '=', (size_t)(wend - q))); q++)
+			if (q[-1] == '\n') {  /* (w > the map's start: hs is past a tag line) */
+				stop = he = q;
+				break;
+			}
+		for (const char *q = w; found != 3 && q < stop; q++) {
+			if (!(q = memchr(q, '$', (size_t)(stop - q))))
+				break;
+			for (int k = 0; k < 2; k++) {
+				const char *t = q - 6;
+				if ((found & (1 << k)) || t < hs || (size_t)(lim - t) < keys[k].n ||
+				    memcmp(t, keys[k].text, keys[k].n) != 0)
+					continue;
+				/* the tuple's line: "ADDR:" then the tuple, listed in the dictionary */
+				if (!listed(t, ds, de, hs))
+					continue;
+				found |= 1 << k;
+				at[k] = near = t;
+			}
 		}
+		if (stop < wend)
+			break;
+		w = wend;
+	}
+	if (he >= lim && !d->complete)
+		return he;  /* cut: left unknown */
+	p->unknown &= ~(uint32_t)VPF_IDENTITY;
+	for (int k = 0; k < 2; k++) {
+		if (!at[k])
+			continue;
+		const char *e = at[k] + keys[k].n, *ee = memchr(e, '\n', (size_t)(he - e));
+		decode(id, p, k, e, ee ? ee : he, hs, he);
 	}
 	if (id->nlabel && entries(ds, de) > (size_t)__builtin_popcount((unsigned)found))
 		labels(id, p, ds, de, hs, he, near);  /* (a key not placed yet: the label's may be it) */
+	return he;
 }
 
 void dump_ident_dict(struct proc_pass *pp, size_t off)
@@ -467,11 +496,7 @@ const char *dump_ident_heap(struct proc_pass *pp, struct vm_pid pid, const char 
 		return hs - 1;  /* (the scan goes on after the tag line) */
 	id->dict_proc = NULL;
 	const char *ds = d->map + id->dict, *de = section_end(d, ds);
-	const char *he = section_end(d, hs);
-	if (he >= d->map + d->end && !d->complete)
-		return he;  /* cut: left unknown */
-	p->unknown &= ~(uint32_t)VPF_IDENTITY;
-	resolve(id, p, ds, de, hs, he);
+	const char *he = resolve(id, p, ds, de, hs);
 	dump_release(d, hs, he);  /* (a heap of many MB: not kept resident) */
 	return he;
 }

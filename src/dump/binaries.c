@@ -4,6 +4,7 @@
  * holds a binary by reference count, the binaries of queued messages, ports,
  * ETS tables and literals: not recorded. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -30,11 +31,66 @@ static const char *next_refc(const struct dump *d, size_t *mark, const char *sta
 	return NULL;
 }
 
-/* The size of the binary at addr from its =binary section; false: not dumped. */
-static bool dumped_size(struct dump *d, uint64_t addr, uint64_t *size)
+/* The =binary sections the scan met, by address (the first in the file of
+ * an address written twice): looked up without the index of every section,
+ * a second read of the file */
+struct bin_at {
+	uint64_t addr;
+	size_t off;                    /* its section line */
+};
+
+static int by_addr(const void *a, const void *b)
 {
-	char key[40];
+	const struct bin_at *x = a, *y = b;
+	return x->addr != y->addr ? (x->addr > y->addr) - (x->addr < y->addr)
+				  : (x->off > y->off) - (x->off < y->off);
+}
+
+/* NULL (none, or out of memory: lookups by the index) */
+static struct bin_at *bins_by_addr(const struct dump *d, size_t *n)
+{
+	struct bin_at *t = d->bins.n ? malloc(d->bins.n * sizeof *t) : NULL;
+	*n = 0;
+	for (size_t i = 0; t && i < d->bins.n; i++) {
+		const char *e, *s = dump_section(d, d->bins.v[i], &e) + 7;  /* after "binary:" */
+		if (s < e && parse_hex(s, e, &t[*n].addr))
+			t[(*n)++].off = d->bins.v[i];
+	}
+	if (t)
+		qsort(t, *n, sizeof *t, by_addr);
+	return t;
+}
+
+/* The size of the binary at addr from its =binary section ("SIZE:BYTES");
+ * false: not dumped. */
+static bool dumped_size(struct dump *d, const struct bin_at *t, size_t n, uint64_t addr,
+			uint64_t *size)
+{
 	const char *s, *e;
+	if (!t && d->indexed && !d->bins.n)
+		return false;  /* the scan met no =binary section */
+	if (t) {
+		size_t lo = 0, hi = n;  /* the first of addr */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (t[mid].addr < addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || t[lo].addr != addr)
+			return false;
+		dump_section(d, t[lo].off, &s);
+		const char *lim = d->map + d->end;
+		if (s >= lim)
+			return false;
+		s++;
+		e = s;
+		while (e < lim && *e != ':' && *e != '\n')  /* (its size is a few digits) */
+			e++;
+		return e < lim && *e == ':' && parse_hex(s, e, size);
+	}
+	char key[40];
 	snprintf(key, sizeof key, "binary:%llX", (unsigned long long)addr);
 	if (dump_tag_section(d, key, &s, &e) < 0)
 		return false;
@@ -45,8 +101,9 @@ static bool dumped_size(struct dump *d, uint64_t addr, uint64_t *size)
 bc_err *dump_load_binaries(struct dump *d)
 {
 	struct vm *vm = d->vm;
-	size_t missing = 0, ambiguous = 0;
+	size_t missing = 0, ambiguous = 0, nbins;
 	struct dump_span span = { NULL, NULL };
+	struct bin_at *bins = bins_by_addr(d, &nbins);
 	for (size_t i = 0; i < vm->nprocs; i++) {
 		const char *s, *e;
 		if (dump_proc_heap(d, &vm->procs[i], &s) < 0)
@@ -64,13 +121,15 @@ bc_err *dump_load_binaries(struct dump *d)
 			uint64_t addr, size;
 			if (!ref_at(p + 2, e, &addr))
 				continue;
-			if (!dumped_size(d, addr, &size)) {
+			if (!dumped_size(d, bins, nbins, addr, &size)) {
 				missing++;
 				continue;
 			}
 			struct vm_binref *r = vm_add_binref(vm);
-			if (!r)
+			if (!r) {
+				free(bins);
 				return bc_error(BC_ENOMEM, "out of memory");
+			}
 			*r = (struct vm_binref){ (uint32_t)i, VBR_OFF_HEAP, addr, size, 0, 0 };
 		}
 		dump_span_add(d, &span, s, e);
@@ -80,6 +139,7 @@ bc_err *dump_load_binaries(struct dump *d)
 		}
 	}
 	dump_span_end(d, &span);
+	free(bins);
 	if (ambiguous)
 		vm_gap(vm, "%zu process%s with queued messages hold%s refc binaries in the dump: which "
 		       "are the heap's and which only the messages' the dump does not say "

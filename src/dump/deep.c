@@ -123,23 +123,82 @@ int dump_proc_section(struct dump *d, const char *tag, const char *pid, const ch
 	return dump_tag_section(d, key, start, end);
 }
 
-int dump_proc_part(struct dump *d, const struct vm_proc *p, bool stack, const char **start,
-		   const char **end)
+static const char *const part_tag[] = {
+	[PART_MESSAGES] = "=proc_messages:", [PART_DICTIONARY] = "=proc_dictionary:",
+	[PART_STACK] = "=proc_stack:", [PART_HEAP] = "=proc_heap:",
+};
+
+/* The section line before the one at t (a dump's lines that start with '='
+ * are its section lines; memrchr a window at a time), or NULL */
+static const char *prev_section(const struct dump *d, const char *t)
+{
+	const char *base = d->map, *p = t;
+	while (p > base) {
+		const char *w = p - base > 65536 ? p - 65536 : base;
+		const char *q = memrchr(w, '=', (size_t)(p - w));
+		if (!q)
+			p = w;
+		else if (q == base || q[-1] == '\n')
+			return q;
+		else
+			p = q;
+	}
+	return NULL;
+}
+
+/* Whether the section line at t is TAG<pid>: its body then, else NULL */
+static const char *tagged(const struct dump *d, const char *t, const char *tag, const char *pid)
+{
+	size_t n = strlen(tag), k = strlen(pid);
+	const char *lim = d->map + d->end;
+	if (!t || (size_t)(lim - t) < n + k + 1 || memcmp(t, tag, n) != 0 ||
+	    memcmp(t + n, pid, k) != 0 || t[n + k] != '\n')
+		return NULL;
+	return t + n + k + 1;
+}
+
+int dump_proc_part(struct dump *d, const struct vm_proc *p, enum proc_part part,
+		   const char **start, const char **end)
 {
 	const struct vm *vm = d->vm;
-	if (d->proc_at && p >= vm->procs && p < vm->procs + d->nproc_at) {
-		uint32_t at = stack ? d->proc_at[p - vm->procs].stack : d->proc_at[p - vm->procs].heap;
-		if (at)
-			return body_end(d, d->map + d->at_base + at - 1, start, end);
-	}
 	char pid[32];
 	vm_pid_str(p, pid, sizeof pid);
-	return dump_proc_section(d, stack ? "=proc_stack:" : "=proc_heap:", pid, start, end);
+	const struct proc_at *at = d->proc_at && p >= vm->procs && p < vm->procs + d->nproc_at
+				   ? &d->proc_at[p - vm->procs] : NULL;
+	if (at && at->stack && at->heap) {
+		if (part == PART_STACK || part == PART_HEAP)
+			return body_end(d, d->map + d->at_base + (part == PART_STACK ? at->stack : at->heap) - 1,
+					start, end);
+		/* the VM writes a process's sections together (erl_process_dump.c):
+		 * =proc_messages (if any), =proc_dictionary (if any), =proc_stack,
+		 * =proc_heap; so the two before its stack are its own or none */
+		const char *st = prev_section(d, d->map + d->at_base + at->stack - 1);
+		const char *t = prev_section(d, st), *body;
+		if (part == PART_DICTIONARY && (body = tagged(d, t, part_tag[part], pid)))
+			return body_end(d, body, start, end);
+		if (tagged(d, t, part_tag[PART_DICTIONARY], pid))
+			t = prev_section(d, t);
+		if (part == PART_MESSAGES && (body = tagged(d, t, part_tag[part], pid)))
+			return body_end(d, body, start, end);
+		return -1;
+	}
+	return dump_proc_section(d, part_tag[part], pid, start, end);
+}
+
+int dump_literals(struct dump *d, const char **start, const char **end)
+{
+	if (!d->indexed)
+		return dump_tag_section(d, "literals", start, end);
+	if (!d->literals)
+		return -1;  /* (the scan met none) */
+	const char *t;
+	dump_section(d, d->literals, &t);
+	return t < d->map + d->end ? body_end(d, t + 1, start, end) : -1;
 }
 
 int dump_proc_heap(struct dump *d, const struct vm_proc *p, const char **start)
 {
-	return dump_proc_part(d, p, false, start, NULL);
+	return dump_proc_part(d, p, PART_HEAP, start, NULL);
 }
 
 

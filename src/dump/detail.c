@@ -113,7 +113,7 @@ static void call_by_stack(struct heap *h, const struct vm_proc *p, struct vm_pro
 	if (!(out->monitor_call = vt_alloc(out->arena, out->nmonitors)))
 		return;
 	memset(out->monitor_call, 0, out->nmonitors);
-	if (dump_proc_part(h->d, p, true, &s, &e) < 0)
+	if (dump_proc_part(h->d, p, PART_STACK, &s, &e) < 0)
 		return;
 	for (int k = 0; s < e && k < 64; k++) {
 		const char *nl = memchr(s, '\n', (size_t)(e - s));
@@ -156,7 +156,7 @@ int dump_detail(void *loader, const struct vm_proc *p, const struct vm_detail_li
 	bool calls = refs && out->nmonitors > 1;
 	const char *hs, *he;
 	if ((calls || lim->dict || lim->messages || lim->largest) &&
-	    dump_proc_part(d, p, false, &hs, &he) == 0 && heap_index(hs, he, &h.lines) < 0)
+	    dump_proc_part(d, p, PART_HEAP, &hs, &he) == 0 && heap_index(hs, he, &h.lines) < 0)
 		return -1;
 	if (calls)
 		call_by_stack(&h, p, out, refs);

@@ -181,7 +181,8 @@ static bc_err *reset(struct dump *d)
 	free(d->scheds.v);
 	free(d->nodes.v);
 	free(d->ports.v);
-	d->ets = d->allocs = d->scheds = d->nodes = d->ports = (struct offs){ 0 };
+	free(d->bins.v);
+	d->ets = d->allocs = d->scheds = d->nodes = d->ports = d->bins = (struct offs){ 0 };
 	free(d->proc_at);
 	d->proc_at = NULL;
 	d->nproc_at = 0;
@@ -289,6 +290,7 @@ void dump_close(struct dump *d)
 	free(d->scheds.v);
 	free(d->nodes.v);
 	free(d->ports.v);
+	free(d->bins.v);
 	dump_deep_free(d);
 	free(d->proc_at);
 	pthread_mutex_destroy(&d->deep_mu);

@@ -10,6 +10,17 @@
 int heap_section(struct dump *d, const char *tag, const char *pid, const char **start,
 		 const char **end)
 {
+	static const struct { const char *tag; enum proc_part part; } parts[] = {
+		{ "=proc_messages:", PART_MESSAGES }, { "=proc_dictionary:", PART_DICTIONARY },
+		{ "=proc_stack:", PART_STACK }, { "=proc_heap:", PART_HEAP },
+	};
+	const char *q = pid;
+	struct vm_pid v;
+	const struct vm_proc *p = parse_pid(&q, pid + strlen(pid), &v) && !*q
+				  ? vm_find_proc(d->vm, v) : NULL;
+	for (size_t i = 0; p && i < sizeof parts / sizeof parts[0]; i++)
+		if (strcmp(tag, parts[i].tag) == 0)
+			return dump_proc_part(d, p, parts[i].part, start, end);
 	return dump_proc_section(d, tag, pid, start, end);
 }
 
@@ -117,7 +128,7 @@ const struct heap_line *heap_line_at(struct heap *h, uint64_t addr)
 	if (h->scan) {
 		const char *s, *e;
 		const struct heap_line *l = search_line(h, h->scan, h->scan_end, addr);
-		if (!l && dump_tag_section(h->d, "literals", &s, &e) == 0)
+		if (!l && dump_literals(h->d, &s, &e) == 0)
 			l = search_line(h, s, e, addr);
 		return l;
 	}
@@ -127,7 +138,7 @@ const struct heap_line *heap_line_at(struct heap *h, uint64_t addr)
 	if (!h->lit_tried) {
 		h->lit_tried = 1;
 		const char *s, *e;
-		if (dump_tag_section(h->d, "literals", &s, &e) == 0)
+		if (dump_literals(h->d, &s, &e) == 0)
 			heap_index(s, e, &h->lit);
 	}
 	return find_line(&h->lit, addr);

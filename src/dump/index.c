@@ -70,7 +70,7 @@ static int section(struct dump *d, size_t off, const char *lim)
 		else if (EXACT("persistent_terms"))
 			k = DK_LITERALS;
 		break;
-	case 'b': if (PREFIX("binary:")) k = DK_LITERALS; break;
+	case 'b': if (PREFIX("binary:")) k = DK_LITERALS, rc = push(&d->bins, off); break;
 	case 'f': if (EXACT("fun")) k = DK_FUN; break;
 	case 'm':
 		if (PREFIX("mod:"))

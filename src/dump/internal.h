@@ -53,6 +53,7 @@ struct dump {
 	struct offs ets, allocs, scheds;
 	struct offs nodes;         /* =visible_node: and =hidden_node: */
 	struct offs ports;         /* =port: */
+	struct offs bins;          /* =binary: (binaries.c looks them up by address) */
 	size_t memory, atom_table, node;   /* 0: absent */
 	size_t literals;           /* =literals; 0: absent */
 	size_t nproc_sections;     /* =proc: sections met (the count without reading them) */
@@ -136,10 +137,17 @@ const char *proc_pass_heap(struct proc_pass *pp, size_t off, struct vm_pid *pid)
 /* Where p's =proc_heap body starts: as the scan met it, else by the sections'
  * index; -1: none. */
 int dump_proc_heap(struct dump *d, const struct vm_proc *p, const char **start);
-/* p's =proc_stack (stack) or =proc_heap body [*start, *end) (end NULL: not
- * looked for): as the scan met them, else by the sections' index; -1: none. */
-int dump_proc_part(struct dump *d, const struct vm_proc *p, bool stack, const char **start,
-		   const char **end);
+/* The =literals body [*start, *end): where the scan met it (no index of the
+ * sections); -1: none. */
+int dump_literals(struct dump *d, const char **start, const char **end);
+/* p's deep sections */
+enum proc_part { PART_MESSAGES, PART_DICTIONARY, PART_STACK, PART_HEAP };
+/* The body of p's section part, [*start, *end) (end NULL: not looked for):
+ * its stack and heap as the scan met them, its messages and dictionary right
+ * before its stack; else (the scan met none) by the sections' index, the
+ * file's second read. -1: none. */
+int dump_proc_part(struct dump *d, const struct vm_proc *p, enum proc_part part,
+		   const char **start, const char **end);
 /* After the last section (and dump_ident_end): gaps, the pid index; frees pp.
  * proc_pass_free frees it without them (a scan that failed). */
 bc_err *proc_pass_end(struct proc_pass *pp);

@@ -47,12 +47,13 @@ static int by_addr(const void *a, const void *b)
 }
 
 /* NULL (none, or out of memory: lookups by the index) */
-static struct bin_at *bins_by_addr(const struct dump *d, size_t *n)
+static struct bin_at *bins_by_addr(struct dump *d, size_t *n)
 {
 	struct bin_at *t = d->bins.n ? malloc(d->bins.n * sizeof *t) : NULL;
 	*n = 0;
 	for (size_t i = 0; t && i < d->bins.n; i++) {
 		const char *e, *s = dump_section(d, d->bins.v[i], &e) + 7;  /* after "binary:" */
+		dump_touch(d, 0);  /* (a tag line among MBs of bytes) */
 		if (s < e && parse_hex(s, e, &t[*n].addr))
 			t[(*n)++].off = d->bins.v[i];
 	}
@@ -81,6 +82,7 @@ static bool dumped_size(struct dump *d, const struct bin_at *t, size_t n, uint64
 		if (lo == n || t[lo].addr != addr)
 			return false;
 		dump_section(d, t[lo].off, &s);
+		dump_touch(d, 0);
 		const char *lim = d->map + d->end;
 		if (s >= lim)
 			return false;

@@ -217,7 +217,7 @@ int dump_tag_section(struct dump *d, const char *key, const char **start, const 
 			if (x->fp[x->map.slot[j] - 1] != (uint32_t)h)
 				continue;
 			size_t off = x->lines.v[x->map.slot[j] - 1];
-			dump_touch(d, 4096);  /* a probe reads a tag line elsewhere: a page */
+			dump_touch(d, 0);  /* a probe reads a tag line elsewhere */
 			if (tag_at(d, off, &t) == (size_t)n && memcmp(t, key, (size_t)n) == 0) {
 				body = t + n + 1;
 				break;

@@ -315,7 +315,10 @@ void dump_span_end(const struct dump *d, struct dump_span *sp)
 
 void dump_touch(struct dump *d, size_t bytes)
 {
-	d->touched += bytes + 4096;  /* (a page at least; its first may be new) */
+	/* a fault maps the pages around it that the page cache holds (the
+	 * kernel's fault_around_bytes, 64 KB by default): a tag line read among
+	 * MBs of binaries maps 64 KB, not a page */
+	d->touched += bytes + (64u << 10);
 	if (d->touched < TOUCH_BUDGET)
 		return;
 	madvise((void *)d->map, d->size, MADV_DONTNEED);

@@ -133,6 +133,8 @@ static const char *const part_tag[] = {
 static const char *prev_section(const struct dump *d, const char *t)
 {
 	const char *base = d->map, *p = t;
+	if (!t || !base)
+		return NULL;
 	while (p > base) {
 		const char *w = p - base > 65536 ? p - 65536 : base;
 		const char *q = memrchr(w, '=', (size_t)(p - w));

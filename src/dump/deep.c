@@ -128,9 +128,7 @@ static const char *const part_tag[] = {
 	[PART_STACK] = "=proc_stack:", [PART_HEAP] = "=proc_heap:",
 };
 
-/* The section line before the one at t (a dump's lines that start with '='
- * are its section lines; memrchr a window at a time), or NULL */
-static const char *prev_section(const struct dump *d, const char *t)
+const char *dump_prev_section(const struct dump *d, const char *t)
 {
 	const char *base = d->map, *p = t;
 	if (!t || !base)
@@ -174,12 +172,12 @@ int dump_proc_part(struct dump *d, const struct vm_proc *p, enum proc_part part,
 		/* the VM writes a process's sections together (erl_process_dump.c):
 		 * =proc_messages (if any), =proc_dictionary (if any), =proc_stack,
 		 * =proc_heap; so the two before its stack are its own or none */
-		const char *st = prev_section(d, d->map + d->at_base + at->stack - 1);
-		const char *t = prev_section(d, st), *body;
+		const char *st = dump_prev_section(d, d->map + d->at_base + at->stack - 1);
+		const char *t = dump_prev_section(d, st), *body;
 		if (part == PART_DICTIONARY && (body = tagged(d, t, part_tag[part], pid)))
 			return body_end(d, body, start, end);
 		if (tagged(d, t, part_tag[PART_DICTIONARY], pid))
-			t = prev_section(d, t);
+			t = dump_prev_section(d, t);
 		if (part == PART_MESSAGES && (body = tagged(d, t, part_tag[part], pid)))
 			return body_end(d, body, start, end);
 		return -1;
@@ -189,7 +187,7 @@ int dump_proc_part(struct dump *d, const struct vm_proc *p, enum proc_part part,
 
 int dump_literals(struct dump *d, const char **start, const char **end)
 {
-	if (!d->indexed)
+	if (!d->literals && !d->scanned)  /* (not met yet: it is near the end) */
 		return dump_tag_section(d, "literals", start, end);
 	if (!d->literals)
 		return -1;  /* (the scan met none) */

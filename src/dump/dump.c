@@ -189,7 +189,7 @@ static bc_err *reset(struct dump *d)
 	d->memory = d->atom_table = d->node = d->header_end = d->last_off = d->nproc_sections = 0;
 	d->ntagged = 0;
 	d->seen = 0;
-	d->indexed = false;
+	d->indexed = d->scanned = false;
 	d->loaded = 0;
 	bc_err *e = version(d);  /* (it was fine the first time: this re-adds its gap, if any) */
 	if (e)

@@ -128,8 +128,13 @@ const struct heap_line *heap_line_at(struct heap *h, uint64_t addr)
 	if (h->scan) {
 		const char *s, *e;
 		const struct heap_line *l = search_line(h, h->scan, h->scan_end, addr);
-		if (!l && dump_literals(h->d, &s, &e) == 0)
+		if (!l && h->bins && !h->d->literals) {  /* (the scan has not met =literals yet) */
+			dump_bins_find(h->d, h->bins);
+			if (h->bins->lit)
+				l = search_line(h, h->bins->lit, h->bins->lit_end, addr);
+		} else if (!l && dump_literals(h->d, &s, &e) == 0) {
 			l = search_line(h, s, e, addr);
+		}
 		return l;
 	}
 	const struct heap_line *l = find_line(&h->lines, addr);

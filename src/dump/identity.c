@@ -112,8 +112,18 @@ static const char *binary_sections(const struct dump *d, const char *at, const c
 
 void dump_bins_find(const struct dump *d, struct heap_bins *b)
 {
-	if (!b->searched && b->at)
+	if (!b->searched && b->at) {
 		b->start = binary_sections(d, b->at, &b->end);
+		/* the dump writes =literals right before its =binary sections (or
+		 * =atoms when there are none) */
+		const char *next = (b->start ? b->start : b->at) + 1;
+		const char *t = dump_prev_section(d, next);
+		static const char tag[] = "=literals\n";
+		if (t && (size_t)(next - t) >= sizeof tag - 1 && memcmp(t, tag, sizeof tag - 1) == 0) {
+			b->lit = t + sizeof tag - 1;
+			b->lit_end = next;
+		}
+	}
 	b->searched = true;
 }
 

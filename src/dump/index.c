@@ -274,6 +274,7 @@ bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx)
 	struct dump_ahead *a = dump_ahead_start(m, (size_t)(p - m), d->end);
 	bc_err *err = a ? index_ahead(d, a, p, visit, ctx, pg) : index_alone(d, p, visit, ctx, pg);
 	progress_end(pg);
+	d->scanned = !err;
 	return err;
 }
 

@@ -63,6 +63,7 @@ struct dump {
 	size_t last_off;
 	unsigned loaded;           /* NEED_* bits done */
 	bool indexed;
+	bool scanned;              /* the scan reached the end: what it recorded is all */
 	bool is_stack;             /* the section just classified is a =proc_stack, */
 	bool is_dict, is_heap;     /* a =proc_dictionary, a =proc_heap */
 	size_t hold;               /* the scan releases no page past this (a batch of =proc
@@ -137,8 +138,11 @@ const char *proc_pass_heap(struct proc_pass *pp, size_t off, struct vm_pid *pid)
 /* Where p's =proc_heap body starts: as the scan met it, else by the sections'
  * index; -1: none. */
 int dump_proc_heap(struct dump *d, const struct vm_proc *p, const char **start);
+/* The section line before the one at t (a dump's lines that start with '='
+ * are its section lines; memrchr a window at a time), or NULL */
+const char *dump_prev_section(const struct dump *d, const char *t);
 /* The =literals body [*start, *end): where the scan met it (no index of the
- * sections); -1: none. */
+ * sections), by the index before the scan reaches it; -1: none. */
 int dump_literals(struct dump *d, const char **start, const char **end);
 /* p's deep sections */
 enum proc_part { PART_MESSAGES, PART_DICTIONARY, PART_STACK, PART_HEAP };

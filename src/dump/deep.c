@@ -113,8 +113,10 @@ static int dump_deep_ready(struct dump *d)
 	return r;
 }
 
-int dump_proc_section(struct dump *d, const char *tag, const char *pid, const char **start,
-		      const char **end)
+/* "TAG<pid>" by the sections' index (built on first use: a read of the
+ * whole file) */
+static int by_index(struct dump *d, const char *tag, const char *pid, const char **start,
+		    const char **end)
 {
 	char key[96];
 	int n = snprintf(key, sizeof key, "%s%s", tag + (tag[0] == '='), pid);
@@ -146,23 +148,21 @@ const char *dump_prev_section(const struct dump *d, const char *t)
 	return NULL;
 }
 
-/* Whether the section line at t is TAG<pid>: its body then, else NULL */
-static const char *tagged(const struct dump *d, const char *t, const char *tag, const char *pid)
+/* Whether the section line at t is p's part: its body then, else NULL */
+static const char *tagged(const struct dump *d, const char *t, enum proc_part part,
+			  const struct vm_proc *p)
 {
-	size_t n = strlen(tag), k = strlen(pid);
-	const char *lim = d->map + d->end;
-	if (!t || (size_t)(lim - t) < n + k + 1 || memcmp(t, tag, n) != 0 ||
-	    memcmp(t + n, pid, k) != 0 || t[n + k] != '\n')
-		return NULL;
-	return t + n + k + 1;
+	char key[64], pid[32];
+	int n = snprintf(key, sizeof key, "%s%s", part_tag[part] + 1, vm_pid_str(p, pid, sizeof pid));
+	const char *k;
+	return t && n > 0 && tag_at(d, (size_t)(t - d->map), &k) == (size_t)n &&
+	       memcmp(k, key, (size_t)n) == 0 ? k + n + 1 : NULL;
 }
 
 int dump_proc_part(struct dump *d, const struct vm_proc *p, enum proc_part part,
 		   const char **start, const char **end)
 {
 	const struct vm *vm = d->vm;
-	char pid[32];
-	vm_pid_str(p, pid, sizeof pid);
 	const struct proc_at *at = d->proc_at && p >= vm->procs && p < vm->procs + d->nproc_at
 				   ? &d->proc_at[p - vm->procs] : NULL;
 	if (at && at->stack && at->heap) {
@@ -174,15 +174,29 @@ int dump_proc_part(struct dump *d, const struct vm_proc *p, enum proc_part part,
 		 * =proc_heap; so the two before its stack are its own or none */
 		const char *st = dump_prev_section(d, d->map + d->at_base + at->stack - 1);
 		const char *t = dump_prev_section(d, st), *body;
-		if (part == PART_DICTIONARY && (body = tagged(d, t, part_tag[part], pid)))
+		if (part == PART_DICTIONARY && (body = tagged(d, t, part, p)))
 			return body_end(d, body, start, end);
-		if (tagged(d, t, part_tag[PART_DICTIONARY], pid))
+		if (tagged(d, t, PART_DICTIONARY, p))
 			t = dump_prev_section(d, t);
-		if (part == PART_MESSAGES && (body = tagged(d, t, part_tag[part], pid)))
+		if (part == PART_MESSAGES && (body = tagged(d, t, part, p)))
 			return body_end(d, body, start, end);
 		return -1;
 	}
-	return dump_proc_section(d, part_tag[part], pid, start, end);
+	char pid[32];
+	return by_index(d, part_tag[part], vm_pid_str(p, pid, sizeof pid), start, end);
+}
+
+int dump_proc_section(struct dump *d, const char *tag, const char *pid, const char **start,
+		      const char **end)
+{
+	const char *q = pid;
+	struct vm_pid v;
+	const struct vm_proc *p = parse_pid(&q, pid + strlen(pid), &v) && !*q
+				  ? vm_find_proc(d->vm, v) : NULL;
+	for (int part = 0; p && part < (int)(sizeof part_tag / sizeof part_tag[0]); part++)
+		if (strcmp(tag, part_tag[part]) == 0)
+			return dump_proc_part(d, p, (enum proc_part)part, start, end);
+	return by_index(d, tag, pid, start, end);
 }
 
 int dump_literals(struct dump *d, const char **start, const char **end)

@@ -10,17 +10,6 @@
 int heap_section(struct dump *d, const char *tag, const char *pid, const char **start,
 		 const char **end)
 {
-	static const struct { const char *tag; enum proc_part part; } parts[] = {
-		{ "=proc_messages:", PART_MESSAGES }, { "=proc_dictionary:", PART_DICTIONARY },
-		{ "=proc_stack:", PART_STACK }, { "=proc_heap:", PART_HEAP },
-	};
-	const char *q = pid;
-	struct vm_pid v;
-	const struct vm_proc *p = parse_pid(&q, pid + strlen(pid), &v) && !*q
-				  ? vm_find_proc(d->vm, v) : NULL;
-	for (size_t i = 0; p && i < sizeof parts / sizeof parts[0]; i++)
-		if (strcmp(tag, parts[i].tag) == 0)
-			return dump_proc_part(d, p, parts[i].part, start, end);
 	return dump_proc_section(d, tag, pid, start, end);
 }
 

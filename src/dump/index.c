@@ -11,10 +11,6 @@
 #include "internal.h"
 #include "progress.h"
 
-/* How far a reader gets past what it last released: 512 KB held 1.2 MB less
- * than 1 MB at summary's peak on the otp25-dump fixture at the same speed;
- * 256 KB cost 4-6% on dense dumps (a madvise, and its TLB shootdown, each). */
-#define DROP_WINDOW (512u << 10)
 #define TOUCH_BUDGET (2u << 20)
 
 static const char *const kind_tags[DK_COUNT] = {
@@ -278,7 +274,7 @@ bc_err *dump_index(struct dump *d, dump_visit *visit, void *ctx)
 	return err;
 }
 
-void dump_drop_behind(const struct dump *d, size_t *mark, size_t off)
+void dump_drop_behind_now(const struct dump *d, size_t *mark, size_t off)
 {
 	if (d->hold && off > d->hold)
 		off = d->hold;

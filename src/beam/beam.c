@@ -64,7 +64,7 @@ static bc_err *read_model(struct beam *b, const char *core_path, int pid,
 	if (!core_path)
 		snprintf(source, sizeof source, "PID %d", pid);
 	const char *name = core_path ? core_path : source;
-	if (!(b->vm = vm_new(core_path ? "core" : "live", NULL)) ||
+	if (!(b->code = beam_code_new()) || !(b->vm = vm_new(core_path ? "core" : "live", NULL)) ||
 	    !(b->vm->source = vm_intern(b->vm, name, strlen(name))))
 		return bc_error(BC_ENOMEM, "out of memory");
 	/* the table checked against the core before anything is read through it */
@@ -123,7 +123,6 @@ bc_err *beam_open(const struct beam_open_opts *o, struct beam **out)
 	struct beam *b = calloc(1, sizeof *b);
 	if (!b)
 		return bc_error(BC_ENOMEM, "out of memory");
-	b->ranges_ok = -1;
 	struct core_plan *plan = o->plan;  /* consumed: by the snapshot, else freed below */
 	char exe[4096];
 	const char *exe_path = o->exe_path;
@@ -202,8 +201,8 @@ static void forget_read(struct beam *b)
 	free(b->atom_cache);
 	b->atom_cache = NULL;
 	beam_ident_free(b);
-	beam_code_cache_free(b);
-	b->code_cache = NULL;
+	beam_code_free(b->code);
+	b->code = NULL;
 	free(b->pf);
 	b->pf = NULL;
 	b->npf = 0;
@@ -216,7 +215,6 @@ static void forget_read(struct beam *b)
 	b->pix_cl_shift = b->pix_cli_shift = 0;
 	b->ml_packed = 0;
 	b->ml_bad = NULL;
-	b->ranges_ok = -1;
 }
 
 bc_err *beam_reread(struct beam *b)

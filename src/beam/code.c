@@ -4,20 +4,54 @@
 #include <stdlib.h>
 
 #include "code.h"
+#include "pccache.h"
+
+/* What code.c keeps of a core (b->code): whether its code ranges can be read,
+ * and the functions of the addresses looked up. */
+struct beam_code {
+	int ranges_ok;         /* code ranges usable: -1 not yet known */
+	struct pc_cache cache; /* struct code_entry by pc */
+};
+
+/* Many processes wait at the same few code addresses: remember the answers. */
+struct code_entry {
+	uint64_t pc;
+	struct vm_mfa mfa;
+	int ok;
+};
+
+struct beam_code *beam_code_new(void)
+{
+	struct beam_code *c = malloc(sizeof *c);
+	if (c)
+		*c = (struct beam_code){ -1, PC_CACHE_INIT(struct code_entry, 1024) };
+	return c;
+}
+
+void beam_code_free(struct beam_code *c)
+{
+	if (!c)
+		return;
+	pc_cache_free(&c->cache);
+	free(c);
+}
 
 static int ranges_ready(struct beam *b)
 {
-	if (b->ranges_ok >= 0)
-		return b->ranges_ok;
+	struct beam_code *c = b->code;
+	if (!c)
+		return 0;
+	if (c->ranges_ok >= 0)
+		return c->ranges_ok;
 	static const enum layout_id need[] = {
 		G_RANGES, S_RANGES, RANGES_MODULES, RANGES_N, G_ACTIVE_CODE_IX,
 		ACTIVE_CODE_IX_VAL, S_RANGE, RANGE_START, RANGE_END, BCH_NUM_FUNCTIONS,
 		BCH_FUNCTIONS, CI_MFA,
 	};
 	bc_err *e = layout_need(&b->L, need, sizeof need / sizeof need[0]);
-	b->ranges_ok = e == NULL;
+	c->ranges_ok = e == NULL;
 	bc_err_free(e);
-	return b->ranges_ok;
+	return c->ranges_ok;
 }
 
 /* file:line of pc in function k of the module at hdr (beam_ranges.c lookup_loc). */
@@ -68,48 +102,23 @@ static void lookup_loc(struct beam *b, uint64_t hdr, uint64_t k, uint64_t pc, st
 	}
 }
 
-/* Many processes wait at the same few code addresses: remember the answers. */
-struct code_entry {
-	uint64_t pc;
-	struct vm_mfa mfa;
-	int ok;
-};
-struct code_cache {
-	struct code_entry *e;
-	size_t n, cap;
-	struct hmap index;     /* e by pc */
-};
-
-static uint64_t code_hash(const void *c, uint32_t i)
-{
-	return ((const struct code_cache *)c)->e[i].pc;
-}
-
 static int lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out)
 {
-	struct code_cache *c = b->code_cache;
-	if (!c && !(c = b->code_cache = calloc(1, sizeof *c)))
+	if (!b->code)
 		return beam_lookup_code_loc(b, pc, out, NULL);
 	if (!pc)
 		return -1;
-	if (!c->index.slot && hmap_init(&c->index, 1024) < 0)
-		return beam_lookup_code_loc(b, pc, out, NULL);
-	size_t j = hmap_first(&c->index, pc);
-	for (; c->index.slot[j]; j = hmap_next(&c->index, j)) {
-		const struct code_entry *e = &c->e[c->index.slot[j] - 1];
-		if (e->pc == pc) {
-			*out = e->mfa;
-			return e->ok ? 0 : -1;
-		}
+	struct pc_cache *c = &b->code->cache;
+	size_t j;
+	const struct code_entry *e = pc_cache_find(c, pc, &j);
+	if (e) {
+		*out = e->mfa;
+		return e->ok ? 0 : -1;
 	}
+	if (j == PC_CACHE_NO_INDEX)
+		return beam_lookup_code_loc(b, pc, out, NULL);
 	int r = beam_lookup_code_loc(b, pc, out, NULL);
-	struct code_entry *e = vm_grow(c->e, &c->cap, c->n, sizeof *e, 1024);
-	if (!e)
-		return r;  /* not remembered */
-	c->e = e;
-	c->e[c->n] = (struct code_entry){ pc, *out, r == 0 };
-	if (hmap_set(&c->index, j, (uint32_t)c->n, code_hash, c) == 0 || c->index.slot[j])
-		c->n++;
+	pc_cache_add(c, j, &(struct code_entry){ pc, *out, r == 0 });  /* (or not remembered) */
 	return r;
 }
 
@@ -119,16 +128,6 @@ int beam_lookup_code(struct beam *b, uint64_t pc, struct vm_mfa *out)
 	int r = lookup_code(b, pc, out);
 	beam_unlock(b);
 	return r;
-}
-
-void beam_code_cache_free(struct beam *b)
-{
-	struct code_cache *c = b->code_cache;
-	if (!c)
-		return;
-	free(c->e);
-	hmap_free(&c->index);
-	free(c);
 }
 
 int beam_lookup_code_loc(struct beam *b, uint64_t pc, struct vm_mfa *out, struct vm_loc *loc)

@@ -14,6 +14,9 @@ struct vm_loc {
 	uint64_t mfa_addr;         /* the function's ErtsCodeMFA (a dump's "m:f/a + offset" counts from it) */
 };
 int beam_lookup_code_loc(struct beam *b, uint64_t pc, struct vm_mfa *out, struct vm_loc *loc);
-void beam_code_cache_free(struct beam *b);
+/* What code.c keeps of a core (b->code, made by read_model): whether the code
+ * ranges can be read and the answers so far; NULL on OOM. */
+struct beam_code *beam_code_new(void);
+void beam_code_free(struct beam_code *c);
 
 #endif

@@ -33,8 +33,7 @@ struct beam {
 	uint32_t pix_cl_shift, pix_cli_shift;
 	int ml_packed;             /* monlnk.c: link/monitor type inside 32-bit flags */
 	const char *ml_bad;        /* why links and monitors cannot be read, or NULL */
-	int ranges_ok;             /* code ranges usable: -1 not yet known */
-	struct code_cache *code_cache;  /* code.c */
+	struct beam_code *code;    /* code.c's own: the code ranges, the addresses looked up */
 	struct beam_ident *ident;  /* identity.c: the dictionary keys proc_lib sets */
 	/* Members of each process the walks after the process walk read (enum
 	 * proc_field), saved by it as it passes: pf[row * PF_N + k] for the rows

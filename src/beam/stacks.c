@@ -9,6 +9,7 @@
 #include "code.h"
 #include "eterm.h"
 #include "needs.h"
+#include "pccache.h"
 #include "progress.h"
 #include "walks.h"
 
@@ -19,40 +20,18 @@ struct pc_entry {
 	uint64_t pc;
 	int64_t id;
 };
-struct pc_cache {
-	struct pc_entry *e;
-	size_t n, cap;
-	struct hmap index;     /* e by pc */
-};
-
-static uint64_t pc_hash(const void *c, uint32_t i)
-{
-	return ((const struct pc_cache *)c)->e[i].pc;
-}
-
-static void pc_cache_free(struct pc_cache *c)
-{
-	free(c->e);
-	hmap_free(&c->index);
-}
 
 static int64_t lookup(struct beam *b, struct pc_cache *c, uint64_t pc)
 {
-	if (!c->index.slot && hmap_init(&c->index, 2048) < 0)
+	size_t j;
+	const struct pc_entry *e = pc_cache_find(c, pc, &j);
+	if (e)
+		return e->id;
+	if (j == PC_CACHE_NO_INDEX)
 		return -1;
-	size_t j = hmap_first(&c->index, pc);
-	for (; c->index.slot[j]; j = hmap_next(&c->index, j))
-		if (c->e[c->index.slot[j] - 1].pc == pc)
-			return c->e[c->index.slot[j] - 1].id;
 	struct vm_mfa m;
 	int64_t id = beam_lookup_code(b, pc, &m) == 0 ? vm_mfa_id(b->vm, &m) : -1;
-	struct pc_entry *e = vm_grow(c->e, &c->cap, c->n, sizeof *e, 1024);
-	if (!e)
-		return id;  /* not remembered: asked again next time */
-	c->e = e;
-	c->e[c->n] = (struct pc_entry){ pc, id };
-	if (hmap_set(&c->index, j, (uint32_t)c->n, pc_hash, c) == 0 || c->index.slot[j])
-		c->n++;
+	pc_cache_add(c, j, &(struct pc_entry){ pc, id });  /* (or not remembered: asked again) */
 	return id;
 }
 
@@ -178,7 +157,7 @@ static bc_err *load_stacks(struct beam *b, int tops)
 		for (size_t pi = 0; pi < b->vm->nprocs; pi++)
 			b->vm->procs[pi].unknown &= ~VPF_STACKTRACE;
 	}
-	struct pc_cache cache = { 0 };
+	struct pc_cache cache = PC_CACHE_INIT(struct pc_entry, 2048);
 	uint64_t trace[MAX_DEPTH + 1];
 	size_t bad = 0;
 	struct progress *pg = progress_begin("reading stacks", b->vm->nprocs, PROGRESS_COUNT);

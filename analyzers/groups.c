@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "countsort.h"
 
 static const char *const by_names[PG_N] = { [PG_LABEL] = "label",
 					    [PG_INITIAL_CALL] = "initial_call",
@@ -159,12 +160,12 @@ bc_err *proc_groups(const struct vm *vm, enum proc_group_by by, struct proc_grou
 	pg->vm = vm;
 	pg->by = by;
 	size_t n = vm->nprocs ? vm->nprocs : 1;
-	uint32_t *gid = malloc(n * sizeof *gid);
+	uint32_t *gid = malloc(n * sizeof *gid), *first = malloc((n + 1) * sizeof *first);
 	uint64_t *binary = calloc(n, sizeof *binary);
 	pg->g = malloc(n * sizeof *pg->g);
 	pg->members = malloc(n * sizeof *pg->members);
 	bc_err *err = NULL;
-	if (!gid || !binary || !pg->g || !pg->members)
+	if (!gid || !first || !binary || !pg->g || !pg->members)
 		err = bc_error(BC_ENOMEM, "out of memory");
 	/* process_info(P, binary)'s sizes, per process */
 	for (size_t i = 0; !err && i < vm->nbinrefs; i++)
@@ -174,24 +175,19 @@ bc_err *proc_groups(const struct vm *vm, enum proc_group_by by, struct proc_grou
 		err = by == PG_STACK ? by_stack(pg, gid) : by_kind(pg, &kinds[by], gid, binary);
 	if (err) {
 		free(gid);
+		free(first);
 		free(binary);
 		proc_groups_free(pg);
 		return err;
 	}
 	for (size_t i = 0; by == PG_STACK && i < vm->nprocs; i++)  /* (by kind: summed already) */
 		add_member(pg, &pg->g[gid[i]], &vm->procs[i], binary[i]);
-	/* members, grouped in process order: counting sort by group */
-	uint32_t off = 0;
-	for (size_t k = 0; k < pg->n; k++) {
-		pg->g[k].members = pg->members + off;
-		off += pg->g[k].count;
-		pg->g[k].count = 0;
-	}
-	for (size_t i = 0; i < vm->nprocs; i++) {
-		struct proc_group *g = &pg->g[gid[i]];
-		g->members[g->count++] = (uint32_t)i;
-	}
+	/* members, grouped in process order */
+	count_sort_u32(gid, vm->nprocs, pg->n, pg->members, first);
+	for (size_t k = 0; k < pg->n; k++)
+		pg->g[k].members = pg->members + first[k];
 	free(gid);
+	free(first);
 	free(binary);
 	return NULL;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "countsort.h"
 #include "needs.h"
 
 /* A hibernating process has no stack to tell it by: it is grouped by who it
@@ -307,7 +308,7 @@ static bc_err *build(const struct vm *vm, enum weight w, struct stack_groups *c)
 	c->groups = calloc(n, sizeof *c->groups);
 	c->members = malloc(n * sizeof *c->members);
 	c->order = malloc(n * sizeof *c->order);
-	uint32_t *gid = malloc(n * sizeof *gid);
+	uint32_t *gid = malloc(n * sizeof *gid), *first = malloc((n + 1) * sizeof *first);
 	struct hmap index = { 0 };  /* groups by stack (and status) */
 	hmap_init(&index, n);
 	c->line_cap = 1 << 16;
@@ -319,7 +320,7 @@ static bc_err *build(const struct vm *vm, enum weight w, struct stack_groups *c)
 						       ? vm->binrefs[i].orig_size : 0;
 	}
 	bc_err *err = NULL;
-	if (!c->groups || !c->members || !c->order || !gid || !index.slot || !c->line ||
+	if (!c->groups || !c->members || !c->order || !gid || !first || !index.slot || !c->line ||
 	    (w == W_BINARY && !binary)) {
 		err = bc_error(BC_ENOMEM, "out of memory");
 		goto out;
@@ -346,21 +347,15 @@ static bc_err *build(const struct vm *vm, enum weight w, struct stack_groups *c)
 		gid[i] = index.slot[j] - 1;
 		c->order[i] = (uint32_t)i;
 	}
-	/* members, grouped: counting sort by group */
-	uint32_t off = 0;
-	for (size_t g = 0; g < c->ngroups; g++) {
-		c->groups[g].members = c->members + off;
-		off += c->groups[g].nprocs;
-		c->groups[g].nprocs = 0;
-	}
-	for (size_t i = 0; i < vm->nprocs; i++) {
-		struct stack_group *g = &c->groups[gid[i]];
-		g->members[g->nprocs++] = (uint32_t)i;
-	}
+	/* members, grouped */
+	count_sort_u32(gid, vm->nprocs, c->ngroups, c->members, first);
+	for (size_t g = 0; g < c->ngroups; g++)
+		c->groups[g].members = c->members + first[g];
 	if (c->ngroups > 1)
 		qsort(c->groups, c->ngroups, sizeof *c->groups, group_cmp);
 out:
 	free(gid);
+	free(first);
 	hmap_free(&index);
 	free(binary);
 	return err;

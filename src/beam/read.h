@@ -1,8 +1,14 @@
 /* A beam.smp core opened for walking (struct beam: the core, the executable
  * and its DWARF, the offset table, the load bias) and the reader every walk
  * shares: words and members (read.c), atoms and MFAs (atoms.c), bitstrings
- * (bits.c), local pids (pid.c). It knows no walk: the walks (procs.c, ...)
- * read through it and fill the VM model; beam.c opens it and runs them. */
+ * (bits.c), local pids (pid.c). The walks (procs.c, ...) read through it and
+ * fill the VM model; beam.c opens it and runs them. The reader calls no walk,
+ * but struct beam also holds what some walks decide or keep for others (each
+ * member says whose): the pid layout the process walk decides (pid.c reads
+ * by it), the link/monitor layout monlnk.c decides at open (the term readers
+ * read by it too), the process walk's saved fields for the stack and binary
+ * walks, and, behind one opaque pointer each, the state of code.c and of
+ * identity.c. */
 #ifndef BEAMCORE_BEAM_READ_H
 #define BEAMCORE_BEAM_READ_H
 #include <pthread.h>
@@ -27,15 +33,18 @@ struct beam {
 	uint64_t atom_seg_table;
 	int64_t atom_entries;
 	const char **atom_cache;   /* index -> interned name, filled lazily */
-	/* pid layout, decided from the data (see procs.c) */
+	/* pid layout, decided from the data by the process walk (procs.c) */
 	int pid_wide;              /* 1: 60-bit pid data (OTP 26+), 0: 28-bit + table index */
 	uint64_t pix_mask, pix_cl_mask, pix_cli_mask;  /* erts_ptab_pixdata2data */
 	uint32_t pix_cl_shift, pix_cli_shift;
-	int ml_packed;             /* monlnk.c: link/monitor type inside 32-bit flags */
+	/* link/monitor layout, decided at open by monlnk.c (ml_layout); eterm.c
+	 * and terms.c read ml_packed too (OTP 28+: records) */
+	int ml_packed;             /* link/monitor type inside 32-bit flags */
 	const char *ml_bad;        /* why links and monitors cannot be read, or NULL */
 	struct beam_code *code;    /* code.c's own: the code ranges, the addresses looked up */
-	struct beam_ident *ident;  /* identity.c: the dictionary keys proc_lib sets */
-	/* Members of each process the walks after the process walk read (enum
+	struct beam_ident *ident;  /* identity.c's own: the dictionary keys proc_lib sets */
+	/* The process walk's (procs.c), for the stack and binary walks (stacks.c,
+	 * binaries.c): members of each process the walks after it read (enum
 	 * proc_field), saved by it as it passes: pf[row * PF_N + k] for the rows
 	 * below npf; other rows are read from the core. keep_fields: save them
 	 * (beam_load sets it when a later walk will want them; never for a live

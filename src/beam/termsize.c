@@ -118,26 +118,26 @@ static const char *atom_of(struct tw *w, uint64_t t)
 	return is_atom(t) ? beam_atom(w->b, t) : NULL;
 }
 
+/* A tuple's element i in shape_elems: its kind's word */
+struct elems {
+	struct tw *w;
+	uint64_t at;
+};
+static const char *elem_word(void *ctx, uint64_t i)
+{
+	struct elems *t = ctx;
+	struct eterm elem;
+	uint64_t e;
+	return word(t->w, t->at + 8 * i, &e) < 0 ? "?" : kind_word(kind_of(t->w, e, &elem));
+}
+
 /* "{integer,tuple,integer}" for a tuple, else its kind's word */
 static void elem_text(struct tw *w, uint64_t t, char *buf, size_t len)
 {
-	struct eterm tuple, elem;
+	struct eterm tuple;
 	enum vt_kind k = kind_of(w, t, &tuple);
-	uint64_t e;
-	if (k != VT_TUPLE) {
-		snprintf(buf, len, "%s", kind_word(k));
-		return;
-	}
-	size_t o = (size_t)snprintf(buf, len, "{");
-	for (uint64_t i = 0; i < tuple.n && o + 16 < len; i++) {
-		if (i == 8) {
-			o += (size_t)snprintf(buf + o, len - o, ",...");
-			break;
-		}
-		const char *kw = word(w, tuple.at + 8 * i, &e) < 0 ? "?" : kind_word(kind_of(w, e, &elem));
-		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : "", kw);
-	}
-	snprintf(buf + o, len - o, "}");
+	struct elems el = { w, tuple.at };
+	shape_elems(k, tuple.n, elem_word, &el, buf, len);
 }
 
 /* "map, 2 keys", "list of 500,000 {integer,tuple,integer}", "tuple of 3",
@@ -149,6 +149,7 @@ void beam_shape_text(struct tw *w, uint64_t t, char *buf, size_t len)
 	enum vt_kind k = kind_of(w, t, &o);
 	uint64_t p = o.p, v, v2;
 	char e[160];
+	struct term_shape s = { .kind = k, .sized = true };
 	if (k != VT_LIST && (!is_boxed(t) || o.kind == EK_UNREADABLE)) {
 		snprintf(buf, len, "%s", kind_word(k));
 		return;
@@ -161,23 +162,19 @@ void beam_shape_text(struct tw *w, uint64_t t, char *buf, size_t len)
 				first = cell[0];
 		}
 		elem_text(w, first, e, sizeof e);
-		shape_list(cell[1] == NIL, !is_list(cell[1]), count, e, buf, len);
-		return;
-	}
-	if (k == VT_TUPLE) {
-		const char *a = NULL;
+		s.n = count;
+		s.proper = cell[1] == NIL;
+		s.complete = !is_list(cell[1]);
+		s.elem = e;
+	} else if (k == VT_TUPLE) {
+		s.n = o.n;
 		if (o.n && word(w, o.at, &v) == 0)
-			a = atom_of(w, v);
-		shape_tuple(o.n, a, buf, len);
-		return;
-	}
-	if (k == VT_MAP) {  /* a flatmap's size, a HAMT head's (nodes have none) */
+			s.atom = atom_of(w, v);
+	} else if (k == VT_MAP) {  /* a flatmap's size, a HAMT head's (nodes have none) */
 		if (word(w, eterm_map_size_at(&w->c, &o), &v) < 0)
 			v = 0;
-		shape_map(v, buf, len);
-		return;
-	}
-	if (k == VT_BINARY) {
+		s.n = v;
+	} else if (k == VT_BINARY) {
 		uint64_t bits = 0;
 		uint8_t bs = 0;
 		switch (o.kind) {
@@ -195,18 +192,15 @@ void beam_shape_text(struct tw *w, uint64_t t, char *buf, size_t len)
 				 word(w, p + LV(L, SUBBITS_END), &v2) == 0 && v2 >= v)
 				bits = v2 - v;
 		}
-		shape_bits(bits, buf, len);
-		return;
+		s.n = bits;
 	}
-	snprintf(buf, len, "%s", kind_word(k));
+	shape_text(&s, buf, len);
 }
 
 
 struct roots {
 	struct tw w;
-	struct rank rank;
-	struct shapes shapes;
-	uint64_t per_root, total;   /* word budgets: one walk, all of them */
+	struct term_roots t;
 };
 
 static void weigh(struct roots *r, int kind, uint64_t idx, uint64_t term, uint64_t aux)
@@ -214,14 +208,12 @@ static void weigh(struct roots *r, int kind, uint64_t idx, uint64_t term, uint64
 	if (!is_pointer(term))
 		return;  /* immediates weigh nothing */
 	struct tw *w = &r->w;
-	w->budget = r->per_root < r->total ? r->per_root : r->total;
+	w->budget = term_roots_budget(&r->t);
 	w->cut = false;
-	uint64_t before = w->budget;
 	struct rank_item it = { .kind = kind, .idx = idx, .term = term, .aux = aux };
 	it.size = beam_flat_size(w, term);
 	it.cut = w->cut;
-	r->total -= before - w->budget;
-	rank_add(&r->rank, &it);
+	term_roots_add(&r->t, &it, w->budget);
 }
 
 /* Every message (not other signals) of the three queue parts, in order,
@@ -265,7 +257,7 @@ static void message_shape(struct roots *r, uint64_t m0)
 	const char *atom = k == VT_ATOM ? atom_of(&r->w, m0) : NULL;
 	if (arity && word(&r->w, o.at, &first) == 0)
 		atom = atom_of(&r->w, first);
-	shapes_add(&r->shapes, msg_shape(k == VT_BIG ? VT_INT : k, arity, atom, buf, sizeof buf));
+	shapes_add(&r->t.shapes, msg_shape(k == VT_BIG ? VT_INT : k, arity, atom, buf, sizeof buf));
 }
 
 /* Every slot of the stack as y(N) of the function whose frame holds it. A
@@ -393,27 +385,17 @@ void beam_term_roots(struct beam *b, const struct vm_proc *vp, uint64_t dict, si
 	memset(&r, 0, sizeof r);
 	r.w.b = b;
 	eterm_init(&r.w.c, b);
-	/* a walk counts at most twice the heap (and a little): more is sharing
-	 * beyond reason or a corrupt heap; all of them eight times that */
 	uint64_t heap = vp->unknown & VPF_TOTAL_HEAP_SIZE ? (1ull << 28) : vp->total_heap_size;
-	r.per_root = 2 * heap + (1u << 20);
-	r.total = 8 * r.per_root;
 	d->roots_from = "stack, x registers, dictionary, messages";
-	if (rank_init(&r.rank, top) < 0) {
-		d->no_largest = d->no_shapes = true;
+	if (term_roots_begin(&r.t, heap, top, d) < 0)
 		return;
-	}
-	shapes_init(&r.shapes, d->arena);
 
 	beam_each_root(b, vp, dict, weigh_root, &r, &d->shapes_cut);
-	shapes_finish(&r.shapes, d);
-
-	d->nroots = r.rank.seen;
-	d->largest = vt_alloc(d->arena, (r.rank.n + 1) * sizeof *d->largest);
-	for (size_t i = 0; d->largest && i < r.rank.n; i++) {
-		const struct rank_item *it = &r.rank.v[i];
+	size_t n = term_roots_end(&r.t, d);
+	for (size_t i = 0; i < n; i++) {
+		const struct rank_item *it = &r.t.rank.v[i];
 		char where[600], fn[512], shape[400];
-		r.w.budget = r.per_root;
+		r.w.budget = r.t.per_root;
 		beam_shape_text(&r.w, it->term, shape, sizeof shape);
 		const char *text = NULL;
 		if (it->kind == ROOT_STACK) {
@@ -432,6 +414,6 @@ void beam_term_roots(struct beam *b, const struct vm_proc *vp, uint64_t dict, si
 					 &term_whole_limits, whole, sizeof whole);
 		term_root_add(d, where, shape, it->size, it->cut, small);
 	}
-	rank_free(&r.rank);
+	term_roots_free(&r.t);
 	free(r.w.st);
 }

@@ -311,30 +311,31 @@ static const char *atom_name(const char *p, const char *end, char *buf, size_t l
 	return buf;
 }
 
+/* A tuple's elements in shape_elems, in order: each one's kind's word */
+struct elems {
+	struct dw *w;
+	const char *e, *end;
+};
+static const char *elem_word(void *ctx, uint64_t i)
+{
+	struct elems *t = ctx;
+	const struct heap_line *sub;
+	uint64_t addr;
+	(void)i;
+	enum vt_kind ek = kind_at(t->w, t->e, t->end, &sub);
+	heap_skip(&t->e, t->end, &addr);
+	heap_sep(&t->e, t->end);
+	return kind_word(ek);
+}
+
 static void elem_text(struct dw *w, const char *p, const char *end, char *buf, size_t len)
 {
 	const struct heap_line *l;
 	enum vt_kind k = kind_at(w, p, end, &l);
-	if (k != VT_TUPLE) {
-		snprintf(buf, len, "%s", kind_word(k));
-		return;
-	}
-	const char *e;
-	uint64_t arity = heap_tuple_at(l, &e);
-	size_t o = (size_t)snprintf(buf, len, "{");
-	for (uint64_t i = 0; i < arity && o + 16 < len; i++) {
-		const struct heap_line *sub;
-		uint64_t addr;
-		if (i == 8) {
-			o += (size_t)snprintf(buf + o, len - o, ",...");
-			break;
-		}
-		enum vt_kind ek = kind_at(w, e, l->end, &sub);
-		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : "", kind_word(ek));
-		heap_skip(&e, l->end, &addr);
-		heap_sep(&e, l->end);
-	}
-	snprintf(buf + o, len - o, "}");
+	struct elems el = { w, NULL, NULL };
+	uint64_t arity = k == VT_TUPLE ? heap_tuple_at(l, &el.e) : 0;
+	el.end = k == VT_TUPLE ? l->end : NULL;
+	shape_elems(k, arity, elem_word, &el, buf, len);
 }
 
 void dump_shape_text(struct dw *w, const char *p, const char *end, char *buf, size_t len)
@@ -347,6 +348,8 @@ void dump_shape_text(struct dw *w, const char *p, const char *end, char *buf, si
 		return;
 	}
 	const char *q = l->body + 1, *qe = l->end;
+	struct term_shape sh = { .kind = k, .sized = true };
+	char a[256];
 	if (k == VT_LIST) {  /* the spine: l<head>|H<next cell> ... N */
 		uint64_t count = 0, limit = w->budget, addr = 0;
 		const char *first = q, *first_end = qe;
@@ -368,27 +371,19 @@ void dump_shape_text(struct dw *w, const char *p, const char *end, char *buf, si
 			tail = 0;
 		}
 		elem_text(w, first, first_end, e, sizeof e);
-		shape_list(tail == 'N', tail != 0, count, e, buf, len);
-		return;
-	}
-	if (k == VT_TUPLE) {
+		sh.n = count;
+		sh.proper = tail == 'N';
+		sh.complete = tail != 0;
+		sh.elem = e;
+	} else if (k == VT_TUPLE) {
 		const char *first;
-		uint64_t arity = heap_tuple_at(l, &first);
-		char a[256];
-		shape_tuple(arity, arity && atom_name(first, l->end, a, sizeof a) ? a : NULL, buf, len);
-		return;
-	}
-	if (k == VT_MAP) {
+		sh.n = heap_tuple_at(l, &first);
+		sh.atom = sh.n && atom_name(first, l->end, a, sizeof a) ? a : NULL;
+	} else if (k == VT_MAP) {
 		char m = q < qe ? *q++ : 0;
-		uint64_t size = heap_hex(&q, qe);
-		if (m == 'n') {
-			snprintf(buf, len, "map");
-			return;
-		}
-		shape_map(size, buf, len);
-		return;
-	}
-	if (k == VT_BINARY) {
+		sh.n = heap_hex(&q, qe);
+		sh.sized = m != 'n';
+	} else if (k == VT_BINARY) {
 		char y = q < qe ? *q++ : 0;
 		uint64_t bytes = heap_hex(&q, qe);
 		if (y != 'h') {
@@ -397,18 +392,15 @@ void dump_shape_text(struct dw *w, const char *p, const char *end, char *buf, si
 			heap_sep(&q, qe);
 			bytes = heap_hex(&q, qe);
 		}
-		shape_bits(8 * bytes, buf, len);
-		return;
+		sh.n = 8 * bytes;
 	}
-	snprintf(buf, len, "%s", kind_word(k));
+	shape_text(&sh, buf, len);
 }
 
 
 struct roots {
 	struct dw w;
-	struct rank rank;
-	struct shapes shapes;
-	uint64_t per_root, total;
+	struct term_roots t;
 	/* root handles point into the mapped dump: the element, its line's end, and
 	 * for the stack the owner function's text */
 };
@@ -419,15 +411,13 @@ static void weigh(struct roots *r, int kind, uint64_t idx, const char *p, const 
 	if (p >= end || *p != 'H')
 		return;  /* immediates weigh nothing */
 	struct dw *w = &r->w;
-	w->budget = r->per_root < r->total ? r->per_root : r->total;
+	w->budget = term_roots_budget(&r->t);
 	w->cut = false;
-	uint64_t before = w->budget;
 	struct rank_item it = { .kind = kind, .idx = idx, .term = (uint64_t)(uintptr_t)p,
 				.aux = aux };
 	it.size = dump_flat_size(w, p, end);
 	it.cut = w->cut;
-	r->total -= before - w->budget;
-	rank_add(&r->rank, &it);
+	term_roots_add(&r->t, &it, w->budget);
 }
 
 /* The line [*s, return) of a section body; *s moves to the next. */
@@ -526,7 +516,7 @@ static int weigh_root(void *arg, int kind, uint64_t idx, const char *p, const ch
 			atom = atom_name(p, end, a, sizeof a);
 		else if (k == VT_TUPLE && (arity = heap_tuple_at(l, &first)) > 0)
 			atom = atom_name(first, l->end, a, sizeof a);
-		shapes_add(&r->shapes, msg_shape(k == VT_UNREADABLE ? VT_OTHER : k, arity, atom, buf,
+		shapes_add(&r->t.shapes, msg_shape(k == VT_UNREADABLE ? VT_OTHER : k, arity, atom, buf,
 						 sizeof buf));
 	}
 	weigh(r, kind, idx, p, end, (uint64_t)(uintptr_t)aux);
@@ -542,30 +532,23 @@ void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, 
 	r.w.h = h;
 	r.w.rel = atoi(h->d->vm->otp_release);
 	uint64_t heap = vp->unknown & VPF_TOTAL_HEAP_SIZE ? h->lines.n * 8 : vp->total_heap_size;
-	r.per_root = 2 * heap + (1u << 20);
-	r.total = 8 * r.per_root;
 	out->roots_from = "stack, dictionary, messages";
 	if (!h->d->complete && heap_section(h->d, "=proc_stack:", pid, &s, &e) < 0) {
 		out->no_largest = out->no_shapes = true;  /* cut before this process's sections */
 		return;
 	}
-	if (rank_init(&r.rank, top) < 0) {
-		out->no_largest = out->no_shapes = true;
+	if (term_roots_begin(&r.t, heap, top, out) < 0)
 		return;
-	}
-	shapes_init(&r.shapes, out->arena);
 	dump_each_root(h, pid, weigh_root, &r);
-	shapes_finish(&r.shapes, out);
 
-	out->nroots = r.rank.seen;
-	out->largest = vt_alloc(out->arena, (r.rank.n + 1) * sizeof *out->largest);
-	for (size_t i = 0; out->largest && i < r.rank.n; i++) {
-		const struct rank_item *it = &r.rank.v[i];
+	size_t n = term_roots_end(&r.t, out);
+	for (size_t i = 0; i < n; i++) {
+		const struct rank_item *it = &r.t.rank.v[i];
 		const char *p = (const char *)(uintptr_t)it->term;
 		const char *le = memchr(p, '\n', (size_t)(h->d->map + h->d->end - p));
 		le = le ? le : h->d->map + h->d->end;
 		char where[700], fn[512], shape[400], whole[8192];
-		r.w.budget = r.per_root;
+		r.w.budget = r.t.per_root;
 		dump_shape_text(&r.w, p, le, shape, sizeof shape);
 		const char *text = NULL;
 		switch (it->kind) {
@@ -584,6 +567,6 @@ void dump_term_roots(struct heap *h, const struct vm_proc *vp, const char *pid, 
 			      it->size <= TERM_WHOLE_WORDS && !it->cut
 			      ? heap_print(h, p, le, &term_whole_limits, 4000, whole, sizeof whole) : NULL);
 	}
-	rank_free(&r.rank);
+	term_roots_free(&r.t);
 	free(r.w.st);
 }

@@ -199,6 +199,78 @@ void shape_bits(uint64_t bits, char *buf, size_t len)
 		snprintf(buf, len, "binary %s bytes", fmt_count(bits / 8, n, sizeof n));
 }
 
+void shape_text(const struct term_shape *s, char *buf, size_t len)
+{
+	switch (s->kind) {
+	case VT_LIST:
+		shape_list(s->proper, s->complete, s->n, s->elem, buf, len);
+		return;
+	case VT_TUPLE:
+		shape_tuple(s->n, s->atom, buf, len);
+		return;
+	case VT_MAP:
+		if (s->sized)
+			shape_map(s->n, buf, len);
+		else
+			snprintf(buf, len, "map");
+		return;
+	case VT_BINARY:
+		shape_bits(s->n, buf, len);
+		return;
+	default:
+		snprintf(buf, len, "%s", kind_word(s->kind));
+	}
+}
+
+void shape_elems(enum vt_kind kind, uint64_t arity, const char *(*elem)(void *ctx, uint64_t i),
+		 void *ctx, char *buf, size_t len)
+{
+	if (kind != VT_TUPLE) {
+		snprintf(buf, len, "%s", kind_word(kind));
+		return;
+	}
+	size_t o = (size_t)snprintf(buf, len, "{");
+	for (uint64_t i = 0; i < arity && o + 16 < len; i++) {
+		if (i == 8) {
+			o += (size_t)snprintf(buf + o, len - o, ",...");
+			break;
+		}
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : "", elem(ctx, i));
+	}
+	snprintf(buf + o, len - o, "}");
+}
+
+int term_roots_begin(struct term_roots *r, uint64_t heap, size_t top, struct vm_proc_detail *d)
+{
+	r->per_root = 2 * heap + (1u << 20);
+	r->total = 8 * r->per_root;
+	if (rank_init(&r->rank, top) < 0) {
+		d->no_largest = d->no_shapes = true;
+		return -1;
+	}
+	shapes_init(&r->shapes, d->arena);
+	return 0;
+}
+
+void term_roots_add(struct term_roots *r, const struct rank_item *it, uint64_t left)
+{
+	r->total -= term_roots_budget(r) - left;
+	rank_add(&r->rank, it);
+}
+
+size_t term_roots_end(struct term_roots *r, struct vm_proc_detail *d)
+{
+	shapes_finish(&r->shapes, d);
+	d->nroots = r->rank.seen;
+	d->largest = vt_alloc(d->arena, (r->rank.n + 1) * sizeof *d->largest);
+	return d->largest ? r->rank.n : 0;
+}
+
+void term_roots_free(struct term_roots *r)
+{
+	rank_free(&r->rank);
+}
+
 void root_where(enum root_kind kind, uint64_t idx, const char *text, char *buf, size_t len)
 {
 	unsigned long long i = (unsigned long long)idx;

@@ -60,11 +60,56 @@ void shape_list(bool proper, bool complete, uint64_t count, const char *elem, ch
 void shape_tuple(uint64_t arity, const char *first_atom, char *buf, size_t len);
 void shape_map(uint64_t keys, char *buf, size_t len);
 void shape_bits(uint64_t bits, char *buf, size_t len);
+/* What a loader read of a term for its largest_terms shape, worded by
+ * shape_text: VT_LIST n cells counted, proper and complete as shape_list's,
+ * elem the first element's text (shape_elems); VT_TUPLE arity n, atom its
+ * first element when an atom; VT_MAP n keys (sized false: a map node with no
+ * size, "map"); VT_BINARY n bits; any other kind its kind_word. */
+struct term_shape {
+	enum vt_kind kind;
+	uint64_t n;
+	bool proper, complete, sized;
+	const char *atom, *elem;
+};
+void shape_text(const struct term_shape *s, char *buf, size_t len);
+/* A list's first element in its shape: a tuple (kind VT_TUPLE, arity) as
+ * its elements' kinds "{integer,tuple,integer}" (the first 8, then ",..."),
+ * elem(ctx, i) the word of element i, asked in order; another kind its
+ * kind_word. */
+void shape_elems(enum vt_kind kind, uint64_t arity, const char *(*elem)(void *ctx, uint64_t i),
+		 void *ctx, char *buf, size_t len);
 /* Where a root lies, worded once for both loaders: "stack y(3) of m:f/2"
  * (text: the function), "register x(0)", "dictionary Key" (text: the key as
  * printed), "message 4". */
 enum root_kind { ROOT_STACK, ROOT_XREG, ROOT_DICT, ROOT_MSG };
 void root_where(enum root_kind kind, uint64_t idx, const char *text, char *buf, size_t len);
+/* One process's roots as both loaders weigh them: the top-N by flat size,
+ * its messages by shape, and the word budgets of the walks (a walk counts at
+ * most twice the heap and a little: more is sharing beyond reason or a
+ * corrupt heap; all of them eight times that). A loader keeps its own
+ * walker beside it.
+ *   term_roots_begin; per root: its walk from term_roots_budget, then
+ *   term_roots_add; term_roots_end, each winner described (term_root_add),
+ *   term_roots_free. */
+struct term_roots {
+	struct rank rank;
+	struct shapes shapes;
+	uint64_t per_root, total;   /* word budgets: one walk, all of them */
+};
+/* heap: the process's heap words; -1 on OOM (d's no_largest, no_shapes set) */
+int term_roots_begin(struct term_roots *r, uint64_t heap, size_t top, struct vm_proc_detail *d);
+/* The words the next root's walk may count. */
+static inline uint64_t term_roots_budget(const struct term_roots *r)
+{
+	return r->per_root < r->total ? r->per_root : r->total;
+}
+/* A root weighed (it->size, it->cut), its walk ended with left words of
+ * term_roots_budget's. */
+void term_roots_add(struct term_roots *r, const struct rank_item *it, uint64_t left);
+/* The shapes into d, d->largest made for the winners: how many to describe,
+ * r->rank.v[0 ..) (0 on OOM). */
+size_t term_roots_end(struct term_roots *r, struct vm_proc_detail *d);
+void term_roots_free(struct term_roots *r);
 /* Record one of the largest terms (where/shape/text copied into d's arena;
  * text: the term printed whole, or NULL when it is not small). */
 void term_root_add(struct vm_proc_detail *d, const char *where, const char *shape,

@@ -7,7 +7,10 @@
  * src/commands/list.def (meson.build builds the file that line names); then
  * `tests/check_options.py BEAMCORE --write` remakes the completion, and the
  * man page wants its entry (the same test checks it). A command that is no
- * analyzer (tui, sample) is a struct analyzer with main instead of run. */
+ * analyzer (tui, sample) is a struct analyzer of kind CMD_MAIN, with main
+ * instead of run. Options of its own are its own struct and table in its
+ * file (.opts: the defaults, read by an_own_opts; a header beside it only
+ * when another runs the command with options: procs.h for the browser). */
 #ifndef BEAMCORE_ANALYZER_H
 #define BEAMCORE_ANALYZER_H
 #include <stdbool.h>
@@ -18,37 +21,31 @@
 #include "needs.h"
 #include "vm.h"
 
-/* The analyzers' option values, as their tables store them (OPT_AN; an
- * analyzer without its own options struct has its own options here too). */
+/* The option values every analyzer reads (OPT_AN), beside the command's own:
+ * each command with options of its own declares their struct and table in
+ * its file (its .opts, the defaults), and reads them as an_own_opts(). */
 struct an_opts {
-	const void *own;    /* the command's own options struct (its .opts), or NULL */
-	const char *sort;   /* NULL: the analyzer's default */
+	const void *own;    /* the command's own options as the line gave them, or NULL */
+	const char *sort;   /* --sort; NULL: the analyzer's default */
 	const char *arg;    /* the command's own argument (proc: the pid) */
-	size_t top;         /* 0: all */
-	int json;           /* the output will be JSON (an analyzer may shape tables for it) */
-	int folded;         /* stacks: folded-stack lines */
-	const char *weight; /* stacks: what a group weighs */
-	int by_status;      /* stacks: group by status too */
-	const char **max;   /* check: the --max KEY=VALUE rules, in the order given */
-	size_t nmax;
-	const char *rules;  /* check: --rules FILE */
-	const char *junit;  /* check: --junit FILE */
-	const char *format; /* export: --format */
-	const char *output; /* export: -o FILE ("-": stdout) */
-	const char *around; /* export dot: --around PID */
-	long depth;         /* export dot: --depth N (-1: not given) */
-	const char *group_by; /* procs: --group-by KIND (NULL: one row per process) */
-	int garbage;        /* procs: --garbage (live_words, garbage_bytes) */
 	size_t arg_count;   /* the count after the argument (arg_with); 0: none given */
-	int rows;           /* ets: --rows (a table's rows) */
-	int all;            /* proc: every item of its lists in text too */
-	const char *term;   /* proc: --term PATH */
+	size_t top;         /* --top; 0: all */
+	int json;           /* --json: the output will be JSON (an analyzer may shape tables for it) */
+	const char *output; /* -o FILE ("-": stdout): the file main writes (an_out.write) */
+};
+
+/* what stacks and export group stacks by: --weight, --by-status
+ * (stacks_group_options, whose offsets are into this struct: the first
+ * member of a command's own options that include that table) */
+struct stack_group_opts {
+	const char *weight; /* NULL: count */
+	int by_status;
 };
 
 /* The options several commands share (options.c), included by reference in
- * their tables: --json, --top; the target's (--pid and --no-stop, --debug-file
+ * their tables: --json, --top, -o; the target's (--pid and --no-stop, --debug-file
  * and --sysroot) by their slots, OPT_SLOT_TARGET_LIVE and _FILE. */
-extern const struct option_entry an_json_option[], an_top_option[];
+extern const struct option_entry an_json_option[], an_top_option[], an_output_option[];
 /* tables of the commands that take just these: --json, --top (rows) or not
  * (a record), and the target's */
 extern const struct option_entry an_rows_options[], an_record_options[];
@@ -57,8 +54,18 @@ extern const struct option_entry stacks_group_options[];
 
 struct target_opts;  /* src/load/target.h: what main opens (tui, sample) */
 
+/* What a command is: main.c runs each kind its way. */
+enum command_kind {
+	CMD_MODEL = 1,  /* run on one model: TARGET [BEAM], or --pid PID */
+	CMD_MODELS,     /* run2 on two models: `beamcore NAME A B` (diff; no BEAM:
+			 * a core's recorded beam.smp) */
+	CMD_MAIN,       /* runs itself (main): the browser, sample, the tools */
+};
+
+/* A command: one record per line of src/commands/list.def. */
 struct analyzer {
 	const char *name;
+	enum command_kind kind;   /* (each record says it: 0 is no kind) */
 	const char *summary;      /* one line for --help */
 	const char *about;        /* the line under its usage in `help NAME`; NULL: summary */
 	unsigned needs;           /* NEED_* of needs.h */
@@ -80,18 +87,15 @@ struct analyzer {
 	 * are good; NULL: nothing to check */
 	int (*check)(const struct an_opts *o);
 	bc_err *(*run)(const struct vm *vm, const struct an_opts *o, struct an_out *out);
-	/* 2: a command of two targets, `beamcore NAME A B` (diff): run2 with both
-	 * models instead of run; no BEAM argument (a core's recorded beam.smp) */
-	int targets;
+	/* CMD_MODELS: both models */
 	bc_err *(*run2)(const struct vm *a, const struct vm *b, const struct an_opts *o,
 			struct an_out *out);
 	const char *exit_help;    /* the exit codes its help lists; NULL: the usual ones */
 	/* its own options struct (its table's OPT_OWN values, holding the
-	 * defaults; an analyzer reads it as an_opts.own); NULL: struct an_opts */
+	 * defaults; an analyzer reads it by an_own_opts); NULL: it has none */
 	void *opts;
-	/* A command that is no analyzer (tui, sample) runs itself: main, given the
-	 * target (TARGET [BEAM] or --pid checked), its own options in *opts and
-	 * the words left. */
+	/* CMD_MAIN: given the target (TARGET [BEAM] or --pid checked), its own
+	 * options in *opts and the words left. */
 	int (*main)(const struct target_opts *to, void *opts, char **words, int nwords);
 	/* its own usage lines (sample): then its options are its alone (another
 	 * command's is unknown to it), its usage errors name it, its help is these
@@ -101,6 +105,12 @@ struct analyzer {
 	int help_width;           /* 0: 18 */
 };
 
+/* The command's own options: as the line gave them, else its defaults (an
+ * analyzer another runs: the browser's panes). */
+static inline const void *an_own_opts(const struct an_opts *o, const struct analyzer *an)
+{
+	return o->own ? o->own : an->opts;
+}
 
 /* The process ARG names (proc.c): a local pid <0.N.S> or a registered name;
  * what ("proc", "--around") starts the error's line. */

@@ -679,6 +679,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_binaries = {
 	.name = "binaries",
+	.kind = CMD_MODEL,
 	.options = an_rows_options,
 	.summary = "where binary memory goes: processes, ports, ETS, literals; every binary with its holders",
 	.needs = NEED_BINARIES | NEED_PORTS | NEED_ETS | NEED_BINARY_HOLDERS | NEED_MEMORY,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analyzer.h"
+#include "check.h"
 #include "outfile.h"
 #include "needs.h"
 #include "utf8.h"
@@ -259,9 +260,12 @@ static bool parse_rule(const char *s, struct rules *rs, char *why, size_t len)
 	return true;
 }
 
+static struct check_opts check_opts;
+extern const struct analyzer analyzer_check;
+
 /* Every rule of --max and --rules FILE (in that order); false with a one-line
  * reason in why[] (usage). */
-static bool load_rules(const struct an_opts *o, struct rules *rs, char *why, size_t len)
+static bool load_rules(const struct check_opts *o, struct rules *rs, char *why, size_t len)
 {
 	char rwhy[1024], vis[300];
 	for (size_t i = 0; i < o->nmax; i++)
@@ -308,8 +312,9 @@ static bool load_rules(const struct an_opts *o, struct rules *rs, char *why, siz
 	return true;
 }
 
-static int check(const struct an_opts *o)
+static int check(const struct an_opts *ao)
 {
+	const struct check_opts *o = an_own_opts(ao, &analyzer_check);
 	struct rules rs = { 0 };
 	char why[2048], vis[2100];
 	bool ok = load_rules(o, &rs, why, sizeof why);
@@ -804,8 +809,9 @@ static bc_err *junit_write(const char *path, const struct ctx *c)
 	return outfile_commit(&of, &bytes, &known);
 }
 
-static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
+static bc_err *run(const struct vm *vm, const struct an_opts *ao, struct an_out *out)
 {
+	const struct check_opts *o = an_own_opts(ao, &analyzer_check);
 	struct rules rs = { 0 };
 	char why[2048];
 	if (!load_rules(o, &rs, why, sizeof why)) {  /* changed since check(): say it */
@@ -857,7 +863,7 @@ static const char *key_name(size_t i)
 /* --max, repeatable: the rules in the order given (argv outlives the run) */
 static int add_max(const char *rule, void *opts)
 {
-	struct an_opts *o = opts;
+	struct check_opts *o = opts;
 	if (!o)
 		return 0;
 	const char **max = realloc(o->max, (o->nmax + 1) * sizeof *max);
@@ -883,10 +889,10 @@ static const struct option_entry options[] = {
 	  .parse = add_max, .value = key_name },
 	{ .kind = OPT_STRING, .name = "rules", .arg = "FILE",
 	  .help = "rules from FILE, one KEY=VALUE a line, # comments",
-	  .offset = offsetof(struct an_opts, rules), .complete = OPT_COMPLETE_FILE },
+	  .offset = offsetof(struct check_opts, rules), .complete = OPT_COMPLETE_FILE },
 	{ .kind = OPT_STRING, .name = "junit", .arg = "FILE",
 	  .help = "also write the results as JUnit XML to FILE",
-	  .offset = offsetof(struct an_opts, junit), .complete = OPT_COMPLETE_FILE },
+	  .offset = offsetof(struct check_opts, junit), .complete = OPT_COMPLETE_FILE },
 	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
 	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,
@@ -894,7 +900,9 @@ static const struct option_entry options[] = {
 
 const struct analyzer analyzer_check = {
 	.name = "check",
+	.kind = CMD_MODEL,
 	.options = options,
+	.opts = &check_opts,
 	.exit_help = "exit: 0 every rule holds, 1 partial (a rule not evaluated, or some memory\n"
 		     "  unreadable), 2 failed, 3 a rule failed, 64 usage\n",
 	.summary = "CI thresholds (--max KEY=VALUE, --rules FILE): exit 3 when one fails",

@@ -893,9 +893,9 @@ static const struct option_entry options[] = {
 
 const struct analyzer analyzer_diff = {
 	.name = "diff",
+	.kind = CMD_MODELS,
 	.summary = "what changed between two snapshots of a node: memory, ETS tables, processes",
 	.needs = NEED_PROCS | NEED_ETS | NEED_MEMORY,
 	.options = options,
-	.targets = 2,
 	.run2 = run2,
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "ets.h"
 #include "needs.h"
 
 enum { C_ID, C_NAME, C_NAMED, C_OWNER, C_OWNER_NAME, C_TYPE, C_PROT, C_SIZE, C_MEMORY };
@@ -162,9 +163,13 @@ static bc_err *run_rows(const struct vm *vm, const struct an_opts *o, struct an_
 	return NULL;
 }
 
+static struct ets_opts ets_opts;
+extern const struct analyzer analyzer_ets;
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	if (o->rows)
+	const struct ets_opts *eo = an_own_opts(o, &analyzer_ets);
+	if (eo->rows)
 		return run_rows(vm, o, out);
 	void *rows = NULL;
 	bc_err *err = ets_table(vm, o->top, &out->tables[0], &rows);
@@ -179,7 +184,7 @@ static const struct option_entry options[] = {
 	OPT_INCLUDE(an_json_option),
 	OPT_INCLUDE(an_top_option),
 	OPT_FLAG("rows", "ets TABLE --rows [N]: the table's first N rows (20; a core only),\n"
-		 "TABLE its name or id (#Ref<...>)", OPT_OWN, struct an_opts, rows),
+		 "TABLE its name or id (#Ref<...>)", OPT_OWN, struct ets_opts, rows),
 	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
 	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,
@@ -187,7 +192,9 @@ static const struct option_entry options[] = {
 
 const struct analyzer analyzer_ets = {
 	.name = "ets",
+	.kind = CMD_MODEL,
 	.options = options,
+	.opts = &ets_opts,
 	.arg_name = "[TABLE --rows [N]]",
 	.arg_with = "rows",
 	.arg_help = "with --rows: TABLE a table's name or id (#Ref<0.1.2.3>), N how many\n"

@@ -73,6 +73,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_memory = {
 	.name = "memory",
+	.kind = CMD_MODEL,
 	.options = an_rows_options,
 	.summary = "erlang:memory() and the allocator instances behind it",
 	.needs = NEED_MEMORY,

@@ -62,6 +62,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_nodes = {
 	.name = "nodes",
+	.kind = CMD_MODEL,
 	.options = an_rows_options,
 	.summary = "the connected nodes: controller, state, output queue, links and monitors",
 	.needs = NEED_NODES | NEED_PROCS,

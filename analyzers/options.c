@@ -1,5 +1,5 @@
 /* The options several commands share, each declared once and included by
- * reference in the commands' tables: --json and --top of the analyzers, and
+ * reference in the commands' tables: --json, --top and -o of the analyzers, and
  * the slots of the target's (src/load/options.c: --pid, --no-stop,
  * --debug-file, --sysroot: every command that opens a core, a dump or a
  * running node). */
@@ -26,6 +26,16 @@ static int parse_top(const char *arg, void *opts)
 const struct option_entry an_top_option[] = {
 	{ .kind = OPT_VALUE, .name = "top", .arg = "N", .help = "only the first N rows",
 	  .store = OPT_AN, .parse = parse_top },
+	OPT_TABLE_END,
+};
+
+/* the file a command writes (export's format; main writes it) */
+const struct option_entry an_output_option[] = {
+	{ .kind = OPT_STRING, .name = "output", .short_name = 'o', .arg = "FILE",
+	  .help = "-o FILE: where the export goes (- for stdout); written\n"
+		  "whole or not at all",
+	  .store = OPT_AN, .offset = offsetof(struct an_opts, output),
+	  .complete = OPT_COMPLETE_FILE },
 	OPT_TABLE_END,
 };
 

@@ -292,7 +292,7 @@ static const struct option_entry options[] = {
 	  .help = "queue_size (the default), input, output, suspended,\n"
 		  "links, id, name, connected (numbers largest first,\n"
 		  "text ascending)",
-	  .offset = offsetof(struct an_opts, sort), .check = check_sort, .value = sort_name },
+	  .store = OPT_AN, .offset = offsetof(struct an_opts, sort), .check = check_sort, .value = sort_name },
 	OPT_INCLUDE(an_top_option),
 	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
 	OPT_SLOT(OPT_SLOT_TARGET_FILE),
@@ -301,6 +301,7 @@ static const struct option_entry options[] = {
 
 const struct analyzer analyzer_ports = {
 	.name = "ports",
+	.kind = CMD_MODEL,
 	.options = options,
 	.summary = "every port as port_info/2 saw it: driver, owner, queue, busy",
 	.needs = NEED_PORTS | NEED_PROCS,

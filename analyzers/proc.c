@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "proc.h"
 #include "needs.h"
 #include "term.h"
 #include "termrank.h"
@@ -385,14 +386,18 @@ static void view_free(void *v)
 }
 
 /* proc PID --term PATH: the term PATH names, and its elements. */
+static struct proc_opts proc_opts;
+extern const struct analyzer analyzer_proc;
+
 static bc_err *proc_term(const struct vm *vm, const struct an_opts *o, const struct vm_proc *p,
 			 struct an_out *out)
 {
+	const struct proc_opts *po = an_own_opts(o, &analyzer_proc);
 	char buf[512], n1[32], n2[32], n3[32];
 	if (!vm->term)
 		return bc_error(BC_EFORMAT, "proc --term: this %s's terms cannot be read", vm->kind);
 	struct vm_term_view *v = an_own(out, calloc(1, sizeof *v), view_free);
-	if (!v || vm->term(vm->loader, p, o->term, o->all ? 0 : SHOW_ELEMS, v) < 0)
+	if (!v || vm->term(vm->loader, p, po->term, po->all ? 0 : SHOW_ELEMS, v) < 0)
 		return bc_error(BC_ENOMEM, "out of memory");
 	if (v->error)
 		return bc_error(v->error_usage ? BC_EUSAGE : BC_EFORMAT, "proc %s: %s", o->arg, v->error);
@@ -432,8 +437,9 @@ static bc_err *proc_term(const struct vm *vm, const struct an_opts *o, const str
 /* In text, a list's first SHOW_TEXT items then "... and N more" (--all: all). */
 static void cut_lists(struct an_out *out, const struct an_opts *o)
 {
+	const struct proc_opts *po = an_own_opts(o, &analyzer_proc);
 	for (size_t i = 0; i < out->nfields; i++)
-		out->fields[i].text_max = o->all ? 0 : SHOW_TEXT;
+		out->fields[i].text_max = po->all ? 0 : SHOW_TEXT;
 }
 
 static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const struct vm_proc *p,
@@ -441,13 +447,14 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
+	const struct proc_opts *po = an_own_opts(o, &analyzer_proc);
 	const struct vm_proc *p;
 	if (!o->arg)
 		return bc_error(BC_EUSAGE, "proc: no PID");
 	bc_err *err = proc_by_arg(vm, "proc", o->arg, &p);
 	if (err)
 		return err;
-	err = o->term ? proc_term(vm, o, p, out) : run_whole(vm, o, p, out);
+	err = po->term ? proc_term(vm, o, p, out) : run_whole(vm, o, p, out);
 	cut_lists(out, o);
 	return err;
 }
@@ -455,6 +462,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const struct vm_proc *p,
 			 struct an_out *out)
 {
+	const struct proc_opts *po = an_own_opts(o, &analyzer_proc);
 	struct strings *s = an_own(out, calloc(1, sizeof *s), NULL);
 	if (!s)
 		return bc_error(BC_ENOMEM, "out of memory");
@@ -527,7 +535,7 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 		return s->oom ? bc_error(BC_ENOMEM, "out of memory") : NULL;
 	}
 	/* every message for JSON and --all; text shows SHOW_TEXT and says how many more */
-	struct vm_detail_limits lim = { o->all || o->json ? ALL_MESSAGES : SHOW_TEXT, SHOW_DICT, SHOW_FRAMES, 200,
+	struct vm_detail_limits lim = { po->all || o->json ? ALL_MESSAGES : SHOW_TEXT, SHOW_DICT, SHOW_FRAMES, 200,
 					256, SHOW_LARGEST };
 	if (vm->detail(vm->loader, p, &lim, &s->d) < 0)
 		return bc_error(BC_ENOMEM, "out of memory");
@@ -553,7 +561,7 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 	field_list(out, "dictionary", "Dictionary", dict, d->ndict);
 	const char **messages = an_own(out, terms(s, d->messages, d->nmessages), NULL);
 	char n1[32], n2[32];
-	size_t in_text = o->all || d->nmessages < SHOW_TEXT ? d->nmessages : SHOW_TEXT;
+	size_t in_text = po->all || d->nmessages < SHOW_TEXT ? d->nmessages : SHOW_TEXT;
 	snprintf(buf, sizeof buf, "Messages (first %s of %s)", fmt_count(in_text, n1, sizeof n1),
 		 p->unknown & VPF_MESSAGE_QUEUE_LEN ? "?" : fmt_count(p->message_queue_len, n2, sizeof n2));
 	field_list(out, "messages", keep(s, buf), messages, d->nmessages);
@@ -586,11 +594,11 @@ static const struct option_entry options[] = {
 	OPT_INCLUDE(an_json_option),
 	OPT_FLAG("all", "every item of its lists in text (links, monitors, dictionary,\n"
 		 "binaries, frames; the first 50 otherwise), every message, every\n"
-		 "element of --term's term", OPT_OWN, struct an_opts, all),
+		 "element of --term's term", OPT_OWN, struct proc_opts, all),
 	OPT_STRING("term", "PATH", "one term, opened by PATH: a root as largest_terms names it\n"
 		   "('stack y(4)', 'register x(2)', 'dictionary KEY', 'message 17'),\n"
 		   "then element indexes (1-based) or map keys; each element's flat size",
-		   OPT_OWN, struct an_opts, term),
+		   OPT_OWN, struct proc_opts, term),
 	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
 	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,
@@ -598,7 +606,9 @@ static const struct option_entry options[] = {
 
 const struct analyzer analyzer_proc = {
 	.name = "proc",
+	.kind = CMD_MODEL,
 	.options = options,
+	.opts = &proc_opts,
 	.arg_help = "a local pid (<0.84.0>) or a registered name (code_server)",
 	.summary = "one process in full: fields, links, dictionary, messages, backtrace",
 	.needs = NEED_STACKS | NEED_BINARIES,

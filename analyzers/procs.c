@@ -5,6 +5,7 @@
 
 #include "analyzer.h"
 #include "needs.h"
+#include "procs.h"
 
 /* the columns: enum procs_col of analyzer.h (the browser picks them by it) */
 enum { C_PID = PC_PID, C_NAME = PC_NAME, C_REGNAME = PC_REGNAME, C_INITIAL = PC_INITIAL,
@@ -670,11 +671,15 @@ bc_err *procs_group_table(const struct vm *vm, const char *group_by, const char 
 	return NULL;
 }
 
+static struct procs_opts procs_opts;
+extern const struct analyzer analyzer_procs;
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	if (o->group_by) {
-		bc_err *err = procs_group_table(vm, o->group_by, o->sort, o->top, o->json,
-						o->garbage, &out->tables[0], out);
+	const struct procs_opts *po = an_own_opts(o, &analyzer_procs);
+	if (po->group_by) {
+		bc_err *err = procs_group_table(vm, po->group_by, o->sort, o->top, o->json,
+						po->garbage, &out->tables[0], out);
 		if (!err)
 			out->ntables = 1;
 		return err;
@@ -682,7 +687,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	void *rows = NULL;
 	if (vm->label_note)
 		an_find(out, "labels", "info", "%s", vm->label_note);
-	bc_err *err = table(vm, o->sort, o->top, "processes", o->garbage, &out->tables[0], &rows);
+	bc_err *err = table(vm, o->sort, o->top, "processes", po->garbage, &out->tables[0], &rows);
 	if (!err && !an_own(out, rows, NULL))
 		err = bc_error(BC_ENOMEM, "out of memory");
 	if (!err)
@@ -723,16 +728,16 @@ static int check_group_by(const char *group_by)
 static const struct option_entry options[] = {
 	OPT_INCLUDE(an_json_option),
 	{ .kind = OPT_STRING, .name = "sort", .arg = "FIELD", .help_fn = sort_help,
-	  .offset = offsetof(struct an_opts, sort), .check = check_sort, .value = procs_sort_name },
+	  .store = OPT_AN, .offset = offsetof(struct an_opts, sort), .check = check_sort, .value = procs_sort_name },
 	OPT_INCLUDE(an_top_option),
 	{ .kind = OPT_STRING, .name = "group-by", .arg = "KIND",
 	  .help = "one row per kind of process, its sums: label,\n"
 		  "initial_call or stack (as stacks groups them)",
-	  .offset = offsetof(struct an_opts, group_by), .check = check_group_by,
+	  .offset = offsetof(struct procs_opts, group_by), .check = check_group_by,
 	  .value = proc_group_by_name },
 	OPT_FLAG("garbage", "each process's live_words and garbage_bytes (what\n"
 		 "erlang:garbage_collect/1 would free, estimated): a walk\n"
-		 "of every heap", OPT_AN, struct an_opts, garbage),
+		 "of every heap", OPT_OWN, struct procs_opts, garbage),
 	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
 	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,
@@ -741,15 +746,18 @@ static const struct option_entry options[] = {
 /* --group-by sums binaries, by stack reads the stacks */
 static unsigned needs_of(const struct an_opts *o)
 {
-	if (!o->group_by)
+	const struct procs_opts *po = an_own_opts(o, &analyzer_procs);
+	if (!po->group_by)
 		return NEED_PROCS;
-	bool stack = strcmp(o->group_by, proc_group_by_name(PG_STACK)) == 0;
+	bool stack = strcmp(po->group_by, proc_group_by_name(PG_STACK)) == 0;
 	return NEED_PROCS | NEED_BINARIES | (stack ? NEED_STACKS : 0);
 }
 
 const struct analyzer analyzer_procs = {
 	.name = "procs",
+	.kind = CMD_MODEL,
 	.options = options,
+	.opts = &procs_opts,
 	.summary = "every process as process_info/2 saw it, largest first",
 	.needs = NEED_PROCS,
 	.needs_of = needs_of,

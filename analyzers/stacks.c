@@ -398,16 +398,26 @@ static void groups_release(void *sg)
 	free(sg);
 }
 
+/* stacks' own options */
+struct stacks_opts {
+	struct stack_group_opts group;  /* first: stacks_group_options' offsets */
+	int folded;
+};
+_Static_assert(offsetof(struct stacks_opts, group) == 0, "stacks_group_options' offsets");
+static struct stacks_opts stacks_opts;
+extern const struct analyzer analyzer_stacks;
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
+	const struct stacks_opts *so = an_own_opts(o, &analyzer_stacks);
 	enum weight w;
-	bc_err *err = weight_find(o->weight, &w);  /* (checked with the command line) */
+	bc_err *err = weight_find(so->group.weight, &w);  /* (checked with the command line) */
 	if (err)
 		return err;
 	struct stack_groups *c = an_own(out, calloc(1, sizeof *c), groups_release);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
-	c->by_status = o->by_status;
+	c->by_status = so->group.by_status;
 	err = build(vm, w, c);
 	if (err)
 		return err;
@@ -421,7 +431,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 				"%s%s", vm->source, weights[w], weights[w],
 				w == W_BINARY ? " (a crash dump does not record the refc binaries "
 				"a process holds: it needs a core)" : "");
-	if (unknown && o->folded)
+	if (unknown && so->folded)
 		return bc_error(BC_EFORMAT, "%s: --weight %s: %zu processes' %s unknown: folded "
 				"lines need every weight", vm->source, weights[w], unknown, weights[w]);
 	if (unknown) {
@@ -434,7 +444,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		}
 	}
 	size_t ng = o->top && o->top < c->ngroups ? o->top : c->ngroups;
-	if (o->folded) {
+	if (so->folded) {
 		out->tables[0] = (struct rtable){ .json_key = "folded", .cols = folded_cols, .ncols = 2,
 						  .nrows = ng, .ctx = c, .cell = folded_cell,
 						  .plain = 1 };
@@ -486,16 +496,17 @@ const struct option_entry stacks_group_options[] = {
 	{ .kind = OPT_STRING, .name = "weight", .arg = "W",
 	  .help = "what a group weighs: count (default), memory,\n"
 		  "total_heap_size, message_queue_len, binary",
-	  .offset = offsetof(struct an_opts, weight), .check = check_weight, .value = weight_name },
-	OPT_FLAG("by-status", "group (and prefix folded lines) by status", OPT_OWN, struct an_opts,
-		 by_status),
+	  .offset = offsetof(struct stack_group_opts, weight), .check = check_weight,
+	  .value = weight_name },
+	OPT_FLAG("by-status", "group (and prefix folded lines) by status", OPT_OWN,
+		 struct stack_group_opts, by_status),
 	OPT_TABLE_END,
 };
 
 static const struct option_entry options[] = {
 	OPT_INCLUDE(an_json_option),
 	OPT_INCLUDE(an_top_option),
-	OPT_FLAG("folded", "folded lines for flamegraph.pl / speedscope", OPT_OWN, struct an_opts,
+	OPT_FLAG("folded", "folded lines for flamegraph.pl / speedscope", OPT_OWN, struct stacks_opts,
 		 folded),
 	OPT_INCLUDE(stacks_group_options),
 	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
@@ -505,7 +516,9 @@ static const struct option_entry options[] = {
 
 const struct analyzer analyzer_stacks = {
 	.name = "stacks",
+	.kind = CMD_MODEL,
 	.options = options,
+	.opts = &stacks_opts,
 	.summary = "every process's Erlang stack, grouped by identical stack (--folded for flame graphs)",
 	.needs = NEED_STACKS | NEED_BINARIES,
 	.run = run,

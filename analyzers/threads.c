@@ -173,6 +173,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_threads = {
 	.name = "threads",
+	.kind = CMD_MODEL,
 	.options = an_record_options,
 	.summary = "every native thread's backtrace, named by role, JIT frames as Erlang functions",
 	.needs = NEED_THREADS,  /* (and the processes they run: the loaders add them) */

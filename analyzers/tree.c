@@ -1052,6 +1052,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_tree = {
 	.name = "tree",
+	.kind = CMD_MODEL,
 	.options = an_record_options,
 	.summary = "the supervision trees, each subtree's processes, memory, queues, ETS, binaries",
 	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES,

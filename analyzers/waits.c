@@ -571,6 +571,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 const struct analyzer analyzer_waits = {
 	.name = "waits",
+	.kind = CMD_MODEL,
 	.options = an_rows_options,
 	.summary = "who waits on whom: processes blocked in calls, by callee; deadlocks",
 	.needs = NEED_PROCS | NEED_STACKS | NEED_NODES | NEED_PORTS,

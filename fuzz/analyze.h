@@ -9,8 +9,13 @@
 #ifndef BEAMCORE_FUZZ_ANALYZE_H
 #define BEAMCORE_FUZZ_ANALYZE_H
 #include "analyzer.h"
+#include "check.h"
 #include "commands.h"
+#include "ets.h"
+#include "export.h"
 #include "print.h"
+#include "proc.h"
+#include "procs.h"
 #include "term.h"
 #include "vm.h"
 
@@ -19,12 +24,12 @@ static void fuzz_run(const struct vm *vm, const struct analyzer *an, const struc
 {
 	struct an_out out = { 0 };
 	/* a command of two targets (diff): the model against itself */
-	bc_err *e = an->run2 ? an->run2(vm, vm, o, &out) : an->run(vm, o, &out);
+	bc_err *e = an->kind == CMD_MODELS ? an->run2(vm, vm, o, &out) : an->run(vm, o, &out);
 	if (!e && out.write)
 		e = out.write(stdout, out.ctx);
 	if (!e && print) {
 		const struct vm *both[2] = { vm, vm };
-		if (an->run2)
+		if (an->kind == CMD_MODELS)
 			print_json2(an->name, both, &out);
 		else
 			print_json(an->name, vm, &out);
@@ -40,13 +45,21 @@ static inline void fuzz_analyzers(struct vm *vm, int options, int (*load)(unsign
 	/* check: a rule of each kind */
 	static const char *rules[] = { "message_queue_len=1000", "ets.memory=1MiB",
 				       "process_count=80%", "binary=1GiB" };
-	for (size_t i = 0; analyzers[i]; i++) {
-		const struct analyzer *an = analyzers[i];
-		if (!an->run && !an->run2)
+	for (size_t i = 0; commands[i]; i++) {
+		const struct analyzer *an = commands[i];
+		if (an->kind == CMD_MAIN)
 			continue;
 		if (load && load(an->needs, arg) != 0)
 			continue;
-		struct an_opts o = { .max = rules, .nmax = 4 };
+		/* each command's own options, as its command line would set them */
+		struct check_opts co = { .max = rules, .nmax = 4 };
+		struct procs_opts pso = { 0 };
+		struct export_opts xo = { .depth = -1 };
+		struct ets_opts eo = { 0 };
+		struct proc_opts po = { 0 };
+		struct an_opts o = { 0 };
+		if (strcmp(an->name, "check") == 0)
+			o.own = &co;
 		char pid[64];
 		if (an->arg_name) {
 			if (!vm->nprocs)
@@ -57,17 +70,20 @@ static inline void fuzz_analyzers(struct vm *vm, int options, int (*load)(unsign
 		if (!options)
 			continue;
 		if (strcmp(an->name, "procs") == 0) {
-			o.garbage = 1;
+			pso.garbage = 1;
+			o.own = &pso;
 			fuzz_run(vm, an, &o, options);
 		} else if (strcmp(an->name, "export") == 0) {
 			static const char *const formats[] = { "speedscope", "dot", "crashdump" };
 			o.output = "-";
+			o.own = &xo;
 			for (size_t k = 0; k < 3; k++) {
-				o.format = formats[k];
+				xo.format = formats[k];
 				fuzz_run(vm, an, &o, 0);
 			}
 		} else if (strcmp(an->name, "ets") == 0) {
-			o.rows = 1;
+			eo.rows = 1;
+			o.own = &eo;
 			char id[64];
 			for (size_t k = 0; k < vm->nets; k++) {
 				o.arg = vm->ets[k].name ? vm->ets[k].name
@@ -79,7 +95,8 @@ static inline void fuzz_analyzers(struct vm *vm, int options, int (*load)(unsign
 							     "register x(0) 1" };
 			for (size_t k = 0; k < vm->nprocs && k < 64; k++) {
 				o.arg = vm_pid_str(&vm->procs[k], pid, sizeof pid);
-				o.term = paths[k % 3];
+				po.term = paths[k % 3];
+				o.own = &po;
 				fuzz_run(vm, an, &o, options);
 			}
 		}

@@ -159,7 +159,14 @@ int main(int argc, char **argv)
 	int rc = cli_parse(argc, argv, &c);
 	if (rc >= 0)
 		return rc;
-	if (c.cmd->main)  /* tui, sample: no analyzer */
+	switch (c.cmd->kind) {
+	case CMD_MODEL:
+		return run_analyzer(c.cmd, &c);
+	case CMD_MODELS:
+		return run_two(c.cmd, &c);
+	case CMD_MAIN:
 		return c.cmd->main(&c.target, c.opts, c.words, c.nwords);
-	return c.cmd->targets == 2 ? run_two(c.cmd, &c) : run_analyzer(c.cmd, &c);
+	}
+	fprintf(stderr, "beamcore: %s: a command of no kind\n", c.cmd->name);
+	return BC_EXIT_FAILED;
 }

@@ -111,6 +111,13 @@ def main():
               "--sort is not an option of summary")
         check("summary --sort (default command)", [bc, dump, "--sort", "memory"], 64,
               "--sort is not an option of summary")
+        # another command's option is named as given (-o, not the --format it goes with)
+        check("summary -o X", [bc, "summary", dump, "-o", "X"], 64,
+              "summary: -o is not an option of summary")
+        check("procs --depth 3", [bc, "procs", dump, "--depth", "3"], 64,
+              "procs: --depth is not an option of procs")
+        check("summary --output X", [bc, "summary", dump, "--output", "X"], 64,
+              "summary: --output is not an option of summary")
         check("stacks --weight bogus", [bc, "stacks", dump, "--weight", "bogus"], 64, "--weight bogus")
         check("procs --top without a value", [bc, "procs", dump, "--top"], 64, "needs a value")
         check("proc 0.84.0", [bc, "proc", "0.84.0", dump], 64, "neither a local pid")

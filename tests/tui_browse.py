@@ -44,13 +44,13 @@ class Term:
         fail(f"{what}: timed out; screen:\n{self.text()}")
 
     def settled(self, what, pred):
-        """As wait, and then until the screen holds still for 0.3 s: a title
+        """As wait, and then until the screen holds still for 0.5 s: a title
         can be drawn before the rows under it (an ASan build's redraw of
         15,000 rows is slow), and a screen taken as a reference must be whole."""
         screen = self.wait(what, pred)
         end = time.time() + TIMEOUT
         while time.time() < end:
-            time.sleep(0.3)
+            time.sleep(0.5)
             again = self.text()
             if again == screen and pred(again):
                 return again

@@ -28,9 +28,9 @@ enum opt_slot {
 	OPT_NSLOTS
 };
 
-/* Where a value goes: the command's own options struct (an analyzer without
- * one: struct an_opts), the one every analyzer reads (struct an_opts: --json,
- * --top) or the target's (struct target_opts: --pid, --debug-file, ...). */
+/* Where a value goes: the command's own options struct (its .opts), the one
+ * every analyzer reads (struct an_opts: --json, --top, --sort, -o) or the
+ * target's (struct target_opts: --pid, --debug-file, ...). */
 enum opt_store { OPT_OWN, OPT_AN, OPT_TARGET };
 
 /* What bash completes after the option. */
@@ -58,10 +58,6 @@ struct option_entry {
 	const char *(*value)(size_t i);
 	enum opt_complete complete;
 	int needs_pid;           /* only with --pid (a running node) */
-	/* given to a command it is not of, the option the error names: the first
-	 * of the pair it goes with (-o: --format, --depth: --around, --stop:
-	 * --interval), as beamcore has always said it; NULL: its own name */
-	const char *said_as;
 	const struct option_entry *include;  /* OPT_INCLUDE */
 	enum opt_slot slot;      /* OPT_SLOT */
 	int hidden;              /* OPT_INCLUDE, OPT_SLOT: taken, but not in help or completion */

@@ -5,16 +5,14 @@
 #include <stdio.h>
 
 #include "analyzer.h"
+#include "commands.h"
 #include "target.h"
-
-extern const struct analyzer *const commands[];
-const struct analyzer *command_find(const char *name);
 
 /* What the command line said. */
 struct cli {
 	const struct analyzer *cmd;
 	struct an_opts ao;           /* the analyzers' option values */
-	void *opts;                  /* the command's own: cmd->opts, else &ao */
+	void *opts;                  /* the command's own: cmd->opts (NULL: none) */
 	struct target_opts target;   /* TARGET [BEAM] or --pid PID [BEAM]; --debug-file... */
 	char **words;                /* the words after the command (and its argument) */
 	int nwords;

@@ -99,7 +99,7 @@ void cli_usage(FILE *f)
 		const struct analyzer *a = commands[i];
 		char name[64];
 		snprintf(name, sizeof name, "%s%s%s", a->name,
-			 a->arg_name ? " " : a->targets == 2 ? " A B" : "", a->arg_name ? a->arg_name : "");
+			 a->arg_name ? " " : a->kind == CMD_MODELS ? " A B" : "", a->arg_name ? a->arg_name : "");
 		fprintf(f, "  %-10s %s\n", name, a->summary);
 	}
 	fprintf(f, "\noptions (each command takes its own: beamcore help COMMAND):\n");
@@ -121,7 +121,7 @@ void cli_command_usage(FILE *f, const struct analyzer *cmd)
 		return;
 	}
 	const char *about = cmd->about ? cmd->about : cmd->summary;
-	if (cmd->targets == 2)
+	if (cmd->kind == CMD_MODELS)
 		fprintf(f, "usage: beamcore %s A B [options]\n  %s\n"
 			   "  A, B  two snapshots of one node: cores or erl_crash.dumps, mixed (a\n"
 			   "        core's beam.smp is the path it recorded; --sysroot and\n"

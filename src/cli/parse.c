@@ -144,11 +144,23 @@ static int bad_option(int ch, const char *arg, const struct analyzer *cmd, const
 	return BC_EXIT_USAGE;
 }
 
-/* The struct an option's value goes into. */
+/* The struct an option's value goes into (OPT_OWN: the command's own, which
+ * a command with such options declares: else the table is wrong, exit 2). */
 static void *store_of(struct cli *c, const struct option_entry *o)
 {
 	return o->store == OPT_TARGET ? (void *)&c->target : o->store == OPT_AN ? (void *)&c->ao
 									   : c->opts;
+}
+
+static int store(struct cli *c, const struct option_entry *o, const char *arg)
+{
+	void *to = store_of(c, o);
+	if (!to) {
+		fprintf(stderr, "beamcore: %s: --%s: the command declares no options struct\n",
+			c->cmd->name, o->name);
+		return BC_EXIT_FAILED;
+	}
+	return option_store(o, arg, to);
 }
 
 /* What the second reading found beyond the values. */
@@ -156,7 +168,9 @@ struct seen {
 	int help, version;
 	const struct option_entry **given;  /* cmd's options given, in order */
 	size_t ngiven;
-	const char *foreign;                /* the first option of another command given */
+	/* the first option of another command given, and whether as -x */
+	const struct option_entry *foreign;
+	int foreign_short;
 };
 
 /* Reads argv for cmd (own: the table its values go by; private: cmd's own
@@ -184,13 +198,15 @@ static int read_options(int argc, char **argv, const struct optset *s, const str
 			int rc = option_store(o, optarg, NULL);
 			if (rc)
 				return rc;
-			/* the first as beamcore --help lists them */
-			const char *name = o->said_as ? o->said_as : o->name;
-			if (!seen->foreign || cli_option_rank(name) < cli_option_rank(seen->foreign))
-				seen->foreign = name;
+			/* the first as beamcore --help lists them, named as given */
+			if (!seen->foreign ||
+			    cli_option_rank(o->name) < cli_option_rank(seen->foreign->name)) {
+				seen->foreign = o;
+				seen->foreign_short = ch < VAL_ENTRY;
+			}
 			continue;
 		}
-		int rc = option_store(mine, optarg, store_of(c, mine));
+		int rc = store(c, mine, optarg);
 		if (rc)
 			return rc;
 		seen->given[seen->ngiven++] = mine;
@@ -288,7 +304,7 @@ static int check_words(struct cli *c, const struct seen *seen)
 {
 	const struct analyzer *cmd = c->cmd;
 	struct target_opts *t = &c->target;
-	if (cmd->targets == 2) {
+	if (cmd->kind == CMD_MODELS) {
 		if (t->pid) {
 			fprintf(stderr, "beamcore: %s compares two snapshots: take them with gcore or "
 				"kill -USR1 (--pid is not a target of %s)\n", cmd->name, cmd->name);
@@ -324,7 +340,7 @@ static int check_words(struct cli *c, const struct seen *seen)
 	if (!t->pid && (c->nwords < 1 || c->nwords > 2)) {
 		fprintf(stderr, c->nwords < 1 ? "beamcore: no TARGET given\n"
 					      : "beamcore: too many arguments\n");
-		if (cmd->main)
+		if (cmd->kind == CMD_MAIN)
 			fprintf(stderr, "beamcore: usage: beamcore %s TARGET [BEAM]\n", cmd->name);
 		else
 			cli_usage(stderr);
@@ -376,8 +392,13 @@ static int check_line(struct cli *c, struct seen *seen, const struct analyzer *n
 		return 0;
 	}
 	if (seen->foreign) {
-		fprintf(stderr, "beamcore: %s: --%s is not an option of %s (see beamcore help %s)\n",
-			c->cmd->name, seen->foreign, c->cmd->name, c->cmd->name);
+		char as[64];
+		if (seen->foreign_short)
+			snprintf(as, sizeof as, "-%c", seen->foreign->short_name);
+		else
+			snprintf(as, sizeof as, "--%s", seen->foreign->name);
+		fprintf(stderr, "beamcore: %s: %s is not an option of %s (see beamcore help %s)\n",
+			c->cmd->name, as, c->cmd->name, c->cmd->name);
 		return BC_EXIT_USAGE;
 	}
 	int rc = target_options_check(&c->target);
@@ -389,7 +410,7 @@ static int check_line(struct cli *c, struct seen *seen, const struct analyzer *n
 		return BC_EXIT_USAGE;
 	}
 	rc = check_words(c, seen);
-	if (rc >= 0 || c->cmd->main)
+	if (rc >= 0 || c->cmd->kind == CMD_MAIN)
 		return rc;
 	if (c->cmd->check && (rc = c->cmd->check(&c->ao)) >= 0)
 		return rc;
@@ -403,7 +424,6 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	struct optset all, own;
 	char *word;
 	memset(c, 0, sizeof *c);
-	c->ao.depth = -1;
 	target_options_slots();  /* the commands' tables place the target's options */
 	if (argc == 2 && strcmp(argv[1], "--dump-options") == 0) {  /* tests/check_options.py */
 		cli_dump_options(stdout);
@@ -416,7 +436,7 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	}
 	const struct analyzer *named = find_command(argc, argv, &all, &word);
 	c->cmd = named ? named : command_find("summary");
-	c->opts = c->cmd->opts ? c->cmd->opts : &c->ao;
+	c->opts = c->cmd->opts;
 	c->ao.own = c->cmd->opts;
 	int private = c->cmd->usage != NULL, rc;
 	if (private && optset_init(&own, c->cmd)) {

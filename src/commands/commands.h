@@ -1,10 +1,13 @@
-/* Every command beamcore runs on a model: the analyzers and export, one line
- * each in list.def. Above the export layer, which defines analyzer_export. */
+/* Every command beamcore has, one line each in list.def: the one registry
+ * (the parser, help and main find commands here). Above every layer that
+ * defines a command (analyzers, export, tui, sample, tools). */
 #ifndef BEAMCORE_COMMANDS_H
 #define BEAMCORE_COMMANDS_H
 #include "analyzer.h"
 
-extern const struct analyzer *const analyzers[];
-const struct analyzer *analyzer_find(const char *name);
+/* in list.def's order (beamcore --help's), NULL past the last */
+extern const struct analyzer *const commands[];
+/* the command called name, or NULL */
+const struct analyzer *command_find(const char *name);
 
 #endif

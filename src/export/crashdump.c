@@ -431,7 +431,7 @@ static bc_err *write_dump(const struct vm *vm, struct outbuf *f, struct an_out *
 	return NULL;
 }
 
-bc_err *export_crashdump(const struct vm *vm, const struct an_opts *o, FILE *f,
+bc_err *export_crashdump(const struct vm *vm, const struct export_opts *o, FILE *f,
 			 struct an_out *out)
 {
 	(void)o;

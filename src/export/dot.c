@@ -204,7 +204,7 @@ static const char *const attrs[] = {
 	[E_CALLS] = "color=red, penwidth=2",
 };
 
-bc_err *export_dot(const struct vm *vm, const struct an_opts *o, FILE *f,
+bc_err *export_dot(const struct vm *vm, const struct export_opts *o, FILE *f,
 		   struct an_out *out)
 {
 	struct graph g = { .vm = vm };

@@ -47,8 +47,12 @@ static void say_formats(FILE *f)
 		fprintf(f, "%s%s", i ? ", " : "", formats[i].name);
 }
 
-static int check(const struct an_opts *o)
+_Static_assert(offsetof(struct export_opts, group) == 0, "stacks_group_options' offsets");
+static struct export_opts export_opts = { .depth = -1 };
+
+static int check(const struct an_opts *ao)
 {
+	const struct export_opts *o = an_own_opts(ao, &analyzer_export);
 	if (!o->format || !format_find(o->format)) {
 		if (o->format)
 			fprintf(stderr, "beamcore: export: --format %s: not a format (one of ", o->format);
@@ -58,7 +62,7 @@ static int check(const struct an_opts *o)
 		fprintf(stderr, ")\n");
 		return BC_EXIT_USAGE;
 	}
-	if (!o->output) {
+	if (!ao->output) {
 		fprintf(stderr, "beamcore: export: -o FILE: where to write the %s (- for stdout)\n",
 			o->format);
 		return BC_EXIT_USAGE;
@@ -77,7 +81,7 @@ static int check(const struct an_opts *o)
 
 struct ctx {
 	const struct vm *vm;
-	const struct an_opts *o;
+	const struct export_opts *o;
 	const struct format *fmt;
 	struct an_out *out;  /* the writer's gaps */
 };
@@ -88,14 +92,16 @@ static bc_err *write(FILE *f, void *vctx)
 	return c->fmt->write(c->vm, c->o, f, c->out);
 }
 
-static unsigned needs_of(const struct an_opts *o)
+static unsigned needs_of(const struct an_opts *ao)
 {
+	const struct export_opts *o = an_own_opts(ao, &analyzer_export);
 	const struct format *f = format_find(o->format);
 	return f ? f->needs : analyzer_export.needs;
 }
 
-static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
+static bc_err *run(const struct vm *vm, const struct an_opts *ao, struct an_out *out)
 {
+	const struct export_opts *o = an_own_opts(ao, &analyzer_export);
 	struct ctx *c = an_own(out, calloc(1, sizeof *c), NULL);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
@@ -108,7 +114,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	out->fields[out->nfields++] = (struct an_field){ .key = "format", .kind = AF_STR,
 							 .s = o->format };
 	out->fields[out->nfields++] = (struct an_field){ .key = "file", .kind = AF_STR,
-							 .s = o->output };
+							 .s = ao->output };
 	return NULL;
 }
 
@@ -125,7 +131,7 @@ static int parse_depth(const char *arg, void *opts)
 	long v;
 	int rc = option_number("--depth", arg, 0, LONG_MAX, "a count", &v);
 	if (!rc && opts)
-		((struct an_opts *)opts)->depth = v;
+		((struct export_opts *)opts)->depth = v;
 	return rc;
 }
 
@@ -133,16 +139,12 @@ static const struct option_entry options[] = {
 	OPT_INCLUDE(an_json_option),
 	OPT_INCLUDE(stacks_group_options),
 	{ .kind = OPT_STRING, .name = "format", .arg = "F", .help_fn = format_help,
-	  .offset = offsetof(struct an_opts, format), .value = export_format_name },
-	{ .kind = OPT_STRING, .name = "output", .short_name = 'o', .arg = "FILE",
-	  .help = "-o FILE: where the export goes (- for stdout); written\n"
-		  "whole or not at all",
-	  .offset = offsetof(struct an_opts, output), .complete = OPT_COMPLETE_FILE,
-	  .said_as = "format" },
-	OPT_STRING("around", "PID", "only PID's neighbourhood (dot)", OPT_OWN, struct an_opts, around),
+	  .offset = offsetof(struct export_opts, format), .value = export_format_name },
+	OPT_INCLUDE(an_output_option),
+	OPT_STRING("around", "PID", "only PID's neighbourhood (dot)", OPT_OWN, struct export_opts,
+		   around),
 	{ .kind = OPT_VALUE, .name = "depth", .arg = "N",
-	  .help = "how many edges from --around PID (default 2)", .parse = parse_depth,
-	  .said_as = "around" },
+	  .help = "how many edges from --around PID (default 2)", .parse = parse_depth },
 	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
 	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,
@@ -150,8 +152,10 @@ static const struct option_entry options[] = {
 
 const struct analyzer analyzer_export = {
 	.name = "export",
+	.kind = CMD_MODEL,
 	.summary = "write the node in another tool's format (--format: beamcore help export)",
 	.options = options,
+	.opts = &export_opts,
 	.check = check,
 	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACKS | NEED_NODES,
 	.needs_of = needs_of,

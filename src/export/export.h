@@ -6,9 +6,17 @@
 #include <stdio.h>
 #include "analyzer.h"
 
+/* export's own options (export.c's table) */
+struct export_opts {
+	struct stack_group_opts group;  /* first: stacks_group_options' offsets (speedscope) */
+	const char *format;
+	const char *around;             /* dot: --around PID */
+	long depth;                     /* dot: --depth N (-1: not given) */
+};
+
 /* What the file leaves out goes to out (an_gap): the caller says it with the
  * loader's gaps; the model is only read. */
-typedef bc_err *export_writer(const struct vm *vm, const struct an_opts *o, FILE *f,
+typedef bc_err *export_writer(const struct vm *vm, const struct export_opts *o, FILE *f,
 			      struct an_out *out);
 
 export_writer export_speedscope;  /* speedscope.c: stacks as a sampled profile */

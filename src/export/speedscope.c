@@ -9,12 +9,12 @@
 #include "render.h"
 #include "speedscope.h"
 
-bc_err *export_speedscope(const struct vm *vm, const struct an_opts *o, FILE *f,
+bc_err *export_speedscope(const struct vm *vm, const struct export_opts *o, FILE *f,
 			  struct an_out *out)
 {
 	(void)out;  /* it leaves nothing out */
 	struct stack_groups sg;
-	bc_err *err = stack_groups(vm, o->weight, o->by_status, &sg);
+	bc_err *err = stack_groups(vm, o->group.weight, o->group.by_status, &sg);
 	if (err)
 		return err;
 	uint64_t unknown = 0, total = 0;
@@ -26,12 +26,12 @@ bc_err *export_speedscope(const struct vm *vm, const struct an_opts *o, FILE *f,
 		stack_groups_free(&sg);
 		return bc_error(BC_EFORMAT, "%s: --weight %s: %llu processes' %s unknown (a crash "
 				"dump does not record the refc binaries a process holds)", vm->source,
-				o->weight, (unsigned long long)unknown, o->weight);
+				o->group.weight, (unsigned long long)unknown, o->group.weight);
 	}
 	/* frames: every function on a stack (vm->mfas), then the statuses, then
 	 * "(no stack)" */
 	size_t status0 = vm->nmfas, nostack = status0 + VS_N;
-	const char *w = o->weight ? o->weight : "count";
+	const char *w = o->group.weight ? o->group.weight : "count";
 	int bytes = strcmp(w, "memory") == 0 || strcmp(w, "binary") == 0;
 	char buf[320], name[512];
 	struct speedscope ss;
@@ -48,7 +48,7 @@ bc_err *export_speedscope(const struct vm *vm, const struct an_opts *o, FILE *f,
 	for (size_t g = 0; g < sg.ngroups; g++) {
 		const struct vm_proc *p = &vm->procs[sg.groups[g].first_proc];
 		speedscope_stack(&ss);
-		if (o->by_status)
+		if (o->group.by_status)
 			speedscope_stack_frame(&ss, status0 + (p->status < VS_N ? p->status : 0));
 		for (uint32_t i = p->stack_n; i-- > 0;)
 			speedscope_stack_frame(&ss, vm->frames[p->stack_first + i]);

@@ -425,6 +425,7 @@ out:
 
 const struct analyzer command_sample = {
 	.name = "sample",
+	.kind = CMD_MAIN,
 	.summary = "--pid PID: sample a running node's schedulers, no stop (beamcore help sample)",
 	.usage = "usage: beamcore sample --pid PID [--seconds N] [--hz F] [OPTIONS]\n"
 		 "  sample a running node's schedulers for N seconds (default 5) at F Hz (default 99)\n"

@@ -54,6 +54,7 @@ static int layout_main(const struct target_opts *to, void *opts, char **words, i
 
 const struct analyzer command_layout = {
 	.name = "layout",
+	.kind = CMD_MAIN,
 	.summary = "BEAM: write a beam.smp's offset table (DWARF) as a layout pack",
 	.usage = "usage: beamcore layout BEAM\n"
 		 "  the offset table of BEAM, a beam.smp built with DWARF, as a layout pack on\n"

@@ -696,6 +696,7 @@ static const struct option_entry options[] = {
 
 const struct analyzer command_triage = {
 	.name = "triage",
+	.kind = CMD_MAIN,
 	.summary = "PATH...: crash dumps and cores grouped by cause, most frequent first",
 	.usage = "usage: beamcore triage PATH... [options]\n"
 		 "  every crash dump and core under PATH (files, directories recursively;\n"

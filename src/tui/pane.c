@@ -443,25 +443,23 @@ static void pane_free(struct view *v)
 	free(p);
 }
 
-struct view *pane_new(struct ui *u, const char *analyzer, const char *arg, const char *title)
+struct view *pane_new(struct ui *u, const struct analyzer *an, const char *arg, const char *title)
 {
 	struct an_opts o = { .arg = arg };
-	return pane_new_opts(u, analyzer, &o, title);
+	return pane_new_opts(u, an, &o, title);
 }
 
-struct view *pane_new_opts(struct ui *u, const char *analyzer, const struct an_opts *o,
+struct view *pane_new_opts(struct ui *u, const struct analyzer *an, const struct an_opts *o,
 			   const char *title)
 {
-	const struct analyzer *an = analyzer_find(analyzer);
 	struct pane *p = calloc(1, sizeof *p);
-	if (!an || !p) {
-		free(p);
-		snprintf(u->msg, sizeof u->msg, "%s: not available", analyzer);
+	if (!p) {
+		snprintf(u->msg, sizeof u->msg, "%s: not available", an->name);
 		return NULL;
 	}
 	bc_err *e = an->run(u->vm, o, &p->out);
 	if (e) {
-		snprintf(u->msg, sizeof u->msg, "%s: %s", analyzer, e->msg);
+		snprintf(u->msg, sizeof u->msg, "%s: %s", an->name, e->msg);
 		bc_err_free(e);
 		an_out_free(&p->out);
 		free(p);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "procs.h"
 #include "progress.h"
 #include "tui.h"
 #include "ui.h"
@@ -25,18 +26,19 @@
 
 static const struct {
 	int key;
-	const char *analyzer, *title;
+	const struct analyzer *an;
+	const char *title;
 } views[] = {
-	{ 'u', "summary", "Summary" },
-	{ 'e', "ets", "ETS tables (Enter: owner)" },
-	{ 'b', "binaries", "Binary holders (Enter: holder)" },
-	{ 'a', "memory", "Memory and allocators" },
-	{ 'g', "stacks", "Stack groups" },
-	{ 'n', "threads", "Native threads" },
-	{ 'd', "nodes", "Connected nodes (distribution)" },
-	{ 'o', "ports", "Ports (Enter: connected process)" },
-	{ 'w', "waits", "Who waits on whom (Enter: waiter, callee; the waiters of a callee)" },
-	{ 't', "tree", "Supervision trees (Enter: the process)" },
+	{ 'u', &analyzer_summary, "Summary" },
+	{ 'e', &analyzer_ets, "ETS tables (Enter: owner)" },
+	{ 'b', &analyzer_binaries, "Binary holders (Enter: holder)" },
+	{ 'a', &analyzer_memory, "Memory and allocators" },
+	{ 'g', &analyzer_stacks, "Stack groups" },
+	{ 'n', &analyzer_threads, "Native threads" },
+	{ 'd', &analyzer_nodes, "Connected nodes (distribution)" },
+	{ 'o', &analyzer_ports, "Ports (Enter: connected process)" },
+	{ 'w', &analyzer_waits, "Who waits on whom (Enter: waiter, callee; the waiters of a callee)" },
+	{ 't', &analyzer_tree, "Supervision trees (Enter: the process)" },
 };
 #define NVIEWS (sizeof views / sizeof views[0])
 
@@ -142,24 +144,24 @@ static int live_read(struct ui *u, struct target **t, struct live *lv, struct ta
 	return 0;
 }
 
+/* what every pane it can open reads */
 static unsigned needs(void)
 {
-	unsigned n = 0;
-	for (size_t i = 0; analyzers[i]; i++)
-		n |= analyzers[i]->needs;
+	unsigned n = analyzer_procs.needs | analyzer_proc.needs;
+	for (size_t i = 0; i < NVIEWS; i++)
+		n |= views[i].an->needs;
 	return n;
 }
 
 /* The model an analyzer's pane needs, loaded before the pane opens (a core
  * loads parts as asked; loading never moves what is loaded already). -1 with
  * the reason in u->msg. */
-static int ensure(struct ui *u, struct target *t, const char *analyzer)
+static int ensure(struct ui *u, struct target *t, const struct analyzer *an)
 {
-	const struct analyzer *an = analyzer_find(analyzer);
-	bc_err *err = an ? target_load(t, an->needs) : NULL;
+	bc_err *err = target_load(t, an->needs);
 	if (!err)
 		return 0;
-	snprintf(u->msg, sizeof u->msg, "%s: %s", analyzer, err->msg);
+	snprintf(u->msg, sizeof u->msg, "%s: %s", an->name, err->msg);
 	bc_err_free(err);
 	return -1;
 }
@@ -258,8 +260,8 @@ static int loop(struct ui *u, struct target **tp, struct view **stack, int depth
 		if (a == ACT_OPEN_PROC) {
 			char title[96];
 			snprintf(title, sizeof title, "Process %s", u->want_pid);
-			if (ensure(u, t, "proc") == 0)
-				push(stack, &depth, pane_new(u, "proc", u->want_pid, title));
+			if (ensure(u, t, &analyzer_proc) == 0)
+				push(stack, &depth, pane_new(u, &analyzer_proc, u->want_pid, title));
 			continue;
 		}
 		if (a == ACT_OPEN_VIEW) {
@@ -268,13 +270,14 @@ static int loop(struct ui *u, struct target **tp, struct view **stack, int depth
 			continue;
 		}
 		if (a == ACT_OPEN_GROUPS) {  /* procs --group-by: stacks' and binaries' parts */
-			struct an_opts o = { .group_by = u->want_group, .sort = u->want_sort };
+			struct procs_opts po = { .group_by = u->want_group };
+			struct an_opts o = { .own = &po, .sort = u->want_sort };
 			char title[160];
 			snprintf(title, sizeof title, "Processes by %s, sorted by %s (Enter: its "
 				 "processes; G on the list: the next grouping)", u->want_group,
 				 u->want_sort);
-			if (ensure(u, t, "stacks") == 0)
-				push(stack, &depth, pane_new_opts(u, "procs", &o, title));
+			if (ensure(u, t, &analyzer_stacks) == 0)
+				push(stack, &depth, pane_new_opts(u, &analyzer_procs, &o, title));
 			continue;
 		}
 		if (a == ACT_CLOSE) {
@@ -310,8 +313,8 @@ static int loop(struct ui *u, struct target **tp, struct view **stack, int depth
 			continue;
 		}
 		for (size_t i = 0; i < NVIEWS; i++)
-			if (ch == views[i].key && ensure(u, t, views[i].analyzer) == 0)
-				push(stack, &depth, pane_new(u, views[i].analyzer, NULL, views[i].title));
+			if (ch == views[i].key && ensure(u, t, views[i].an) == 0)
+				push(stack, &depth, pane_new(u, views[i].an, NULL, views[i].title));
 	}
 }
 
@@ -393,7 +396,7 @@ static const struct option_entry options[] = {
 	  .help = "--pid: refresh every S seconds (default 2)", .parse = parse_interval,
 	  .needs_pid = 1 },
 	{ .kind = OPT_FLAG, .name = "stop", .help = "--pid: stop the node for each refresh (default: not)",
-	  .offset = offsetof(struct tui_opts, stop), .needs_pid = 1, .said_as = "interval" },
+	  .offset = offsetof(struct tui_opts, stop), .needs_pid = 1 },
 	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,
 };
@@ -412,6 +415,7 @@ static int run(const struct target_opts *to, void *opts, char **words, int nword
 
 const struct analyzer command_tui = {
 	.name = "tui",
+	.kind = CMD_MAIN,
 	.summary = "browse processes and every view in a terminal (ncurses)",
 	.about = "browse processes and every view in a terminal (ncurses); ? lists the keys",
 	.options = options,

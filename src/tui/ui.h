@@ -5,7 +5,7 @@
 #define BEAMCORE_TUI_UI_H
 #include <stddef.h>
 #include "analyzer.h"
-#include "commands.h"
+#include "analyzer.h"
 
 enum ui_act {
 	ACT_NONE,        /* handled */
@@ -66,9 +66,14 @@ void procs_view_reload(struct view *v, struct ui *u);
  * the header means with the gaps that made it */
 struct view *help_new(struct ui *u, const struct view *v, const char *global);
 /* pane.c: any analyzer's output in a scrollable pane (arg: its an_opts.arg) */
-struct view *pane_new(struct ui *u, const char *analyzer, const char *arg, const char *title);
+struct view *pane_new(struct ui *u, const struct analyzer *an, const char *arg, const char *title);
 /* the same with the analyzer's options (procs --group-by) */
-struct view *pane_new_opts(struct ui *u, const char *analyzer, const struct an_opts *o,
+struct view *pane_new_opts(struct ui *u, const struct analyzer *an, const struct an_opts *o,
 			   const char *title);
+
+/* the analyzers the browser opens (analyzers/): their records */
+extern const struct analyzer analyzer_summary, analyzer_procs, analyzer_proc, analyzer_ets,
+	analyzer_binaries, analyzer_memory, analyzer_stacks, analyzer_threads, analyzer_nodes,
+	analyzer_ports, analyzer_waits, analyzer_tree;
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "ahead.h"
 
 #define BLOCK (256u << 10)
 #define NSLOTS 8

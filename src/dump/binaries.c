@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "deep.h"
+#include "pages.h"
+#include "loads.h"
 #include "text.h"
 
 /* The address after "Yc" at p, up to its ':'; false when it is none. */

@@ -9,6 +9,8 @@
 #include <sys/mman.h>
 
 #include "internal.h"
+#include "deep.h"
+#include "pages.h"
 #include "hmap.h"
 
 struct dump_deep {

@@ -8,6 +8,8 @@
 
 #include "heap.h"
 #include "internal.h"
+#include "deep.h"
+#include "loads.h"
 #include "needs.h"
 #include "term.h"
 

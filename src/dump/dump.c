@@ -11,6 +11,9 @@
 
 #include "dump.h"
 #include "internal.h"
+#include "pass.h"
+#include "deep.h"
+#include "loads.h"
 #include "needs.h"
 
 #define MAGIC "=erl_crash_dump:"
@@ -112,11 +115,10 @@ bc_err *dump_open(const char *path, struct dump **out)
 static const char *visit(void *ctx, enum dump_kind k, size_t off)
 {
 	struct proc_pass *pp = ctx;
-	const struct dump *d = pp->d;
 	if (k == DK_PROC)
 		return proc_pass_section(pp, off);
 	proc_pass_flush(pp);  /* the =proc sections are over: the rest needs their rows */
-	if (d->is_stack) {
+	if (k == DK_STACK) {
 		struct vm_proc *read;
 		const char *end = proc_pass_stack(pp, off, &read);
 		pp->stack_proc = read;
@@ -124,12 +126,12 @@ static const char *visit(void *ctx, enum dump_kind k, size_t off)
 			dump_ident_stack(pp, read);
 		return end;
 	}
-	if (d->is_heap) {
+	if (k == DK_HEAP) {
 		struct vm_pid pid;
 		const char *body = proc_pass_heap(pp, off, &pid);
 		return body ? dump_ident_heap(pp, pid, body) : NULL;
 	}
-	if (d->is_dict)
+	if (k == DK_DICTIONARY)
 		dump_ident_dict(pp, off);
 	return NULL;
 }

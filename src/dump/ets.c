@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "loads.h"
 #include "text.h"
 
 static const char *one_of(const char *v, const char *end, const char *const *names)

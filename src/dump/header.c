@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "loads.h"
 #include "text.h"
 
 /* "Erlang/OTP 27 [erts-15.2.7] [source] [64-bit] ... [jit:ns]" */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "heap.h"
+#include "deep.h"
 
 /* The body of section "=TAG<pid>\n": [*start, *end), or -1. */
 int heap_section(struct dump *d, const char *tag, const char *pid, const char **start,

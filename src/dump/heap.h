@@ -9,6 +9,7 @@
 #include "internal.h"
 #include "hmap.h"
 #include "term.h"
+#include "tail.h"
 
 struct heap_line { uint64_t addr; const char *body, *end; };
 
@@ -19,18 +20,6 @@ struct lines {
 	struct hmap index;
 };
 
-/* The =binary sections right before =atoms (at: the "\n" of "\n=atoms";
- * NULL: no =atoms), [start, end) once searched (start NULL: none), and the
- * =literals before them [lit, lit_end) (lit NULL: none). Found on first use,
- * during the scan that has not met them yet: the walk back reads every byte of
- * the binaries (MBs), which a dump whose labels name no refc binary nor
- * literal never needs. */
-struct heap_bins {
-	const char *at, *start, *end;
-	const char *lit, *lit_end;
-	bool searched;
-};
-void dump_bins_find(const struct dump *d, struct heap_bins *b);
 
 struct heap {
 	struct dump *d;

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "ahead.h"
+#include "pages.h"
 #include "progress.h"
 
 #define TOUCH_BUDGET (2u << 20)
@@ -17,7 +19,8 @@ static const char *const kind_tags[DK_COUNT] = {
 	[DK_SCHED] = "scheduler", [DK_MEMORY] = "memory", [DK_TABLES] = "hash_table",
 	[DK_AREAS] = "allocated_areas", [DK_ALLOC] = "allocator", [DK_PROC] = "proc",
 	[DK_PORT] = "port", [DK_ETS] = "ets", [DK_TIMER] = "timer", [DK_DIST] = "node",
-	[DK_MODULES] = "loaded_modules", [DK_FUN] = "fun", [DK_DEEP] = "proc_stack",
+	[DK_MODULES] = "loaded_modules", [DK_FUN] = "fun", [DK_MESSAGES] = "proc_messages",
+	[DK_DICTIONARY] = "proc_dictionary", [DK_STACK] = "proc_stack", [DK_HEAP] = "proc_heap",
 	[DK_LITERALS] = "literals", [DK_ATOMS] = "atoms", [DK_END] = "end",
 };
 
@@ -48,17 +51,16 @@ static int section(struct dump *d, size_t off, const char *lim)
 	size_t n = (size_t)((nl ? nl : lim) - t);
 	enum dump_kind k = DK_OTHER;
 	int rc = 0;
-	d->is_stack = d->is_dict = d->is_heap = false;
 	switch (t[0]) {
 	case 'p':  /* the hot cases first: four sections per process */
 		if (PREFIX("proc_heap:"))
-			k = DK_DEEP, d->is_heap = true;
+			k = DK_HEAP;
 		else if (PREFIX("proc_dictionary:"))
-			k = DK_DEEP, d->is_dict = true;
+			k = DK_DICTIONARY;
 		else if (PREFIX("proc_messages:"))
-			k = DK_DEEP;
+			k = DK_MESSAGES;
 		else if (PREFIX("proc_stack:"))
-			k = DK_DEEP, d->is_stack = true;
+			k = DK_STACK;
 		else if (PREFIX("proc:"))
 			k = DK_PROC, d->nproc_sections++;
 		else if (PREFIX("port:"))
@@ -130,7 +132,7 @@ static int section(struct dump *d, size_t off, const char *lim)
 	}
 	if (k < DK_COUNT)
 		d->seen |= 1u << k;
-	if (k == DK_PROC || k == DK_DEEP || (k == DK_LITERALS && t[0] != 'p'))
+	if (k == DK_PROC || (k >= DK_MESSAGES && k <= DK_HEAP) || (k == DK_LITERALS && t[0] != 'p'))
 		d->ntagged++;
 	if (!d->header_end)
 		d->header_end = off;

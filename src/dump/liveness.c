@@ -13,6 +13,10 @@
 #include "cpus.h"
 #include "gcsize.h"
 #include "heap.h"
+#include "deep.h"
+#include "loads.h"
+#include "pages.h"
+#include "pool.h"
 
 #define THREADS_MIN 64             /* below this many processes, one thread walks them */
 #define THREADS_MAX 16

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "loads.h"
 #include "text.h"
 
 static void memory_section(struct dump *d)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "loads.h"
 
 static void parse_node(struct dump *d, size_t off, struct vm_node *n)
 {

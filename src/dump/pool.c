@@ -4,9 +4,10 @@
  * on it, each with a state of its own (a worker's: state_size zeroed bytes,
  * kept from batch to batch), and pool_run returns when all are through. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "pool.h"
 
 struct pool {
 	void (*fn)(void *batch, void *state);

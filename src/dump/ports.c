@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "loads.h"
 #include "text.h"
 
 /* The driver kind lines: the prefix, and the driver (NULL: a linked-in driver,

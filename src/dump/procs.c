@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "pass.h"
+#include "pages.h"
 #include "text.h"
 #include "cpus.h"
 

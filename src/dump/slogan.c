@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "loads.h"
 #include "text.h"
 
 static const char *find(const char *p, const char *end, const char *lit)

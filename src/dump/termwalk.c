@@ -8,6 +8,7 @@
 
 #include "heap.h"
 #include "internal.h"
+#include "loads.h"
 #include "needs.h"
 #include "termpath.h"
 

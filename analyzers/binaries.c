@@ -553,10 +553,9 @@ static void attribution(const struct vm *vm, struct ctx *c, struct an_out *out)
 			 read[i] ? fmt_bytes(v[i], t[i], sizeof t[i]) : "?",
 			 read[i] ? pct(v[i], total, f[i], sizeof f[i]) : "not read");
 	char all[32];
-	if (asprintf(&out->findings[out->nfindings], "binary memory %s: processes %s, ports %s, ETS %s, "
+	an_find(out, NULL, NULL, "binary memory %s: processes %s, ports %s, ETS %s, "
 		     "literals %s; %s not attributed", fmt_bytes(total, all, sizeof all), share[0],
-		     share[1], share[2], share[3], share[4]) >= 0)
-		out->nfindings++;
+		     share[1], share[2], share[3], share[4]);
 }
 
 /* The largest port and table holders, named. */
@@ -566,21 +565,19 @@ static void top_others(const struct vm *vm, const struct ctx *c, struct an_out *
 	if (c->nports) {
 		const struct other *o = &c->ports[0];
 		const struct vm_port *p = &vm->ports[o->ix];
-		if (asprintf(&out->findings[out->nfindings], "the port holding the most: %s (%s%s%s) "
+		an_find(out, NULL, NULL, "the port holding the most: %s (%s%s%s) "
 			     "%s in %s binaries (receive buffer %s)", vm_port_str(p, n, sizeof n),
 			     p->name ? p->name : "?", p->unknown & VPTF_CONNECTED ? "" : ", ",
 			     p->unknown & VPTF_CONNECTED ? "" : vm_pid2str(p->connected, n + 32, 32),
 			     fmt_bytes(o->bytes, a, sizeof a), fmt_count(o->count, b, sizeof b),
-			     fmt_bytes(o->buffer_bytes, n + 48, 16)) >= 0)
-			out->nfindings++;
+			     fmt_bytes(o->buffer_bytes, n + 48, 16));
 	}
 	if (c->ntables) {
 		const struct other *o = &c->tables[0];
 		const struct vm_ets *t = &vm->ets[o->ix];
-		if (asprintf(&out->findings[out->nfindings], "the ETS table holding the most: %s %s "
+		an_find(out, NULL, NULL, "the ETS table holding the most: %s %s "
 			     "in %s binaries", t->name ? t->name : vm_ets_id_str(t, n, sizeof n),
-			     fmt_bytes(o->bytes, a, sizeof a), fmt_count(o->count, b, sizeof b)) >= 0)
-			out->nfindings++;
+			     fmt_bytes(o->bytes, a, sizeof a), fmt_count(o->count, b, sizeof b));
 	}
 }
 
@@ -637,11 +634,10 @@ static bc_err *dumped_run(const struct vm *vm, const struct an_opts *o, struct c
 	       "literals, so the rest of erlang:memory(binary) (%s) is not attributed",
 	       fmt_count(c->proc_bins, n, sizeof n), fmt_bytes(c->proc_bytes, a, sizeof a),
 	       have_total ? fmt_bytes(vm->memory.v[VM_MEM_BINARY], b, sizeof b) : "?");
-	if (asprintf(&out->findings[out->nfindings], "%s refc binaries in %zu processes' heaps: %s "
+	an_find(out, NULL, NULL, "%s refc binaries in %zu processes' heaps: %s "
 		     "(a crash dump: who else holds them is not recorded)",
 		     fmt_count(c->proc_bins, n, sizeof n), c->nholders,
-		     fmt_bytes(c->proc_bytes, a, sizeof a)) >= 0)
-		out->nfindings++;
+		     fmt_bytes(c->proc_bytes, a, sizeof a));
 	tables(c, o->top, out);
 	return NULL;
 }
@@ -666,12 +662,11 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		per_ref += vm->binrefs[i].orig_size;
 	attribution(vm, c, out);
 	char a[32], b[32], d[32], e[32];
-	if (asprintf(&out->findings[out->nfindings], "%s refc binaries held by %zu processes: %s "
+	an_find(out, NULL, NULL, "%s refc binaries held by %zu processes: %s "
 		     "(%s of them only in messages not yet received), %s counted per reference (as "
 		     "recon's binary_memory)", fmt_count(c->proc_bins, d, sizeof d), c->nholders,
 		     fmt_bytes(c->proc_bytes, a, sizeof a), fmt_bytes(c->queue_bytes, e, sizeof e),
-		     fmt_bytes(per_ref, b, sizeof b)) >= 0)
-		out->nfindings++;
+		     fmt_bytes(per_ref, b, sizeof b));
 	top_others(vm, c, out);
 	tables(c, o->top, out);
 	return NULL;

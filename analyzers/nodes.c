@@ -55,7 +55,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	out->titles[0] = vm->node ? vm->node : NULL;
 	out->ntables = 1;
 	if (!vm->nnodes)
-		out->findings[out->nfindings++] = strdup(vm->node && strcmp(vm->node, "nonode@nohost")
+		an_find(out, NULL, NULL, "%s", vm->node && strcmp(vm->node, "nonode@nohost")
 			? "connected to no other node" : "not distributed (nonode@nohost)");
 	return NULL;
 }

@@ -167,40 +167,6 @@ bc_err *proc_by_arg(const struct vm *vm, const char *what, const char *arg,
 	return NULL;
 }
 
-static void field_str(struct an_out *out, const char *key, const char *s)
-{
-	if (out->nfields < AN_MAX_FIELDS)
-		out->fields[out->nfields++] = (struct an_field){ .key = key, .kind = s ? AF_STR : AF_NULL,
-								 .s = s };
-}
-
-static void field_u64(struct an_out *out, const char *key, uint64_t v, int unknown)
-{
-	if (out->nfields < AN_MAX_FIELDS)
-		out->fields[out->nfields++] = (struct an_field){ .key = key,
-								 .kind = unknown ? AF_UNKNOWN : AF_U64, .u = v };
-}
-
-static void field_list(struct an_out *out, const char *key, const char *title, const char **l,
-		       size_t n)
-{
-	if (out->nfields < AN_MAX_FIELDS)
-		out->fields[out->nfields++] = (struct an_field){ .key = key, .kind = AF_LIST, .list = l,
-								 .n = n, .title = title };
-}
-
-static void field_bool(struct an_out *out, const char *key, bool v)
-{
-	if (out->nfields < AN_MAX_FIELDS)
-		out->fields[out->nfields++] = (struct an_field){ .key = key, .kind = AF_BOOL, .u = v };
-}
-
-static void field_unknown(struct an_out *out, const char *key)
-{
-	if (out->nfields < AN_MAX_FIELDS)
-		out->fields[out->nfields++] = (struct an_field){ .key = key, .kind = AF_UNKNOWN };
-}
-
 /* A list the loader cannot give: JSON null; text its heading, as where it is
  * known, over one line that says why (a crash dump does not record it, or
  * the core's memory was unreadable). */
@@ -215,9 +181,8 @@ static void field_unknown_list(struct an_out *out, const struct vm *vm, const ch
 			*l = dump_why;
 		why = l ? l : why;
 	}
-	if (out->nfields < AN_MAX_FIELDS)
-		out->fields[out->nfields++] = (struct an_field){ .key = key, .kind = AF_UNKNOWN,
-								 .title = title, .list = why, .n = 1 };
+	an_field(out, (struct an_field){ .key = key, .kind = AF_UNKNOWN, .title = title,
+					 .list = why, .n = 1 });
 }
 
 /* The refc binaries, or unknown when the loader could not list them (a crash
@@ -229,8 +194,8 @@ static void field_binaries(struct an_out *out, const struct vm *vm, const struct
 	if (p->unknown & VPF_BINARY) {
 		field_unknown_list(out, vm, "binary", title,
 				   "? (a crash dump does not record which refc binaries a process holds)");
-		field_u64(out, "message_queue_binaries", 0, 1);
-		field_u64(out, "message_queue_binary_bytes", 0, 1);
+		an_field_u64(out, "message_queue_binaries", 0, 1);
+		an_field_u64(out, "message_queue_binary_bytes", 0, 1);
 		return;
 	}
 	/* beyond process_info(P, binary): those only its queued messages hold */
@@ -239,9 +204,9 @@ static void field_binaries(struct an_out *out, const struct vm *vm, const struct
 	binaries_queued(vm, p, &qn, &qbytes);
 	snprintf(t, sizeof t, "%s; in its message queue: %s more, %s", title,
 		 fmt_count(qn, a, sizeof a), fmt_bytes(qbytes, b, sizeof b));
-	field_list(out, "binary", qn ? an_keep(out, t) : title, bins, n);
-	field_u64(out, "message_queue_binaries", qn, 0);
-	field_u64(out, "message_queue_binary_bytes", qbytes, 0);
+	an_field_list(out, "binary", qn ? an_keep(out, t) : title, bins, n);
+	an_field_u64(out, "message_queue_binaries", qn, 0);
+	an_field_u64(out, "message_queue_binary_bytes", qbytes, 0);
 }
 
 static const char **terms(struct strings *s, struct vt **t, size_t n)
@@ -312,9 +277,9 @@ static void term_tables(struct strings *s, const struct vm_proc *p, const struct
 {
 	char buf[512], n1[32], n2[32];
 	if (d->no_largest) {
-		field_unknown(out, "term_roots");
+		an_field_unknown(out, "term_roots");
 	} else {
-		field_u64(out, "term_roots", d->nroots, 0);
+		an_field_u64(out, "term_roots", d->nroots, 0);
 		struct big_row *rows = an_own(out, calloc(d->nlargest ? d->nlargest : 1, sizeof *rows),
 					      NULL);
 		bool cut = false;
@@ -337,10 +302,10 @@ static void term_tables(struct strings *s, const struct vm_proc *p, const struct
 		}
 	}
 	if (d->no_shapes) {
-		field_unknown(out, "messages_counted");
+		an_field_unknown(out, "messages_counted");
 		return;
 	}
-	field_u64(out, "messages_counted", d->shapes_counted, 0);
+	an_field_u64(out, "messages_counted", d->shapes_counted, 0);
 	struct shape_row *rows = an_own(out, calloc(d->nshapes ? d->nshapes : 1, sizeof *rows), NULL);
 	for (size_t i = 0; rows && i < d->nshapes; i++)
 		rows[i] = (struct shape_row){ keep(s, d->shapes[i].shape), d->shapes[i].count };
@@ -409,17 +374,17 @@ static bc_err *proc_term(const struct vm *vm, const struct an_opts *o, const str
 		an_gap(out, "proc --term %s: the list's spine could not be read to a proper end: "
 		       "elements counted %llu", v->path, (unsigned long long)v->count);
 	out->fields_key = "term";
-	field_str(out, "pid", an_keep(out, vm_pid_str(p, buf, sizeof buf)));
-	field_str(out, "path", v->path);
-	field_str(out, "shape", v->shape);
-	field_u64(out, "flat_size", v->flat_size, 0);
-	field_bool(out, "complete", !v->size_cut);
-	field_str(out, "term", v->text);
-	field_bool(out, "whole", v->text_whole);
+	an_field_str(out, "pid", an_keep(out, vm_pid_str(p, buf, sizeof buf)));
+	an_field_str(out, "path", v->path);
+	an_field_str(out, "shape", v->shape);
+	an_field_u64(out, "flat_size", v->flat_size, 0);
+	an_field_bool(out, "complete", !v->size_cut);
+	an_field_str(out, "term", v->text);
+	an_field_bool(out, "whole", v->text_whole);
 	if (!v->container)
 		return NULL;
-	field_u64(out, "element_count", v->count, 0);
-	field_bool(out, "elements_complete", !v->count_cut);
+	an_field_u64(out, "element_count", v->count, 0);
+	an_field_bool(out, "elements_complete", !v->count_cut);
 	if (v->nelems < v->count)
 		snprintf(buf, sizeof buf, "Elements 1..%s of %s (flat size of each; ... and %s more: "
 			 "--all prints all)", fmt_count(v->nelems, n1, sizeof n1),
@@ -469,42 +434,42 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 	s->out = out;
 	char buf[512];
 	out->fields_key = "process";
-	field_str(out, "pid", keep(s, vm_pid_str(p, buf, sizeof buf)));
+	an_field_str(out, "pid", keep(s, vm_pid_str(p, buf, sizeof buf)));
 	/* where the loader found it in a core (p *(Process *)ADDR in gdb) */
 	snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)p->addr);
-	field_str(out, "address", strcmp(vm->kind, "core") == 0 ? keep(s, buf) : NULL);
-	field_str(out, "registered_name", p->registered_name);
+	an_field_str(out, "address", strcmp(vm->kind, "core") == 0 ? keep(s, buf) : NULL);
+	an_field_str(out, "registered_name", p->registered_name);
 	const char *label = vm_proc_label(p, buf, sizeof buf);
-	field_str(out, "label", label ? keep(s, label) : NULL);
-	field_str(out, "label_source", vm_proc_label_source(vm, p));
-	field_str(out, "initial_call", vm_mfa_str(p->initial_call, buf, sizeof buf) ? keep(s, buf) : NULL);
+	an_field_str(out, "label", label ? keep(s, label) : NULL);
+	an_field_str(out, "label_source", vm_proc_label_source(vm, p));
+	an_field_str(out, "initial_call", vm_mfa_str(p->initial_call, buf, sizeof buf) ? keep(s, buf) : NULL);
 	/* proc_lib's identity: '$initial_call' and '$ancestors' (null: none, or unreadable;
 	 * the ancestors list comes after the scalars) */
 	if (p->unknown & VPF_IDENTITY) {
-		field_unknown(out, "proc_lib_initial_call");
-		field_unknown(out, "ancestors");
+		an_field_unknown(out, "proc_lib_initial_call");
+		an_field_unknown(out, "ancestors");
 	} else {
-		field_str(out, "proc_lib_initial_call",
+		an_field_str(out, "proc_lib_initial_call",
 			  vm_mfa_str(p->proc_lib_initial_call, buf, sizeof buf) ? keep(s, buf) : NULL);
 		if (!p->has_ancestors)
-			field_str(out, "ancestors", NULL);
+			an_field_str(out, "ancestors", NULL);
 	}
-	field_str(out, "current_function",
+	an_field_str(out, "current_function",
 		  vm_mfa_str(p->current_function, buf, sizeof buf) ? keep(s, buf) : NULL);
 	/* hibernating: where it resumes (stacks' wake_up; null: not recorded) */
-	field_str(out, "wake_up", p->wake_up && vm_mfa_str(&vm->mfas[p->wake_up - 1], buf, sizeof buf)
+	an_field_str(out, "wake_up", p->wake_up && vm_mfa_str(&vm->mfas[p->wake_up - 1], buf, sizeof buf)
 				  ? keep(s, buf) : NULL);
-	field_str(out, "status", vm_status_name(p->status));
-	field_u64(out, "message_queue_len", p->message_queue_len, p->unknown & VPF_MESSAGE_QUEUE_LEN);
-	field_u64(out, "total_heap_size", p->total_heap_size, p->unknown & VPF_TOTAL_HEAP_SIZE);
-	field_u64(out, "heap_size", p->heap_size, p->unknown & VPF_HEAP_SIZE);
-	field_u64(out, "stack_size", p->stack_size, p->unknown & VPF_STACK_SIZE);
-	field_u64(out, "memory", p->memory, p->unknown & VPF_MEMORY);
-	field_u64(out, "reductions", p->reductions, p->unknown & VPF_REDUCTIONS);
+	an_field_str(out, "status", vm_status_name(p->status));
+	an_field_u64(out, "message_queue_len", p->message_queue_len, p->unknown & VPF_MESSAGE_QUEUE_LEN);
+	an_field_u64(out, "total_heap_size", p->total_heap_size, p->unknown & VPF_TOTAL_HEAP_SIZE);
+	an_field_u64(out, "heap_size", p->heap_size, p->unknown & VPF_HEAP_SIZE);
+	an_field_u64(out, "stack_size", p->stack_size, p->unknown & VPF_STACK_SIZE);
+	an_field_u64(out, "memory", p->memory, p->unknown & VPF_MEMORY);
+	an_field_u64(out, "reductions", p->reductions, p->unknown & VPF_REDUCTIONS);
 	struct vm_liveness live;  /* what a garbage collection would keep and free (procs --garbage) */
 	proc_liveness_of(vm, p, &live);
-	field_u64(out, "live_words", live.live_words, !live.known);
-	field_u64(out, "garbage_bytes", live.garbage_bytes, !live.known);
+	an_field_u64(out, "live_words", live.live_words, !live.known);
+	an_field_u64(out, "garbage_bytes", live.garbage_bytes, !live.known);
 
 	/* refc binaries: [address, orig_size, refc] as process_info(P, binary) */
 	size_t nb = 0, ib = 0;
@@ -521,14 +486,14 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 	}
 
 	if (p->has_ancestors && !(p->unknown & VPF_IDENTITY))  /* a list: after the scalars */
-		field_list(out, "ancestors", "Ancestors (proc_lib's '$ancestors', parent first)",
+		an_field_list(out, "ancestors", "Ancestors (proc_lib's '$ancestors', parent first)",
 			   vm->ancestors ? vm->ancestors + p->anc_first : NULL, p->anc_n);
 
 	const char **stack = an_own(out, calloc(p->stack_n ? p->stack_n : 1, sizeof *stack), NULL);
 	for (uint32_t i = 0; stack && i < p->stack_n; i++)
 		stack[i] = keep(s, vm_mfa_str(&vm->mfas[vm->frames[p->stack_first + i]], buf, sizeof buf)
 				       ? buf : "?");
-	field_list(out, "current_stacktrace", "Current stacktrace", stack, p->stack_n);
+	an_field_list(out, "current_stacktrace", "Current stacktrace", stack, p->stack_n);
 
 	if (!vm->detail) {
 		field_binaries(out, vm, p, bins, ib);
@@ -545,9 +510,9 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 		field_unknown_list(out, vm, "monitors", "Monitors (the other end)",
 				   "? (its =proc section has no Link list)");
 	} else {
-		field_list(out, "links", "Links", an_own(out, terms(s, d->links, d->nlinks), NULL),
+		an_field_list(out, "links", "Links", an_own(out, terms(s, d->links, d->nlinks), NULL),
 			   d->nlinks);
-		field_list(out, "monitors", "Monitors (the other end)",
+		an_field_list(out, "monitors", "Monitors (the other end)",
 			   an_own(out, terms(s, d->monitors, d->nmonitors), NULL), d->nmonitors);
 	}
 	const char **dict = an_own(out, calloc(d->ndict ? d->ndict : 1, sizeof *dict), NULL);
@@ -558,13 +523,13 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 		snprintf(kv, sizeof kv, "{%s,%s}", k, v);
 		dict[i] = keep(s, kv);
 	}
-	field_list(out, "dictionary", "Dictionary", dict, d->ndict);
+	an_field_list(out, "dictionary", "Dictionary", dict, d->ndict);
 	const char **messages = an_own(out, terms(s, d->messages, d->nmessages), NULL);
 	char n1[32], n2[32];
 	size_t in_text = po->all || d->nmessages < SHOW_TEXT ? d->nmessages : SHOW_TEXT;
 	snprintf(buf, sizeof buf, "Messages (first %s of %s)", fmt_count(in_text, n1, sizeof n1),
 		 p->unknown & VPF_MESSAGE_QUEUE_LEN ? "?" : fmt_count(p->message_queue_len, n2, sizeof n2));
-	field_list(out, "messages", keep(s, buf), messages, d->nmessages);
+	an_field_list(out, "messages", keep(s, buf), messages, d->nmessages);
 	if (!(p->unknown & VPF_MESSAGE_QUEUE_LEN) && p->message_queue_len > d->nmessages &&
 	    lim.messages == SHOW_TEXT)
 		out->fields[out->nfields - 1].text_more = p->message_queue_len - d->nmessages;
@@ -583,7 +548,7 @@ static bc_err *run_whole(const struct vm *vm, const struct an_opts *o, const str
 				   "? (a crash dump gives no frame's file and line: Current stacktrace "
 				   "has its functions)");
 	else
-		field_list(out, "backtrace", d->frames_cut ? "Backtrace (cut)" : "Backtrace (every frame)",
+		an_field_list(out, "backtrace", d->frames_cut ? "Backtrace (cut)" : "Backtrace (every frame)",
 			   bt, d->nframes);
 	term_tables(s, p, d, out);
 	vm_detail_free(d);

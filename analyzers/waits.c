@@ -438,13 +438,15 @@ static bc_err *compute(const struct vm *vm, struct an_out *out, struct waits *s)
 	return cycles(s);
 }
 
+#define WAITS_FINDINGS 16  /* what waits says in all, the rest in its tables */
+
 /* The findings: the deadlocks, the biggest bottleneck, the waiters whose callee
  * is unknown (max: room left for them). */
 static void findings(const struct waits *s, struct an_out *out, size_t max)
 {
 	const struct vm *vm = s->vm;
 	char buf[1024], n1[32], n2[32], n3[32];
-	size_t room = out->nfindings + max < AN_MAX_FINDINGS ? out->nfindings + max : AN_MAX_FINDINGS;
+	size_t room = out->nfindings + max;
 	for (size_t c = 0; c < s->ncyc && out->nfindings + 2 < room; c++) {
 		size_t off = (size_t)snprintf(buf, sizeof buf, "deadlock: ");
 		for (size_t i = 0; i <= s->cyc_n[c] && off < sizeof buf; i++) {
@@ -561,11 +563,12 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if (o->top && (t[1].nrows < s->ng || t[2].nrows < s->n)) {
 		snprintf(buf, sizeof buf, "--top %zu: %zu of %zu callees and %zu of %zu waiters shown",
 			 o->top, t[1].nrows, s->ng, t[2].nrows, s->n);
-		out->findings[out->nfindings++] = strdup(buf);
+		an_find(out, NULL, NULL, "%s", buf);
 	}
-	findings(s, out, AN_MAX_FINDINGS);
+	/* deadlocks one by one up to a screenful; then "N deadlocks in all" */
+	findings(s, out, WAITS_FINDINGS > out->nfindings ? WAITS_FINDINGS - out->nfindings : 0);
 	if (!s->n)
-		out->findings[out->nfindings++] = strdup("no process waits in a call");
+		an_find(out, NULL, NULL, "no process waits in a call");
 	return NULL;
 }
 

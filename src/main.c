@@ -84,9 +84,9 @@ static int run_analyzer(const struct analyzer *an, struct cli *c)
 	if (!err && out.write) {
 		uint64_t bytes = 0;
 		bool known = true;
-		if (!(err = outfile_commit(&of, &bytes, &known)) && out.nfields < AN_MAX_FIELDS)
-			out.fields[out.nfields++] = (struct an_field){ .key = "bytes",
-				.kind = known ? AF_U64 : AF_NULL, .u = bytes };
+		if (!(err = outfile_commit(&of, &bytes, &known)))
+			an_field(&out, (struct an_field){ .key = "bytes", .kind = known ? AF_U64 : AF_NULL,
+							  .u = bytes });
 		if (!of.tmp && of.f == stdout && !err) {  /* -o -: the format is the output */
 			int rc = report_gaps(vm, NULL);
 			an_out_free(&out);

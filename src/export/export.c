@@ -111,10 +111,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *ao, struct an_out 
 	out->write = write;
 	out->ctx = c;
 	out->fields_key = "export";
-	out->fields[out->nfields++] = (struct an_field){ .key = "format", .kind = AF_STR,
-							 .s = o->format };
-	out->fields[out->nfields++] = (struct an_field){ .key = "file", .kind = AF_STR,
-							 .s = ao->output };
+	an_field_str(out, "format", o->format);
+	an_field_str(out, "file", ao->output);
 	return NULL;
 }
 

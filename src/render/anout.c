@@ -44,7 +44,14 @@ void an_out_free(struct an_out *o)
 	o->strings = NULL;
 	for (size_t i = 0; i < o->nfindings; i++)
 		free(o->findings[i]);
-	o->nfindings = 0;
+	free(o->findings);
+	free(o->finding_of);
+	o->findings = NULL;
+	o->finding_of = NULL;
+	o->nfindings = o->findings_cap = 0;
+	free(o->fields);
+	o->fields = NULL;
+	o->nfields = o->fields_cap = 0;
 	while (o->nowned--) {
 		struct an_owned *w = &o->owned[o->nowned];
 		w->release ? w->release(w->p) : free(w->p);
@@ -68,20 +75,82 @@ void *an_own(struct an_out *out, void *p, void (*release)(void *p))
 	return p;
 }
 
+/* Room for one more finding (its sentence and its record grow together). */
+static bool finding_room(struct an_out *out)
+{
+	if (out->nfindings < out->findings_cap)
+		return true;
+	size_t cap = out->findings_cap ? 2 * out->findings_cap : 16;
+	char **t = realloc(out->findings, cap * sizeof *t);
+	if (!t)
+		return false;
+	out->findings = t;
+	struct an_finding *f = realloc(out->finding_of, cap * sizeof *f);
+	if (!f)
+		return false;
+	out->finding_of = f;
+	out->findings_cap = cap;
+	return true;
+}
+
 struct an_finding *an_find(struct an_out *out, const char *kind, const char *severity,
 			   const char *fmt, ...)
 {
-	if (out->nfindings >= AN_MAX_FINDINGS)
-		return NULL;
+	char *text;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&out->findings[out->nfindings], fmt, ap);
+	int n = vasprintf(&text, fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (n < 0 || !finding_room(out)) {
+		if (n >= 0)
+			free(text);
+		out->gaps_lost++;  /* (a gap's sentence would need memory too) */
 		return NULL;
+	}
+	out->findings[out->nfindings] = text;
 	struct an_finding *f = &out->finding_of[out->nfindings++];
 	*f = (struct an_finding){ .kind = kind, .severity = severity };
 	return f;
+}
+
+struct an_field *an_field(struct an_out *out, struct an_field f)
+{
+	struct an_field *v = vm_grow(out->fields, &out->fields_cap, out->nfields, sizeof *v, 16);
+	if (!v) {
+		out->gaps_lost++;
+		return NULL;
+	}
+	out->fields = v;
+	v[out->nfields] = f;
+	return &v[out->nfields++];
+}
+
+struct an_field *an_field_str(struct an_out *out, const char *key, const char *s)
+{
+	return an_field(out, (struct an_field){ .key = key, .kind = s ? AF_STR : AF_NULL, .s = s });
+}
+
+struct an_field *an_field_u64(struct an_out *out, const char *key, uint64_t v, bool unknown)
+{
+	return an_field(out, (struct an_field){ .key = key, .kind = unknown ? AF_UNKNOWN : AF_U64,
+						.u = v });
+}
+
+struct an_field *an_field_list(struct an_out *out, const char *key, const char *title,
+			       const char **l, size_t n)
+{
+	return an_field(out, (struct an_field){ .key = key, .kind = AF_LIST, .list = l, .n = n,
+						.title = title });
+}
+
+struct an_field *an_field_bool(struct an_out *out, const char *key, bool v)
+{
+	return an_field(out, (struct an_field){ .key = key, .kind = AF_BOOL, .u = v });
+}
+
+struct an_field *an_field_unknown(struct an_out *out, const char *key)
+{
+	return an_field(out, (struct an_field){ .key = key, .kind = AF_UNKNOWN });
 }
 
 void an_find_proc(struct an_finding *f, const struct vm_proc *p)

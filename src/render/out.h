@@ -13,7 +13,6 @@
 #include "vm.h"
 
 #define AN_MAX_TABLES 8
-#define AN_MAX_FINDINGS 16
 
 /* A named set of byte counts: a JSON object, a two-column text block. */
 struct an_kv {
@@ -42,7 +41,6 @@ struct an_field {
 				   * (0: all; JSON has all) */
 	uint64_t text_more;       /* text: items beyond the list's n, said in that line */
 };
-#define AN_MAX_FIELDS 48
 
 /* Printed as a list in text: under a heading, after the scalars. */
 static inline bool an_field_is_list(const struct an_field *f)
@@ -65,8 +63,8 @@ struct an_finding {
 
 struct an_out {
 	const char *fields_key;              /* JSON key of the record; NULL: none */
-	struct an_field fields[AN_MAX_FIELDS];
-	size_t nfields;
+	struct an_field *fields;             /* an_field's, grown as needed */
+	size_t nfields, fields_cap;
 	const char *kv_key;                  /* JSON key of the object; NULL: none */
 	const char *kv_title;
 	struct an_kv kv[AN_MAX_KV];
@@ -74,9 +72,10 @@ struct an_out {
 	struct rtable tables[AN_MAX_TABLES];
 	const char *titles[AN_MAX_TABLES];   /* text heading, may be NULL */
 	size_t ntables;
-	char *findings[AN_MAX_FINDINGS];     /* sentences for a human, JSON "findings" */
-	struct an_finding finding_of[AN_MAX_FINDINGS];  /* what each is about */
-	size_t nfindings;
+	char **findings;                     /* an_find's sentences for a human, JSON
+					      * "findings"; grown as needed */
+	struct an_finding *finding_of;       /* what each is about */
+	size_t nfindings, findings_cap;
 	/* nested records and lists (a tree, check's rules, diff's groups):
 	 * after the tables (render/record.h); its ctx an_own'd */
 	struct rdoc doc;
@@ -90,16 +89,29 @@ struct an_out {
 	/* what the written file leaves out (an_gap): main adds them to the
 	 * model's gaps once it is written (an_gaps_to_vm), said as the loader's */
 	struct an_gap *gaps, *gaps_last;
-	size_t gaps_lost;                    /* not kept: out of memory */
+	size_t gaps_lost;                    /* not kept, and findings or fields
+					      * dropped: out of memory */
 	struct an_owned *owned;              /* an_own's: freed with the output, last first */
 	size_t nowned, owned_cap;
 	struct an_chunk *strings;            /* an_keep's arena, freed with the output */
 };
 
 /* Add a finding (the sentence from fmt): its record to fill in, or NULL when
- * the findings are full or memory is exhausted. */
+ * memory is exhausted (counted in gaps_lost: the run is partial). No cap: a command that
+ * says only its first N (waits' cycles) says how many more there are. */
 struct an_finding *an_find(struct an_out *out, const char *kind, const char *severity,
 			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Add a field to the record (fields_key): a copy of f, or NULL when memory is
+ * exhausted (counted in gaps_lost). The helpers fill in its kind:
+ * a string (NULL: AF_NULL), a count (unknown: AF_UNKNOWN), a list, a bool,
+ * a value the loader could not give. */
+struct an_field *an_field(struct an_out *out, struct an_field f);
+struct an_field *an_field_str(struct an_out *out, const char *key, const char *s);
+struct an_field *an_field_u64(struct an_out *out, const char *key, uint64_t v, bool unknown);
+struct an_field *an_field_list(struct an_out *out, const char *key, const char *title,
+			       const char **l, size_t n);
+struct an_field *an_field_bool(struct an_out *out, const char *key, bool v);
+struct an_field *an_field_unknown(struct an_out *out, const char *key);
 /* The process (and its registered name) a finding is about. */
 void an_find_proc(struct an_finding *f, const struct vm_proc *p);
 

@@ -395,11 +395,10 @@ static struct view *pids_view(const struct pane *p, struct ui *u)
 			return NULL;
 		}
 	}
-	q->out.fields[0] = (struct an_field){ .key = "pids", .kind = AF_LIST, .list = list,
-					      .n = cell.u };
-	q->out.nfields = 1;
+	struct an_field *f = an_field_list(&q->out, "pids", NULL, list, cell.u);
 	snprintf(buf, sizeof buf, "%s processes", fmt_count(cell.u, (char[32]){ 0 }, 32));
-	q->out.fields[0].title = an_keep(&q->out, buf);
+	if (f)
+		f->title = an_keep(&q->out, buf);
 	q->v = pane_view;
 	int tn = snprintf(q->title, sizeof q->title, "%.80s: %s, row %zu", p->title,
 			  tb->json_key ? tb->json_key : "", row + 1);

@@ -252,7 +252,7 @@ static bool parse_rule(const char *s, struct rules *rs, char *why, size_t len)
 	r.text = rs->tlen;
 	rs->tlen += (size_t)snprintf(rs->text + rs->tlen, need, "%s<=%s", k->name, value) + 1;
 	free(value);
-	struct rule *slot = vm_grow(rs->r, &rs->cap, rs->n, sizeof *rs->r, 8);
+	struct rule *slot = grow(rs->r, &rs->cap, rs->n, sizeof *rs->r, 8);
 	if (!slot)
 		return oom(why, len);
 	rs->r = slot;
@@ -434,7 +434,7 @@ static bc_err *evaluate(struct ctx *c, struct result *r, struct an_out *out)
 			}
 			if (v <= r->max)
 				continue;
-			struct offender *o = vm_grow(c->off, &c->offcap, c->noff, sizeof *c->off, 64);
+			struct offender *o = grow(c->off, &c->offcap, c->noff, sizeof *c->off, 64);
 			if (!o)
 				return bc_error(BC_ENOMEM, "out of memory");
 			c->off = o;

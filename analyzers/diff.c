@@ -140,7 +140,7 @@ static struct group *group_of(struct ctx *c, struct gset *s)
 	     j = hmap_next(&s->index, j))
 		if (s->g[s->index.slot[j] - 1].key == key)
 			return &s->g[s->index.slot[j] - 1];
-	struct group *g = vm_grow(s->g, &s->cap, s->n, sizeof *g, 64);
+	struct group *g = grow(s->g, &s->cap, s->n, sizeof *g, 64);
 	if (!g)
 		return NULL;
 	s->g = g;

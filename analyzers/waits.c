@@ -395,7 +395,7 @@ static bc_err *compute(const struct vm *vm, struct an_out *out, struct waits *s)
 		}
 		if (!m && !on_port)
 			continue;
-		struct wait *w = vm_grow(s->w, &cap, s->n, sizeof *s->w, 256);
+		struct wait *w = grow(s->w, &cap, s->n, sizeof *s->w, 256);
 		if (!w) {
 			free(suspended_on);
 			return bc_error(BC_ENOMEM, "out of memory");

@@ -17,7 +17,7 @@ static struct addrset_page *page_of(struct addrset *s, uint64_t page)
 	for (; s->ix.slot[j]; j = hmap_next(&s->ix, j))
 		if (s->pages[s->ix.slot[j] - 1].page == page)
 			return &s->pages[s->ix.slot[j] - 1];
-	struct addrset_page *m = vm_grow(s->pages, &s->cap, s->npages, sizeof *m, 64);
+	struct addrset_page *m = grow(s->pages, &s->cap, s->npages, sizeof *m, 64);
 	if (!m)
 		return NULL;
 	s->pages = m;

@@ -9,7 +9,7 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-void *vm_grow(void *array, size_t *cap, size_t n, size_t elem, size_t first)
+void *grow(void *array, size_t *cap, size_t n, size_t elem, size_t first)
 {
 	if (array && n < *cap)
 		return array;

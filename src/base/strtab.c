@@ -71,7 +71,7 @@ const char *strtab_intern(struct strtab *t, const char *s, size_t len)
 		if (strncmp(v, s, len) == 0 && v[len] == '\0')
 			return v;
 	}
-	const char **a = vm_grow(t->strs, &t->cap, t->n, sizeof *a, 1024);
+	const char **a = grow(t->strs, &t->cap, t->n, sizeof *a, 1024);
 	if (!a)
 		return NULL;
 	t->strs = a;

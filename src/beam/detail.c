@@ -70,10 +70,10 @@ static int item(void *ctx, uint64_t node, const struct ml_node *n, int is_link)
 		return -1;
 	struct vt *t = (n->flags & MLF_NAME) ? named(it, node) : NULL;
 	size_t cap = it->ccap;  /* both arrays': set once both have grown */
-	unsigned char *c = vm_grow(it->call, &cap, it->n, 1, 16);
+	unsigned char *c = grow(it->call, &cap, it->n, 1, 16);
 	if (c)
 		it->call = c;
-	const char **r = c ? vm_grow(it->ref, &it->ccap, it->n, sizeof *r, 16) : NULL;
+	const char **r = c ? grow(it->ref, &it->ccap, it->n, sizeof *r, 16) : NULL;
 	if (!r)
 		return -1;
 	it->ref = r;

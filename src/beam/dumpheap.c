@@ -32,7 +32,7 @@ static int set_add(uint64_t **v, size_t *n, size_t *cap, struct hmap *ix, uint64
 	for (; ix->slot[j]; j = hmap_next(ix, j))
 		if ((*v)[ix->slot[j] - 1] == addr)
 			return 0;
-	uint64_t *m = vm_grow(*v, cap, *n, sizeof **v, 64);
+	uint64_t *m = grow(*v, cap, *n, sizeof **v, 64);
 	if (!m)
 		return -1;
 	*v = m;
@@ -44,7 +44,7 @@ static int set_add(uint64_t **v, size_t *n, size_t *cap, struct hmap *ix, uint64
 
 static int push(struct dout *o, uint64_t term)
 {
-	uint64_t *m = vm_grow(o->work, &o->work_cap, o->nwork, sizeof *m, 256);
+	uint64_t *m = grow(o->work, &o->work_cap, o->nwork, sizeof *m, 256);
 	if (!m)
 		return -1;
 	o->work = m;

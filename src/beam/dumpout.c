@@ -77,7 +77,7 @@ static void function_from_pc(struct dout *o, uint64_t pc)
 	char buf[700];
 	const char *text = pc_text(o, pc, buf, sizeof buf);
 	ob_puts(o->f, text);
-	struct pcent *m = vm_grow(o->pcs, &o->pcs_cap, o->npcs, sizeof *m, 1024);
+	struct pcent *m = grow(o->pcs, &o->pcs_cap, o->npcs, sizeof *m, 1024);
 	if (m)
 		o->pcs = m;
 	if (!m || (text == buf && !(text = strtab_intern(o->texts, buf, strlen(buf)))))

@@ -210,7 +210,7 @@ static int ancestors(struct beam *b, uint64_t v, struct vm_proc *vp)
 		uint64_t cell[2];
 		if (!is_list(v) || n >= MAX_ANCESTORS || core_peek(b->core, v & id->mask, cell, 16) < 0)
 			return -1;
-		const char **a = vm_grow(id->names, &id->names_cap, n, sizeof *a, 16);
+		const char **a = grow(id->names, &id->names_cap, n, sizeof *a, 16);
 		if (!a)
 			return -1;
 		id->names = a;

@@ -24,7 +24,7 @@ struct areas {
 
 static int add_area(struct areas *a, uint64_t area)
 {
-	uint64_t *v = vm_grow(a->v, &a->cap, a->n, sizeof *v, 256);
+	uint64_t *v = grow(a->v, &a->cap, a->n, sizeof *v, 256);
 	if (!v)
 		return -1;
 	a->v = v;

@@ -51,7 +51,7 @@ static int add_area(struct lw *w, uint64_t lo, uint64_t hi)
 {
 	if (hi <= lo)
 		return 0;
-	struct area *m = w->na < MAX_AREAS ? vm_grow(w->a, &w->acap, w->na, sizeof *m, 8) : NULL;
+	struct area *m = w->na < MAX_AREAS ? grow(w->a, &w->acap, w->na, sizeof *m, 8) : NULL;
 	if (!m)
 		return -1;
 	w->a = m;
@@ -85,7 +85,7 @@ static int push(struct lw *w, uint64_t at, uint64_t n)
 {
 	if (!n)
 		return 0;
-	struct span *m = vm_grow(w->st, &w->cap, w->n, sizeof *m, 256);
+	struct span *m = grow(w->st, &w->cap, w->n, sizeof *m, 256);
 	if (!m)
 		return -1;
 	w->st = m;

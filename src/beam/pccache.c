@@ -19,7 +19,7 @@ int pc_cache_index(struct pc_cache *c)
 
 int pc_cache_add(struct pc_cache *c, size_t slot, const void *entry)
 {
-	unsigned char *e = vm_grow(c->e, &c->cap, c->n, c->size, 1024);
+	unsigned char *e = grow(c->e, &c->cap, c->n, c->size, 1024);
 	if (!e)
 		return -1;
 	c->e = e;

@@ -41,8 +41,8 @@ struct unwind {
 
 static int add_frame(struct vm *vm, const struct vm_nframe *f)
 {
-	struct vm_nframe *a = vm_grow(vm->nframes_native, &vm->nnframes_cap, vm->nnframes, sizeof *a,
-				      1024);
+	struct vm_nframe *a = grow(vm->nframes_native, &vm->nnframes_cap, vm->nnframes, sizeof *a,
+				   1024);
 	if (!a)
 		return -1;
 	vm->nframes_native = a;

@@ -41,7 +41,7 @@ static size_t listed(const struct overview *v, const char *name)
 static int collect(const struct option_entry *o, void *arg)
 {
 	struct overview *v = arg;
-	const struct option_entry **l = vm_grow(v->list, &v->cap, v->n, sizeof *l, 64);
+	const struct option_entry **l = grow(v->list, &v->cap, v->n, sizeof *l, 64);
 	if (!l)
 		return -1;
 	v->list = l;

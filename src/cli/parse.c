@@ -35,7 +35,7 @@ static int add_entry(const struct option_entry *o, void *arg)
 	for (size_t i = 0; i < s->n; i++)
 		if (strcmp(s->ents[i]->name, o->name) == 0)
 			return 0;
-	const struct option_entry **e = vm_grow(s->ents, &s->cap, s->n, sizeof *e, 32);
+	const struct option_entry **e = grow(s->ents, &s->cap, s->n, sizeof *e, 32);
 	if (!e)
 		return -1;
 	s->ents = e;

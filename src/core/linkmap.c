@@ -41,7 +41,7 @@ bc_err *core_link_map(const struct core *c, uint64_t dynamic, struct core_link *
 			return bc_error(BC_EFAULT, "the dynamic linker's list is cut at %#llx (not in the core)",
 					(unsigned long long)link);
 		}
-		struct core_link *g = vm_grow(a, &cap, k, sizeof *a, 16);
+		struct core_link *g = grow(a, &cap, k, sizeof *a, 16);
 		if (!g) {
 			free(a);
 			return bc_error(BC_ENOMEM, "out of memory");

@@ -109,7 +109,7 @@ bc_err *core_live_exited(int pid, bc_err *err)
 
 static int add_path(struct core_live *l, const char *p, const char **out)
 {
-	char **a = vm_grow(l->paths, &l->pathcap, l->npaths, sizeof *a, 64);
+	char **a = grow(l->paths, &l->pathcap, l->npaths, sizeof *a, 64);
 	if (!a)
 		return -1;
 	l->paths = a;
@@ -140,7 +140,7 @@ static bc_err *read_maps(struct core *c, struct core_live *l)
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perm, &off, &name) < 4 ||
 		    hi <= lo)
 			continue;
-		struct core_seg *s = vm_grow(c->segs, &scap, c->nsegs, sizeof *s, 256);
+		struct core_seg *s = grow(c->segs, &scap, c->nsegs, sizeof *s, 256);
 		if (!s) {
 			err = bc_error(BC_ENOMEM, "out of memory");
 			break;
@@ -159,7 +159,7 @@ static bc_err *read_maps(struct core *c, struct core_live *l)
 		s->filesz = readable ? s->memsz : 0;
 		if (p[0] != '/')
 			continue;
-		struct core_file *fl = vm_grow(c->files, &fcap, c->nfiles, sizeof *fl, 64);
+		struct core_file *fl = grow(c->files, &fcap, c->nfiles, sizeof *fl, 64);
 		const char *kept;
 		if (!fl || add_path(l, p, &kept) < 0) {
 			err = bc_error(BC_ENOMEM, "out of memory");
@@ -225,7 +225,7 @@ static bc_err *read_threads(struct core *c, struct core_live *l, const pid_t *ti
 		for (struct dirent *e; (e = readdir(d));) {
 			if (atoi(e->d_name) <= 0)
 				continue;
-			pid_t *a = vm_grow(own, &cap, n, sizeof *a, 64);
+			pid_t *a = grow(own, &cap, n, sizeof *a, 64);
 			if (!a)
 				break;
 			own = a;

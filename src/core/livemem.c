@@ -95,7 +95,7 @@ void livemem_free(struct livemem *m)
 
 static int keep(struct livemem *m, void *p)
 {
-	void **b = vm_grow(m->big, &m->bigcap, m->nbig, sizeof *b, 16);
+	void **b = grow(m->big, &m->bigcap, m->nbig, sizeof *b, 16);
 	if (!b)
 		return -1;
 	m->big = b;
@@ -117,7 +117,7 @@ static struct chunk *chunk_read(const struct core *c, struct livemem *m, uint64_
 			m->last = m->map.slot[j];
 			return &m->chunks[m->map.slot[j] - 1];
 		}
-	struct chunk *a = vm_grow(m->chunks, &m->cap, m->nchunks, sizeof *a, 256);
+	struct chunk *a = grow(m->chunks, &m->cap, m->nchunks, sizeof *a, 256);
 	if (!a)
 		return NULL;
 	m->chunks = a;

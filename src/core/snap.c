@@ -21,7 +21,7 @@ int livesnap_add(struct livesnap *s, uint64_t lo, uint64_t hi)
 {
 	if (hi <= lo)
 		return 0;
-	struct snap_run *r = vm_grow(s->runs, &s->cap, s->nruns, sizeof *r, 1024);
+	struct snap_run *r = grow(s->runs, &s->cap, s->nruns, sizeof *r, 1024);
 	if (!r)
 		return -1;
 	s->runs = r;
@@ -56,7 +56,7 @@ int livesnap_prepare(struct livesnap *s, size_t reserve)
 	for (size_t i = 0; i < n; i++)
 		more += (s->runs[i].len - 1) / BATCH_BYTES;
 	if (more) {
-		struct snap_run *r = vm_grow(s->runs, &s->cap, n + more - 1, sizeof *r, 1024);
+		struct snap_run *r = grow(s->runs, &s->cap, n + more - 1, sizeof *r, 1024);
 		if (!r)
 			return -1;
 		s->runs = r;

@@ -51,7 +51,7 @@ static void find(struct dump_ahead *a, size_t b, struct slot *s)
 	for (const char *q; p < lim && (q = memchr(p, '=', (size_t)(lim - p))); p = q + 1) {
 		if (q[-1] != '\n')
 			continue;
-		size_t *v = vm_grow(s->off, &s->cap, s->n, sizeof *v, 256);
+		size_t *v = grow(s->off, &s->cap, s->n, sizeof *v, 256);
 		if (!v) {
 			s->oom = true;
 			return;

@@ -57,8 +57,8 @@ static int build(struct dump *d)
 					      memcmp(p, "=literals", (size_t)(lim - p) < 9 ? 0 : 9) != 0 &&
 					      memcmp(p, "=binary:", 8) != 0))
 			continue;
-		size_t *v = vm_grow(x->lines.v, &x->lines.cap, x->lines.n, sizeof *v, 1024);
-		uint32_t *fp = v ? vm_grow(x->fp, &x->fp_cap, x->lines.n, sizeof *fp, 1024) : NULL;
+		size_t *v = grow(x->lines.v, &x->lines.cap, x->lines.n, sizeof *v, 1024);
+		uint32_t *fp = v ? grow(x->fp, &x->fp_cap, x->lines.n, sizeof *fp, 1024) : NULL;
 		if (v)
 			x->lines.v = v;
 		if (!fp) {

@@ -246,7 +246,7 @@ static int ancestors(struct dump_ident *id, const char *hs, const char *he, cons
 		}
 		if (!name || e >= ee || *e++ != '|')
 			return name ? 1 : -1;
-		const char **a = vm_grow(id->names, &id->names_cap, n, sizeof *a, 16);
+		const char **a = grow(id->names, &id->names_cap, n, sizeof *a, 16);
 		if (!a)
 			return -1;
 		id->names = a;
@@ -260,7 +260,7 @@ static void decode(struct dump_ident *id, struct vm_proc *p, int key, const char
 {
 	int r = key == K_IC ? initial_call(id, hs, he, e, ee, p) : ancestors(id, hs, he, e, ee, p);
 	if (r == 2) {  /* after the scan, with =literals */
-		struct pending *a = vm_grow(id->pend, &id->pend_cap, id->npend, sizeof *a, 64);
+		struct pending *a = grow(id->pend, &id->pend_cap, id->npend, sizeof *a, 64);
 		if (!a) {
 			id->oom = true;
 			r = -1;
@@ -463,7 +463,7 @@ static void index_literals(struct dump_ident *id)
 		const char *le = nl ? nl : e, *q = l;
 		uint64_t addr = heap_hex(&q, le);
 		if (q < le && *q == ':') {
-			struct lit *a = vm_grow(id->lits, &cap, id->nlits, sizeof *a, 4096);
+			struct lit *a = grow(id->lits, &cap, id->nlits, sizeof *a, 4096);
 			if (!a) {
 				id->oom = true;
 				return;

@@ -26,7 +26,7 @@ static const char *const kind_tags[DK_COUNT] = {
 
 static int push(struct offs *o, size_t off)
 {
-	size_t *v = vm_grow(o->v, &o->cap, o->n, sizeof *v, 256);
+	size_t *v = grow(o->v, &o->cap, o->n, sizeof *v, 256);
 	if (!v)
 		return -1;
 	o->v = v;

@@ -381,7 +381,7 @@ void proc_pass_flush(struct proc_pass *pp)
 	struct parsed *out = malloc(n * sizeof *out);
 	bool room = out != NULL;
 	while (room && vm->procs_cap < base + n) {  /* (doubling: the one growable array) */
-		struct vm_proc *a = vm_grow(vm->procs, &vm->procs_cap, vm->procs_cap, sizeof *a, 4096);
+		struct vm_proc *a = grow(vm->procs, &vm->procs_cap, vm->procs_cap, sizeof *a, 4096);
 		if ((room = a != NULL))
 			vm->procs = a;
 	}
@@ -437,7 +437,7 @@ const char *proc_pass_section(struct proc_pass *pp, size_t off)
 {
 	if (pp->nbatch == BATCH)
 		proc_pass_flush(pp);
-	size_t *a = vm_grow(pp->batch, &pp->batch_cap, pp->nbatch, sizeof *a, BATCH);
+	size_t *a = grow(pp->batch, &pp->batch_cap, pp->nbatch, sizeof *a, BATCH);
 	if (!a) {
 		pp->oom = true;
 		return NULL;

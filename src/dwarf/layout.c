@@ -200,11 +200,11 @@ static void tag_add(const char *name, Dwarf_Off off)
 		if (strcmp(tags.name[tags.index.slot[j] - 1], name) == 0)
 			return;  /* first definition wins */
 	size_t cap = tags.cap;  /* both arrays': set once both have grown */
-	const char **nm = vm_grow(tags.name, &cap, tags.n, sizeof *nm, 4096);
+	const char **nm = grow(tags.name, &cap, tags.n, sizeof *nm, 4096);
 	if (!nm)
 		return;
 	tags.name = nm;
-	Dwarf_Off *of = vm_grow(tags.off, &tags.cap, tags.n, sizeof *of, 4096);
+	Dwarf_Off *of = grow(tags.off, &tags.cap, tags.n, sizeof *of, 4096);
 	if (!of)
 		return;
 	tags.off = of;

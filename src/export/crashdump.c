@@ -82,7 +82,7 @@ static void atom(struct w *w, const char *a)
 	static const struct vt_limits lim = { 1, 1, 0 };
 	const char *text = vt_print(&t, &lim, buf, sizeof buf);
 	ob_puts(w->f, text);
-	struct atom_text *m = ix->slot ? vm_grow(w->atoms, &w->atoms_cap, w->natoms, sizeof *m, 256)
+	struct atom_text *m = ix->slot ? grow(w->atoms, &w->atoms_cap, w->natoms, sizeof *m, 256)
 				       : NULL;
 	if (m)
 		w->atoms = m;

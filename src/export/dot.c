@@ -33,7 +33,7 @@ struct graph {
 static void add(struct graph *g, uint32_t a, int64_t b, const char *ext, const char *label,
 		int kind)
 {
-	struct edge *e = vm_grow(g->e, &g->cap, g->n, sizeof *e, 1024);
+	struct edge *e = grow(g->e, &g->cap, g->n, sizeof *e, 1024);
 	if (!e) {
 		g->oom = true;
 		return;

@@ -79,7 +79,7 @@ void vm_free(struct vm *vm)
 
 struct vm_proc *vm_add_proc(struct vm *vm)
 {
-	struct vm_proc *a = vm_grow(vm->procs, &vm->procs_cap, vm->nprocs, sizeof *a, 4096);
+	struct vm_proc *a = grow(vm->procs, &vm->procs_cap, vm->nprocs, sizeof *a, 4096);
 	if (!a)
 		return NULL;
 	vm->procs = a;
@@ -193,7 +193,7 @@ const char *vm_mfa_str(const struct vm_mfa *m, char *buf, size_t len)
 
 struct vm_ets *vm_add_ets(struct vm *vm)
 {
-	struct vm_ets *a = vm_grow(vm->ets, &vm->ets_cap, vm->nets, sizeof *a, 256);
+	struct vm_ets *a = grow(vm->ets, &vm->ets_cap, vm->nets, sizeof *a, 256);
 	if (!a)
 		return NULL;
 	vm->ets = a;
@@ -315,7 +315,7 @@ const char *vm_pid2str(struct vm_pid pid, char *buf, size_t len)
 
 struct vm_binref *vm_add_binref(struct vm *vm)
 {
-	struct vm_binref *a = vm_grow(vm->binrefs, &vm->binrefs_cap, vm->nbinrefs, sizeof *a, 1024);
+	struct vm_binref *a = grow(vm->binrefs, &vm->binrefs_cap, vm->nbinrefs, sizeof *a, 1024);
 	if (!a)
 		return NULL;
 	vm->binrefs = a;
@@ -324,7 +324,7 @@ struct vm_binref *vm_add_binref(struct vm *vm)
 
 struct vm_binhold *vm_add_binhold(struct vm *vm)
 {
-	struct vm_binhold *a = vm_grow(vm->binholds, &vm->binholds_cap, vm->nbinholds, sizeof *a, 256);
+	struct vm_binhold *a = grow(vm->binholds, &vm->binholds_cap, vm->nbinholds, sizeof *a, 256);
 	if (!a)
 		return NULL;
 	vm->binholds = a;
@@ -335,7 +335,7 @@ struct vm_binhold *vm_add_binhold(struct vm *vm)
 
 struct vm_node *vm_add_node(struct vm *vm)
 {
-	struct vm_node *a = vm_grow(vm->nodes, &vm->nodes_cap, vm->nnodes, sizeof *a, 8);
+	struct vm_node *a = grow(vm->nodes, &vm->nodes_cap, vm->nnodes, sizeof *a, 8);
 	if (!a)
 		return NULL;
 	vm->nodes = a;
@@ -346,7 +346,7 @@ struct vm_node *vm_add_node(struct vm *vm)
 
 struct vm_port *vm_add_port(struct vm *vm)
 {
-	struct vm_port *a = vm_grow(vm->ports, &vm->ports_cap, vm->nports, sizeof *a, 64);
+	struct vm_port *a = grow(vm->ports, &vm->ports_cap, vm->nports, sizeof *a, 64);
 	if (!a)
 		return NULL;
 	vm->ports = a;
@@ -358,7 +358,7 @@ struct vm_port *vm_add_port(struct vm *vm)
 
 int vm_add_port_item(struct vm *vm, const char *item)
 {
-	const char **a = vm_grow(vm->port_items, &vm->port_items_cap, vm->nport_items, sizeof *a, 64);
+	const char **a = grow(vm->port_items, &vm->port_items_cap, vm->nport_items, sizeof *a, 64);
 	if (!a)
 		return -1;
 	vm->port_items = a;
@@ -403,7 +403,7 @@ int64_t vm_mfa_id(struct vm *vm, const struct vm_mfa *m)
 		if (x->module == m->module && x->function == m->function && x->arity == m->arity)
 			return ix->slot[j] - 1;
 	}
-	struct vm_mfa *a = vm_grow(vm->mfas, &vm->mfas_cap, vm->nmfas, sizeof *a, 256);
+	struct vm_mfa *a = grow(vm->mfas, &vm->mfas_cap, vm->nmfas, sizeof *a, 256);
 	if (!a)
 		return -1;
 	vm->mfas = a;
@@ -451,7 +451,7 @@ static const struct vm_mfa *mfa_intern(struct vm *vm, const struct vm_mfa *m)
 		c->next = vm->pmfa_chunks;
 		vm->pmfa_chunks = c;
 	}
-	const struct vm_mfa **a = vm_grow(vm->pmfas, &vm->pmfas_cap, vm->npmfas, sizeof *a, 256);
+	const struct vm_mfa **a = grow(vm->pmfas, &vm->pmfas_cap, vm->npmfas, sizeof *a, 256);
 	if (!a)
 		return NULL;
 	vm->pmfas = a;
@@ -477,7 +477,7 @@ int vm_set_ancestors(struct vm *vm, struct vm_proc *p, const char *const *names,
 	if (n > UINT32_MAX || vm->nancestors + n > UINT32_MAX)
 		return -1;
 	while (vm->nancestors + n > vm->ancestors_cap) {
-		const char **a = vm_grow(vm->ancestors, &vm->ancestors_cap, vm->ancestors_cap,
+		const char **a = grow(vm->ancestors, &vm->ancestors_cap, vm->ancestors_cap,
 					 sizeof *a, 4096);
 		if (!a)
 			return -1;
@@ -525,7 +525,7 @@ int vm_set_label(struct vm *vm, struct vm_proc *p, const struct label_rule *r,
 						   : !vm->label_sources[k]))
 		k++;
 	if (k == vm->nlabel_sources) {
-		const char **a = k < UINT16_MAX ? vm_grow(vm->label_sources, &vm->label_sources_cap,
+		const char **a = k < UINT16_MAX ? grow(vm->label_sources, &vm->label_sources_cap,
 							  k, sizeof *a, 16)
 						: NULL;
 		if (!a)
@@ -560,7 +560,7 @@ bool vm_proc_hibernating(const struct vm_proc *p)
 
 int vm_add_frame(struct vm *vm, uint32_t mfa_id)
 {
-	uint32_t *a = vm_grow(vm->frames, &vm->frames_cap, vm->nframes, sizeof *a, 4096);
+	uint32_t *a = grow(vm->frames, &vm->frames_cap, vm->nframes, sizeof *a, 4096);
 	if (!a)
 		return -1;
 	vm->frames = a;

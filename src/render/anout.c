@@ -65,7 +65,7 @@ void *an_own(struct an_out *out, void *p, void (*release)(void *p))
 {
 	if (!p)
 		return NULL;
-	struct an_owned *w = vm_grow(out->owned, &out->owned_cap, out->nowned, sizeof *w, 8);
+	struct an_owned *w = grow(out->owned, &out->owned_cap, out->nowned, sizeof *w, 8);
 	if (!w) {
 		release ? release(p) : free(p);
 		return NULL;
@@ -115,7 +115,7 @@ struct an_finding *an_find(struct an_out *out, const char *kind, const char *sev
 
 struct an_field *an_field(struct an_out *out, struct an_field f)
 {
-	struct an_field *v = vm_grow(out->fields, &out->fields_cap, out->nfields, sizeof *v, 16);
+	struct an_field *v = grow(out->fields, &out->fields_cap, out->nfields, sizeof *v, 16);
 	if (!v) {
 		out->gaps_lost++;
 		return NULL;

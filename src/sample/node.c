@@ -46,7 +46,7 @@ static int find_jit(struct snode *n)
 				file = c->files[k].path;
 		if (file && strncmp(file, "/memfd:", 7) != 0)
 			continue;
-		struct jit_range *r = vm_grow(n->jit, &n->jitcap, n->njit, sizeof *r, 8);
+		struct jit_range *r = grow(n->jit, &n->jitcap, n->njit, sizeof *r, 8);
 		if (!r)
 			return -1;
 		n->jit = r;

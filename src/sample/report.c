@@ -84,11 +84,11 @@ int report_add(struct report *r, uint32_t ti, uint64_t time, const struct rsampl
 		}
 	}
 	if (!g) {
-		struct sgroup *ng = vm_grow(r->g, &r->gcap, r->ng, sizeof *ng, 256);
+		struct sgroup *ng = grow(r->g, &r->gcap, r->ng, sizeof *ng, 256);
 		if (!ng)
 			return -1;
 		r->g = ng;
-		const char **nf = n ? vm_grow(r->frames, &r->fcap, r->nframes + n - 1, sizeof *nf, 4096)
+		const char **nf = n ? grow(r->frames, &r->fcap, r->nframes + n - 1, sizeof *nf, 4096)
 				    : r->frames;
 		if (n && !nf)
 			return -1;
@@ -108,7 +108,7 @@ int report_add(struct report *r, uint32_t ti, uint64_t time, const struct rsampl
 	g->reductions += s->reductions;
 	if (s->has_pid)
 		add_pid(g, s);
-	struct sevent *e = vm_grow(r->ev, &r->evcap, r->nev, sizeof *e, 4096);
+	struct sevent *e = grow(r->ev, &r->evcap, r->nev, sizeof *e, 4096);
 	if (!e)
 		return -1;
 	r->ev = e;

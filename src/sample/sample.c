@@ -159,7 +159,7 @@ static int list_threads(pid_t pid, struct sthread **out, size_t *n)
 	while ((e = readdir(d))) {
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
-		struct sthread *t = vm_grow(*out, &cap, *n, sizeof *t, 64);
+		struct sthread *t = grow(*out, &cap, *n, sizeof *t, 64);
 		if (!t)
 			break;
 		*out = t;

@@ -247,7 +247,7 @@ static int group_all(struct run *R, struct groups *G)
 		} else if (G->index.slot[j]) {
 			g = &G->v[G->index.slot[j] - 1];
 		} else {
-			struct group *v = vm_grow(G->v, &G->cap, G->n, sizeof *v, 16);
+			struct group *v = grow(G->v, &G->cap, G->n, sizeof *v, 16);
 			if (!v)
 				return -1;
 			G->v = v;
@@ -445,7 +445,7 @@ static bc_err *baseline_mark(const char *path, struct groups *G)
 	char *text = NULL;
 	size_t cap = 0, n = 0;
 	for (;;) {
-		char *v = vm_grow(text, &cap, n + 65536, 1, 65536 * 2);
+		char *v = grow(text, &cap, n + 65536, 1, 65536 * 2);
 		if (!v) {
 			free(text);
 			fclose(f);

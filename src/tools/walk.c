@@ -12,7 +12,7 @@
 
 static int add(struct inputs *in, const char *path, const char *error)
 {
-	struct input *v = vm_grow(in->v, &in->cap, in->n, sizeof *v, 256);
+	struct input *v = grow(in->v, &in->cap, in->n, sizeof *v, 256);
 	if (!v)
 		return -1;
 	in->v = v;

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "beam.h"
+#include "read.h"
+#include "walks.h"
 
 #define MAX_FRAMES 1024
 

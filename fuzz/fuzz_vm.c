@@ -32,6 +32,8 @@
 
 #include "analyze.h"
 #include "beam.h"
+#include "read.h"
+#include "walks.h"
 #include "common.h"
 #include "layout.h"
 

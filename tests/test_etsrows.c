@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include "skip.h"
 #include "beam.h"
+#include "read.h"
+#include "walks.h"
 #include "etsrows.h"
 #include "needs.h"
 #include "eterm.h"

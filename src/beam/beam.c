@@ -2,6 +2,9 @@
  * (the DWARF layout, the release, the signal) and hands the model its
  * services (detail, export); beam_load runs the walks a command asks for. */
 #include "beam.h"
+#include "code.h"
+#include "read.h"
+#include "walks.h"
 #include "identity.h"
 #include "labelrows.h"
 #include "labels.h"
@@ -307,6 +310,16 @@ void beam_release(struct beam *b)
 		b->vm->stopped_ms = ms;
 	if (b->core->live)
 		b->vm->racy_bytes = core_live_late_bytes(b->core);
+}
+
+struct vm *beam_vm(const struct beam *b)
+{
+	return b->vm;
+}
+
+struct core *beam_core(const struct beam *b)
+{
+	return b->core;
 }
 
 void beam_close(struct beam *b)

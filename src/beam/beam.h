@@ -1,11 +1,14 @@
 /* The core loader's entry points: open a beam.smp core (or a running node),
  * load the parts of the VM model a command needs, close. The reader the walks
- * share is read.h; the walks are walks.h. */
+ * share is read.h; the walks are walks.h; neither is seen through this header. */
 #ifndef BEAMCORE_BEAM_H
 #define BEAMCORE_BEAM_H
-#include "code.h"
-#include "read.h"
-#include "walks.h"
+#include "error.h"
+
+struct beam;       /* (read.h: what the walks share; not for the layers above) */
+struct core_plan;
+struct vm;
+struct core;
 
 struct beam_open_opts {
 	const char *core_path;     /* NULL: a live process (pid) */
@@ -39,6 +42,9 @@ bc_err *beam_load(struct beam *b, unsigned needs);
  * place (fuzz/fuzz_vm.c patches the core between runs). */
 bc_err *beam_reread(struct beam *b);
 void beam_close(struct beam *b);
+/* The model the loader fills (beam_load), and the core (or live process) it reads. */
+struct vm *beam_vm(const struct beam *b);
+struct core *beam_core(const struct beam *b);
 /* A live process stopped for the read runs again; vm->stopped_ms says how long. */
 void beam_release(struct beam *b);
 

@@ -86,8 +86,8 @@ static bc_err *open_live_beam(struct target *t, const struct beam_open_opts *bo)
 		return err->code == BC_EFAULT ? core_live_exited(bo->pid, err) : err;
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
-	t->beam->vm->time = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-	t->beam->vm->time_from = "read";
+	beam_vm(t->beam)->time = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	beam_vm(t->beam)->time_from = "read";
 	return NULL;
 }
 
@@ -133,7 +133,7 @@ bc_err *target_snapshot(struct target *t)
 	if (!t->rehearsal)
 		return NULL;
 	struct beam_open_opts bo = t->live;
-	if (!(bo.plan = core_live_plan(t->beam->core)))
+	if (!(bo.plan = core_live_plan(beam_core(t->beam))))
 		return bc_error(BC_ENOMEM, "out of memory");
 	bo.stacks = (t->needs & NEED_THREADS) != 0;
 	beam_close(t->beam);
@@ -234,15 +234,15 @@ bc_err *target_load(struct target *t, unsigned needs)
 {
 	t->needs |= needs;
 	bc_err *err = own_name(t, t->dump ? dump_load(t->dump, needs) : beam_load(t->beam, needs));
-	if (err && t->beam && t->beam->core->live)
-		err = core_live_exited(t->beam->core->live_pid, err);
+	if (err && t->beam && beam_core(t->beam)->live)
+		err = core_live_exited(beam_core(t->beam)->live_pid, err);
 	target_vm(t)->source = t->name;  /* (a dump's reload makes a new model) */
 	return err;
 }
 
 struct vm *target_vm(struct target *t)
 {
-	return t->dump ? dump_vm(t->dump) : t->beam->vm;
+	return t->dump ? dump_vm(t->dump) : beam_vm(t->beam);
 }
 
 bool target_truncated(const struct target *t)

@@ -12,6 +12,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "beam.h"
+/* between samples the node is read through the core loader itself: its
+ * reader (read.h), pid layout (walks.h) and code lookup (code.h) */
+#include "code.h"
+#include "read.h"
+#include "walks.h"
 #include "error.h"
 
 struct jit_range {

@@ -582,36 +582,36 @@ static void top_others(const struct vm *vm, const struct ctx *c, struct an_out *
 }
 
 /* The holders, ports, tables and binaries, the first top of each (0: all). */
-static void tables(struct ctx *c, size_t top, struct an_out *out)
+static bc_err *tables(struct ctx *c, size_t top, struct an_out *out)
 {
-	out->tables[0] = (struct rtable){
+	if (!an_table(out, (struct rtable){
 		.json_key = "holders", .cols = holder_cols,
 		.ncols = sizeof holder_cols / sizeof holder_cols[0],
 		.nrows = top && top < c->nholders ? top : c->nholders,
 		.ctx = c, .cell = holder_cell,
-	};
-	out->titles[0] = "Processes holding refc binaries (distinct binaries)";
-	out->tables[1] = (struct rtable){
+	}, "Processes holding refc binaries (distinct binaries)"))
+		return bc_error(BC_ENOMEM, "out of memory");
+	if (!an_table(out, (struct rtable){
 		.json_key = "ports", .cols = port_cols, .ncols = sizeof port_cols / sizeof port_cols[0],
 		.nrows = top && top < c->nports ? top : c->nports, .ctx = c, .cell = port_cell,
 		.hide_empty = 1,
-	};
-	out->titles[1] = "\nPorts holding refc binaries";
-	out->tables[2] = (struct rtable){
+	}, "\nPorts holding refc binaries"))
+		return bc_error(BC_ENOMEM, "out of memory");
+	if (!an_table(out, (struct rtable){
 		.json_key = "tables", .cols = table_cols,
 		.ncols = sizeof table_cols / sizeof table_cols[0],
 		.nrows = top && top < c->ntables ? top : c->ntables, .ctx = c, .cell = table_cell,
 		.hide_empty = 1,
-	};
-	out->titles[2] = "\nETS tables holding refc binaries";
-	out->tables[3] = (struct rtable){
+	}, "\nETS tables holding refc binaries"))
+		return bc_error(BC_ENOMEM, "out of memory");
+	if (!an_table(out, (struct rtable){
 		.json_key = "binaries", .cols = bin_cols,
 		.ncols = sizeof bin_cols / sizeof bin_cols[0],
 		.nrows = top && top < c->nbins ? top : c->nbins,
 		.ctx = c, .cell = bin_cell, .item = bin_item,
-	};
-	out->titles[3] = "\nLargest refc binaries";
-	out->ntables = 4;
+	}, "\nLargest refc binaries"))
+		return bc_error(BC_ENOMEM, "out of memory");
+	return NULL;
 }
 
 /* A crash dump: the binaries its processes' heaps show (=binary sections),
@@ -638,8 +638,7 @@ static bc_err *dumped_run(const struct vm *vm, const struct an_opts *o, struct c
 		     "(a crash dump: who else holds them is not recorded)",
 		     fmt_count(c->proc_bins, n, sizeof n), c->nholders,
 		     fmt_bytes(c->proc_bytes, a, sizeof a));
-	tables(c, o->top, out);
-	return NULL;
+	return tables(c, o->top, out);
 }
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
@@ -668,8 +667,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		     fmt_bytes(c->proc_bytes, a, sizeof a), fmt_bytes(c->queue_bytes, e, sizeof e),
 		     fmt_bytes(per_ref, b, sizeof b));
 	top_others(vm, c, out);
-	tables(c, o->top, out);
-	return NULL;
+	return tables(c, o->top, out);
 }
 
 const struct analyzer analyzer_binaries = {

@@ -172,11 +172,12 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if (eo->rows)
 		return run_rows(vm, o, out);
 	void *rows = NULL;
-	bc_err *err = ets_table(vm, o->top, &out->tables[0], &rows);
+	struct rtable *t = an_tables(out, 1);
+	if (!t)
+		return bc_error(BC_ENOMEM, "out of memory");
+	bc_err *err = ets_table(vm, o->top, t, &rows);
 	if (!err && !an_own(out, rows, NULL))
 		err = bc_error(BC_ENOMEM, "out of memory");
-	if (!err)
-		out->ntables = 1;
 	return err;
 }
 

@@ -61,13 +61,12 @@ void memory_kv(const struct vm *vm, struct an_out *out)
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	memory_kv(vm, out);
-	out->tables[0] = (struct rtable){
+	if (!an_table(out, (struct rtable){
 		.json_key = "allocators", .cols = cols, .ncols = sizeof cols / sizeof cols[0],
 		.nrows = o->top && o->top < vm->nallocs ? o->top : vm->nallocs,
 		.ctx = (void *)vm, .cell = cell,
-	};
-	out->titles[0] = "Allocator instances (blocks in use vs carriers held)";
-	out->ntables = 1;
+	}, "Allocator instances (blocks in use vs carriers held)"))
+		return bc_error(BC_ENOMEM, "out of memory");
 	return NULL;
 }
 

@@ -44,16 +44,15 @@ static void cell(void *ctx, size_t row, size_t col, struct rcell *out, char *buf
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	out->tables[0] = (struct rtable){
+	if (!an_table(out, (struct rtable){
 		.json_key = "nodes",
 		.cols = cols,
 		.ncols = sizeof cols / sizeof cols[0],
 		.nrows = o->top && o->top < vm->nnodes ? o->top : vm->nnodes,
 		.ctx = (void *)vm,
 		.cell = cell,
-	};
-	out->titles[0] = vm->node ? vm->node : NULL;
-	out->ntables = 1;
+	}, vm->node ? vm->node : NULL))
+		return bc_error(BC_ENOMEM, "out of memory");
 	if (!vm->nnodes)
 		an_find(out, NULL, NULL, "%s", vm->node && strcmp(vm->node, "nonode@nohost")
 			? "connected to no other node" : "not distributed (nonode@nohost)");

@@ -271,12 +271,14 @@ bc_err *ports_findings(const struct vm *vm, struct an_out *out, size_t max)
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	void *rows = NULL;
-	bc_err *err = ports_table(vm, o->sort, o->top, &out->tables[0], &rows);
+	struct rtable *t = an_tables(out, 1);
+	if (!t)
+		return bc_error(BC_ENOMEM, "out of memory");
+	bc_err *err = ports_table(vm, o->sort, o->top, t, &rows);
 	if (!err && !an_own(out, rows, NULL))
 		err = bc_error(BC_ENOMEM, "out of memory");
 	if (err)
 		return err;
-	out->ntables = 1;
 	return ports_findings(vm, out, 16);  /* (its table lists every port) */
 }
 

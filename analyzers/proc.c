@@ -289,16 +289,15 @@ static void term_tables(struct strings *s, const struct vm_proc *p, const struct
 						    d->largest[i].flat_size, d->largest[i].size_cut };
 			cut |= rows[i].cut;
 		}
-		if (rows && out->ntables < AN_MAX_TABLES) {
+		if (rows) {
 			snprintf(buf, sizeof buf, "Largest terms (%s of %s roots: %s; flat size as "
 				 "erts_debug:flat_size/1)%s", fmt_count(d->nlargest, n1, sizeof n1),
 				 fmt_count(d->nroots, n2, sizeof n2), d->roots_from ? d->roots_from : "?",
 				 cut ? "\n(a walk stopped at its bound: that size is a lower bound)" : "");
-			out->titles[out->ntables] = keep(s, buf);
-			out->tables[out->ntables++] = (struct rtable){
+			an_table(out, (struct rtable){
 				.json_key = "largest_terms", .cols = big_cols,
 				.ncols = sizeof big_cols / sizeof *big_cols, .nrows = d->nlargest,
-				.ctx = rows, .cell = big_cell };
+				.ctx = rows, .cell = big_cell }, keep(s, buf));
 		}
 	}
 	if (d->no_shapes) {
@@ -309,15 +308,14 @@ static void term_tables(struct strings *s, const struct vm_proc *p, const struct
 	struct shape_row *rows = an_own(out, calloc(d->nshapes ? d->nshapes : 1, sizeof *rows), NULL);
 	for (size_t i = 0; rows && i < d->nshapes; i++)
 		rows[i] = (struct shape_row){ keep(s, d->shapes[i].shape), d->shapes[i].count };
-	if (rows && out->ntables < AN_MAX_TABLES) {
+	if (rows) {
 		snprintf(buf, sizeof buf, "Message shapes (%s messages of %s%s)",
 			 fmt_count(d->shapes_counted, n1, sizeof n1),
 			 p->unknown & VPF_MESSAGE_QUEUE_LEN ? "?" : fmt_count(p->message_queue_len, n2, sizeof n2),
 			 d->shapes_cut ? "; the queue could not be read to its end" : "");
-		out->titles[out->ntables] = keep(s, buf);
-		out->tables[out->ntables++] = (struct rtable){
+		an_table(out, (struct rtable){
 			.json_key = "message_shapes", .cols = shape_cols, .ncols = 2, .nrows = d->nshapes,
-			.ctx = rows, .cell = shape_cell };
+			.ctx = rows, .cell = shape_cell }, keep(s, buf));
 	}
 }
 
@@ -392,10 +390,9 @@ static bc_err *proc_term(const struct vm *vm, const struct an_opts *o, const str
 	else
 		snprintf(buf, sizeof buf, "Elements of the %s (%s; flat size of each)", v->container,
 			 fmt_count(v->count, n1, sizeof n1));
-	out->titles[out->ntables] = an_keep(out, buf);
-	out->tables[out->ntables++] = (struct rtable){
+	an_table(out, (struct rtable){
 		.json_key = "elements", .cols = elem_cols, .ncols = sizeof elem_cols / sizeof *elem_cols,
-		.nrows = v->nelems, .ctx = v->elems, .cell = elem_cell };
+		.nrows = v->nelems, .ctx = v->elems, .cell = elem_cell }, an_keep(out, buf));
 	return NULL;
 }
 

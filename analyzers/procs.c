@@ -677,21 +677,18 @@ extern const struct analyzer analyzer_procs;
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	const struct procs_opts *po = an_own_opts(o, &analyzer_procs);
-	if (po->group_by) {
-		bc_err *err = procs_group_table(vm, po->group_by, o->sort, o->top, o->json,
-						po->garbage, &out->tables[0], out);
-		if (!err)
-			out->ntables = 1;
-		return err;
-	}
+	struct rtable *t = an_tables(out, 1);
+	if (!t)
+		return bc_error(BC_ENOMEM, "out of memory");
+	if (po->group_by)
+		return procs_group_table(vm, po->group_by, o->sort, o->top, o->json, po->garbage, t,
+					 out);
 	void *rows = NULL;
 	if (vm->label_note)
 		an_find(out, "labels", "info", "%s", vm->label_note);
-	bc_err *err = table(vm, o->sort, o->top, "processes", po->garbage, &out->tables[0], &rows);
+	bc_err *err = table(vm, o->sort, o->top, "processes", po->garbage, t, &rows);
 	if (!err && !an_own(out, rows, NULL))
 		err = bc_error(BC_ENOMEM, "out of memory");
-	if (!err)
-		out->ntables = 1;
 	return err;
 }
 

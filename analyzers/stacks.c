@@ -445,27 +445,29 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	}
 	size_t ng = o->top && o->top < c->ngroups ? o->top : c->ngroups;
 	if (so->folded) {
-		out->tables[0] = (struct rtable){ .json_key = "folded", .cols = folded_cols, .ncols = 2,
+		if (!an_table(out, (struct rtable){ .json_key = "folded", .cols = folded_cols, .ncols = 2,
 						  .nrows = ng, .ctx = c, .cell = folded_cell,
-						  .plain = 1 };
-		out->ntables = 1;
+						  .plain = 1 }, NULL))
+			return bc_error(BC_ENOMEM, "out of memory");
 		return NULL;
 	}
 	if (o->json) {
-		out->tables[0] = (struct rtable){ .json_key = "processes", .cols = proc_cols,
+		if (!an_table(out, (struct rtable){ .json_key = "processes", .cols = proc_cols,
 						  .ncols = sizeof proc_cols / sizeof proc_cols[0],
 						  .nrows = vm->nprocs, .ctx = c, .cell = proc_cell,
-						  .item = proc_item };
-		out->tables[1] = (struct rtable){ .json_key = "groups", .cols = group_cols,
+						  .item = proc_item }, NULL))
+			return bc_error(BC_ENOMEM, "out of memory");
+		if (!an_table(out, (struct rtable){ .json_key = "groups", .cols = group_cols,
 						  .ncols = sizeof group_cols / sizeof group_cols[0],
 						  .nrows = ng, .ctx = c, .cell = group_cell,
-						  .item = group_item };
-		out->ntables = 2;
+						  .item = group_item }, NULL))
+			return bc_error(BC_ENOMEM, "out of memory");
 		return NULL;
 	}
-	out->tables[0] = (struct rtable){ .json_key = "groups", .cols = group_text_cols,
+	if (!an_table(out, (struct rtable){ .json_key = "groups", .cols = group_text_cols,
 					  .ncols = 4, .nrows = ng, .ctx = c,
-					  .cell = group_text_cell, .item = group_text_item };
+					  .cell = group_text_cell, .item = group_text_item }, NULL))
+		return bc_error(BC_ENOMEM, "out of memory");
 	if (w == W_COUNT) {
 		/* weight equals the count: show it once */
 		static const struct rcol cols2[] = {
@@ -476,7 +478,6 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		};
 		out->tables[0].cols = cols2;
 	}
-	out->ntables = 1;
 	return NULL;
 }
 

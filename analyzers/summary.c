@@ -457,7 +457,9 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 {
 	size_t rows = o->top ? o->top : ROWS;
 	bc_err *err;
-	struct rtable *t = out->tables;
+	struct rtable *t = an_tables(out, T_ORPHANS + 1);
+	if (!t)
+		return bc_error(BC_ENOMEM, "out of memory");
 	void *cells[T_ORPHANS] = { 0 };  /* each table's rows */
 	/* T_PROCS, T_QUEUES: one pass over the processes */
 	static const char *const sorts[] = { "memory", "message_queue_len" };
@@ -488,7 +490,6 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	out->titles[T_ETS] = "\nLargest ETS tables";
 	out->titles[T_HOLDERS] = "\nRefc binary holders";
 	out->titles[T_ORPHANS] = "\nOrphan processes (no links, no monitors, no name) by initial call";
-	out->ntables = 5;
 
 	struct said said = { 0 };
 	crash_finding(vm, out);

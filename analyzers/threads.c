@@ -134,11 +134,11 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		return bc_error(BC_EFORMAT, "%s: %s: `threads` needs a core (the summary names what "
 				"each scheduler was running)", vm->source, why);
 	if (o->json) {
-		out->tables[0] = (struct rtable){ .json_key = "threads", .cols = json_cols,
+		if (!an_table(out, (struct rtable){ .json_key = "threads", .cols = json_cols,
 						  .ncols = sizeof json_cols / sizeof json_cols[0],
 						  .nrows = vm->nthreads, .ctx = (void *)vm,
-						  .cell = json_cell, .item = json_item };
-		out->ntables = 1;
+						  .cell = json_cell, .item = json_item }, NULL))
+			return bc_error(BC_ENOMEM, "out of memory");
 		return NULL;
 	}
 	size_t rows = 0;
@@ -164,10 +164,9 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	}
 	if (!an_own(out, c, NULL))
 		return bc_error(BC_ENOMEM, "out of memory");
-	out->tables[0] = (struct rtable){ .json_key = "threads", .cols = text_cols, .ncols = 4,
-					  .nrows = rows, .ctx = c, .cell = text_cell };
-	out->titles[0] = "Native threads (* took the signal)";
-	out->ntables = 1;
+	if (!an_table(out, (struct rtable){ .json_key = "threads", .cols = text_cols, .ncols = 4,
+					  .nrows = rows, .ctx = c, .cell = text_cell }, "Native threads (* took the signal)"))
+		return bc_error(BC_ENOMEM, "out of memory");
 	return NULL;
 }
 

@@ -539,7 +539,9 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	bc_err *e = compute(vm, out, s);
 	if (e)
 		return e;
-	struct rtable *t = out->tables;
+	struct rtable *t = an_tables(out, 3);
+	if (!t)
+		return bc_error(BC_ENOMEM, "out of memory");
 	t[0] = (struct rtable){ .json_key = "cycles", .cols = ccols, .ncols = 1, .nrows = s->ncyc,
 				.ctx = s, .cell = ccell, .item = o->json ? citem_json : citem,
 				.bare_lists = 1, .hide_empty = 1 };  /* no heading without a cycle */
@@ -559,7 +561,6 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	snprintf(buf, sizeof buf, "\nWaiters (%s%s)", fmt_count(s->n, n1, sizeof n1),
 		 t[2].nrows < s->n ? ", cut by --top" : "");
 	out->titles[2] = an_keep(out, buf);
-	out->ntables = 3;
 	if (o->top && (t[1].nrows < s->ng || t[2].nrows < s->n)) {
 		snprintf(buf, sizeof buf, "--top %zu: %zu of %zu callees and %zu of %zu waiters shown",
 			 o->top, t[1].nrows, s->ng, t[2].nrows, s->n);

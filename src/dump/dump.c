@@ -220,6 +220,19 @@ static const char *not_recorded(unsigned part)
 	return NULL;
 }
 
+/* The passes after the scan, each reading its own sections, in this order
+ * (the binaries' holders are the processes the scan read). */
+static const struct {
+	unsigned part;
+	bc_err *(*load)(struct dump *d);
+} loads[] = {
+	{ NEED_ETS, dump_load_ets },
+	{ NEED_NODES, dump_load_nodes },
+	{ NEED_PORTS, dump_load_ports },
+	{ NEED_BINARY_HOLDERS, dump_load_binaries },
+	{ NEED_MEMORY, dump_load_memory },
+};
+
 bc_err *dump_load(struct dump *d, unsigned needs)
 {
 	bc_err *err;
@@ -243,30 +256,12 @@ bc_err *dump_load(struct dump *d, unsigned needs)
 	}
 	if (!d->indexed && (err = scan(d, needs)))
 		return err;
-	if ((needs & NEED_ETS) && !(d->loaded & NEED_ETS)) {
-		if ((err = dump_load_ets(d)))
+	for (size_t i = 0; i < sizeof loads / sizeof loads[0]; i++) {
+		if (!(needs & loads[i].part) || (d->loaded & loads[i].part))
+			continue;
+		if ((err = loads[i].load(d)))
 			return err;
-		d->loaded |= NEED_ETS;
-	}
-	if ((needs & NEED_NODES) && !(d->loaded & NEED_NODES)) {
-		if ((err = dump_load_nodes(d)))
-			return err;
-		d->loaded |= NEED_NODES;
-	}
-	if ((needs & NEED_PORTS) && !(d->loaded & NEED_PORTS)) {
-		if ((err = dump_load_ports(d)))
-			return err;
-		d->loaded |= NEED_PORTS;
-	}
-	if ((needs & NEED_BINARY_HOLDERS) && !(d->loaded & NEED_BINARY_HOLDERS)) {
-		if ((err = dump_load_binaries(d)))
-			return err;
-		d->loaded |= NEED_BINARY_HOLDERS;
-	}
-	if ((needs & NEED_MEMORY) && !(d->loaded & NEED_MEMORY)) {
-		if ((err = dump_load_memory(d)))
-			return err;
-		d->loaded |= NEED_MEMORY;
+		d->loaded |= loads[i].part;
 	}
 	return NULL;
 }

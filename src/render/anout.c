@@ -49,6 +49,11 @@ void an_out_free(struct an_out *o)
 	o->findings = NULL;
 	o->finding_of = NULL;
 	o->nfindings = o->findings_cap = 0;
+	free(o->tables);
+	free(o->titles);
+	o->tables = NULL;
+	o->titles = NULL;
+	o->ntables = o->tables_cap = 0;
 	free(o->fields);
 	o->fields = NULL;
 	o->nfields = o->fields_cap = 0;
@@ -111,6 +116,40 @@ struct an_finding *an_find(struct an_out *out, const char *kind, const char *sev
 	struct an_finding *f = &out->finding_of[out->nfindings++];
 	*f = (struct an_finding){ .kind = kind, .severity = severity };
 	return f;
+}
+
+struct rtable *an_tables(struct an_out *out, size_t n)
+{
+	if (out->tables_cap - out->ntables < n) {  /* (both grow together) */
+		size_t cap = out->tables_cap ? out->tables_cap : 8;
+		while (cap - out->ntables < n)
+			cap *= 2;
+		struct rtable *v = realloc(out->tables, cap * sizeof *v);
+		if (v)
+			out->tables = v;
+		const char **h = v ? realloc(out->titles, cap * sizeof *h) : NULL;
+		if (!h) {
+			out->gaps_lost++;
+			return NULL;
+		}
+		out->titles = h;
+		out->tables_cap = cap;
+	}
+	struct rtable *t = &out->tables[out->ntables];
+	memset(t, 0, n * sizeof *t);
+	memset(&out->titles[out->ntables], 0, n * sizeof *out->titles);
+	out->ntables += n;
+	return t;
+}
+
+struct rtable *an_table(struct an_out *out, struct rtable t, const char *title)
+{
+	struct rtable *v = an_tables(out, 1);
+	if (v) {
+		*v = t;
+		out->titles[out->ntables - 1] = title;
+	}
+	return v;
 }
 
 struct an_field *an_field(struct an_out *out, struct an_field f)

@@ -12,7 +12,6 @@
 #include "render.h"
 #include "vm.h"
 
-#define AN_MAX_TABLES 8
 
 /* A named set of byte counts: a JSON object, a two-column text block. */
 struct an_kv {
@@ -69,9 +68,9 @@ struct an_out {
 	const char *kv_title;
 	struct an_kv kv[AN_MAX_KV];
 	size_t nkv;
-	struct rtable tables[AN_MAX_TABLES];
-	const char *titles[AN_MAX_TABLES];   /* text heading, may be NULL */
-	size_t ntables;
+	struct rtable *tables;               /* an_table's, in order; grown as needed */
+	const char **titles;                 /* each one's text heading, may be NULL */
+	size_t ntables, tables_cap;
 	char **findings;                     /* an_find's sentences for a human, JSON
 					      * "findings"; grown as needed */
 	struct an_finding *finding_of;       /* what each is about */
@@ -101,6 +100,13 @@ struct an_out {
  * says only its first N (waits' cycles) says how many more there are. */
 struct an_finding *an_find(struct an_out *out, const char *kind, const char *severity,
 			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Add a table (after those added before) with its text heading (NULL:
+ * none): the copy in out, or NULL when memory is exhausted (counted in
+ * gaps_lost). */
+struct rtable *an_table(struct an_out *out, struct rtable t, const char *title);
+/* n empty tables added at once, to be filled in place (titles[ntables - n]
+ * on): the first, or NULL (counted in gaps_lost). Valid until the next add. */
+struct rtable *an_tables(struct an_out *out, size_t n);
 /* Add a field to the record (fields_key): a copy of f, or NULL when memory is
  * exhausted (counted in gaps_lost). The helpers fill in its kind:
  * a string (NULL: AF_NULL), a count (unknown: AF_UNKNOWN), a list, a bool,

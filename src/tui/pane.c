@@ -30,7 +30,8 @@ struct pane {
 	struct an_out out;
 	struct seg segs[MAX_SEGS];
 	size_t nsegs, nlines;
-	int *widths[AN_MAX_TABLES];
+	int **widths;         /* per table of out (nwidths of them) */
+	size_t nwidths;
 	size_t cur, top;
 	int hx;               /* columns scrolled right */
 	char *blob;           /* the nested records (a tree, render/record.h), as text */
@@ -150,7 +151,9 @@ static void layout(struct pane *p)
 		add(p, S_KV, 0, NULL, o->nkv);
 		add(p, S_TEXT, 0, "", 1);
 	}
-	for (size_t t = 0; t < o->ntables; t++) {
+	p->widths = calloc(o->ntables ? o->ntables : 1, sizeof *p->widths);
+	p->nwidths = p->widths ? o->ntables : 0;
+	for (size_t t = 0; t < p->nwidths; t++) {
 		if (o->tables[t].hide_empty && !o->tables[t].nrows)
 			continue;
 		if (o->titles[t])
@@ -435,8 +438,9 @@ static void pane_free(struct view *v)
 {
 	struct pane *p = (struct pane *)v;
 	an_out_free(&p->out);
-	for (size_t t = 0; t < AN_MAX_TABLES; t++)
+	for (size_t t = 0; t < p->nwidths; t++)
 		free(p->widths[t]);
+	free(p->widths);
 	free(p->blob);
 	free(p->blob_line);
 	free(p);

@@ -14,6 +14,7 @@
 
 #include "analyzer.h"
 #include "check.h"
+#include "textfile.h"
 #include "outfile.h"
 #include "needs.h"
 #include "utf8.h"
@@ -274,32 +275,29 @@ static bool load_rules(const struct check_opts *o, struct rules *rs, char *why, 
 			return false;
 		}
 	if (o->rules) {
-		FILE *f = fopen(o->rules, "r");
-		if (!f) {
-			snprintf(why, len, "--rules %s: %s", utf8_visible(o->rules, vis, sizeof vis),
-				 strerror(errno));
+		char *text;
+		size_t n;
+		bc_err *e = read_text_file(o->rules, "--rules", 1u << 24, &text, &n, NULL);
+		if (e) {
+			snprintf(why, len, "%s", e->msg);
+			bc_err_free(e);
 			return false;
 		}
-		char *line = NULL;
-		size_t cap = 0, lineno = 0;
+		size_t lineno = 0;
 		bool ok = true;
-		errno = 0;
-		while (ok && getline(&line, &cap, f) >= 0) {
+		for (char *line = text, *next; ok && line < text + n; line = next) {
 			lineno++;
-			line[strcspn(line, "#\r\n")] = 0;
+			next = line + strcspn(line, "\n");
+			if (*next)
+				*next++ = '\0';
+			line[strcspn(line, "#\r")] = 0;
 			if (!line[strspn(line, " \t")])
 				continue;
 			if (!(ok = parse_rule(line, rs, rwhy, sizeof rwhy)))
 				snprintf(why, len, "%s:%zu: %s", utf8_visible(o->rules, vis, sizeof vis),
 					 lineno, rwhy);
 		}
-		if (ok && ferror(f)) {
-			snprintf(why, len, "--rules %s: %s", utf8_visible(o->rules, vis, sizeof vis),
-				 strerror(errno ? errno : EIO));
-			ok = false;
-		}
-		free(line);
-		fclose(f);
+		free(text);
 		if (!ok)
 			return false;
 	}

@@ -270,6 +270,9 @@ def main():
         bad_rules = os.path.join(d, "bad-rules")
         with open(bad_rules, "w") as f:
             f.write("# ok\nmemory=1GiB\nmesage_queue_len=5\n")
+        nul_rules = os.path.join(d, "nul-rules")
+        with open(nul_rules, "wb") as f:
+            f.write(b"memory=1GiB\n\0\n")
         cases = [
             ("unknown key", ["--max", "frob=1"], "unknown key 'frob'"),
             ("malformed count", ["--max", "message_queue_len=ten"], "malformed threshold 'ten'"),
@@ -284,6 +287,8 @@ def main():
             ("no key", ["--max", "=5"], "not KEY=VALUE"),
             ("missing rules file", ["--rules", os.path.join(d, "nope")], "No such file"),
             ("a bad line in the rules file", ["--rules", bad_rules], f"{bad_rules}:3: unknown key"),
+            ("a rules file that is a directory", ["--rules", d], f"--rules {d}: Is a directory"),
+            ("a NUL byte in the rules file", ["--rules", nul_rules], "a NUL byte"),
             ("unwritable junit", ["--max", "memory=1GiB", "--junit", os.path.join(d, "no", "dir", "r.xml")],
              "--junit"),
             ("junit a directory", ["--max", "memory=1GiB", "--junit", d], "a directory"),

@@ -2,6 +2,7 @@
  * rule makes of a name it found. The built-in rules are written in the
  * users' format and parsed like a file: one table, one reader. */
 #include "labels.h"
+#include "textfile.h"
 #include "term.h"
 
 #include <errno.h>
@@ -57,54 +58,21 @@ const char *label_default_path(char *buf, size_t len)
 int label_rules_load(const char *path, bool must_exist, char *err, size_t errlen)
 {
 	add_builtin();
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	char *text;
+	size_t n;
+	int errnum;
+	bc_err *e = read_text_file(path, NULL, 1u << 24, &text, &n, &errnum);
+	if (e) {
 		/* the default file is optional: absent, or behind a directory this
 		 * user cannot search (sudo -u with HOME=/root); one that is there
 		 * but unreadable is an error */
 		struct stat st;
-		if (!must_exist && (errno == ENOENT || errno == ENOTDIR ||
-				    (errno == EACCES && stat(path, &st) < 0)))
-			return 1;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	size_t n = 0, cap = 0;
-	char *text = NULL;
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			char *t = realloc(text, cap = cap * 2 + 8192);
-			if (!t) {
-				free(text);
-				fclose(f);
-				snprintf(err, errlen, "%s: out of memory", path);
-				return -1;
-			}
-			text = t;
-		}
-		size_t k = fread(text + n, 1, 4096, f);
-		n += k;
-		if (k < 4096)
-			break;
-		if (n > (1u << 24)) {
-			free(text);
-			fclose(f);
-			snprintf(err, errlen, "%s: over 16 MiB: not a rules file", path);
-			return -1;
-		}
-	}
-	bool bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(text);
-		snprintf(err, errlen, "%s: read error", path);
-		return -1;
-	}
-	text[n] = '\0';
-	if (memchr(text, '\0', n)) {
-		free(text);
-		snprintf(err, errlen, "%s: a NUL byte: not a rules file", path);
-		return -1;
+		bool absent = !must_exist && (errnum == ENOENT || errnum == ENOTDIR ||
+					      (errnum == EACCES && stat(path, &st) < 0));
+		if (!absent)
+			snprintf(err, errlen, "%s", e->msg);
+		bc_err_free(e);
+		return absent ? 1 : -1;
 	}
 	int r = label_rules_parse(text, path, &rules, err, errlen);  /* (it keeps a copy) */
 	free(text);

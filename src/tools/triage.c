@@ -18,6 +18,7 @@
 #include "analyzer.h"
 #include "decompress.h"
 #include "grow.h"
+#include "textfile.h"
 #include "hmap.h"
 #include "outfile.h"
 #include "progress.h"
@@ -439,28 +440,12 @@ static void seen_in_baseline(struct groups *G, const char *sig)
 
 static bc_err *baseline_mark(const char *path, struct groups *G)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return bc_error(BC_EUSAGE, "--baseline %s: %s", path, strerror(errno));
-	char *text = NULL;
-	size_t cap = 0, n = 0;
-	for (;;) {
-		char *v = grow(text, &cap, n + 65536, 1, 65536 * 2);
-		if (!v) {
-			free(text);
-			fclose(f);
-			return bc_error(BC_ENOMEM, "out of memory");
-		}
-		text = v;
-		size_t k = fread(text + n, 1, 65536, f);
-		n += k;
-		if (k < 65536)
-			break;
-	}
-	bool bad = ferror(f);
-	fclose(f);
-	text[n] = 0;
-	if (bad || !strstr(text, "\"groups\"")) {
+	char *text;
+	size_t n;
+	bc_err *e = read_text_file(path, "--baseline", (size_t)1 << 30, &text, &n, NULL);
+	if (e)
+		return e;
+	if (!strstr(text, "\"groups\"")) {
 		free(text);
 		return bc_error(BC_EUSAGE, "--baseline %s: not a beamcore triage --json", path);
 	}

@@ -527,12 +527,12 @@ static void attribution(const struct vm *vm, struct ctx *c, struct an_out *out)
 	uint64_t rest = have_total && total > sum ? total - sum : 0;
 	out->kv_key = "attribution";
 	out->kv_title = "\nerlang:memory(binary) by holder (each binary once, its allocator block)";
-	out->kv[out->nkv++] = (struct an_kv){ "binary", total, !have_total };
-	out->kv[out->nkv++] = (struct an_kv){ "processes", procs, false };
-	out->kv[out->nkv++] = (struct an_kv){ "ports", c->by_class[C_PORT], !ports };
-	out->kv[out->nkv++] = (struct an_kv){ "ets", c->by_class[C_ETS], !ets };
-	out->kv[out->nkv++] = (struct an_kv){ "literals", c->by_class[C_LITERAL], !lits };
-	out->kv[out->nkv++] = (struct an_kv){ "unattributed", rest, !have_total };
+	an_kv(out, "binary", total, !have_total);
+	an_kv(out, "processes", procs, false);
+	an_kv(out, "ports", c->by_class[C_PORT], !ports);
+	an_kv(out, "ets", c->by_class[C_ETS], !ets);
+	an_kv(out, "literals", c->by_class[C_LITERAL], !lits);
+	an_kv(out, "unattributed", rest, !have_total);
 	if (!have_total)
 		return;
 	char t[5][32], f[5][16];
@@ -622,11 +622,11 @@ static bc_err *dumped_run(const struct vm *vm, const struct an_opts *o, struct c
 	bool have_total = vm->memory.known & (1u << VM_MEM_BINARY);
 	out->kv_key = "attribution";
 	out->kv_title = "\nerlang:memory(binary) by holder (a crash dump: the binaries its heaps show)";
-	out->kv[out->nkv++] = (struct an_kv){ "binary", vm->memory.v[VM_MEM_BINARY], !have_total };
-	out->kv[out->nkv++] = (struct an_kv){ "processes", c->proc_bytes, false };
+	an_kv(out, "binary", vm->memory.v[VM_MEM_BINARY], !have_total);
+	an_kv(out, "processes", c->proc_bytes, false);
 	static const char *const unknown[] = { "ports", "ets", "literals", "unattributed" };
 	for (size_t i = 0; i < 4; i++)
-		out->kv[out->nkv++] = (struct an_kv){ unknown[i], 0, true };
+		an_kv(out, unknown[i], 0, true);
 	char a[32], b[32], n[32];
 	an_gap(out, "a crash dump shows %s refc binaries in its processes' heaps (%s: "
 	       "attribution.processes, their bytes without the allocator's); it does not record "

@@ -139,7 +139,7 @@ static bc_err *run_rows(const struct vm *vm, const struct an_opts *o, struct an_
 		an_gap(out, "ets %s: rows not read to the end (%s): %llu counted", o->arg, r->cut,
 		       (unsigned long long)r->counted);
 	out->fields_key = "table";
-	struct an_field *f = out->fields;
+	struct an_field f[8];
 	f[0] = (struct an_field){ .key = "id", .kind = t->unknown & VEF_ID ? AF_NULL : AF_STR,
 				  .s = an_keep(out, vm_ets_id_str(t, buf, sizeof buf)) };
 	f[1] = (struct an_field){ .key = "name", .kind = t->unknown & VEF_NAME ? AF_NULL : AF_STR,
@@ -159,7 +159,9 @@ static bc_err *run_rows(const struct vm *vm, const struct an_opts *o, struct an_
 		snprintf(buf, sizeof buf, "Rows (all %s)", fmt_count(r->nrows, n1, sizeof n1));
 	f[7] = (struct an_field){ .key = "rows", .kind = AF_LIST, .list = r->rows, .n = r->nrows,
 				  .title = an_keep(out, buf) };
-	out->nfields = 8;
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		if (!an_field(out, f[i]))
+			return bc_error(BC_ENOMEM, "out of memory");
 	return NULL;
 }
 

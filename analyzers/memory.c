@@ -53,9 +53,8 @@ void memory_kv(const struct vm *vm, struct an_out *out)
 {
 	out->kv_key = "memory";
 	out->kv_title = "erlang:memory()";
-	for (int i = 0; i < VM_MEM_COUNT && out->nkv < AN_MAX_KV; i++)
-		out->kv[out->nkv++] = (struct an_kv){ vm_mem_names[i], vm->memory.v[i],
-						      !(vm->memory.known & (1u << i)) };
+	for (int i = 0; i < VM_MEM_COUNT; i++)
+		an_kv(out, vm_mem_names[i], vm->memory.v[i], !(vm->memory.known & (1u << i)));
 }
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)

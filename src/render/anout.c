@@ -54,6 +54,9 @@ void an_out_free(struct an_out *o)
 	o->tables = NULL;
 	o->titles = NULL;
 	o->ntables = o->tables_cap = 0;
+	free(o->kv);
+	o->kv = NULL;
+	o->nkv = o->kv_cap = 0;
 	free(o->fields);
 	o->fields = NULL;
 	o->nfields = o->fields_cap = 0;
@@ -150,6 +153,18 @@ struct rtable *an_table(struct an_out *out, struct rtable t, const char *title)
 		out->titles[out->ntables - 1] = title;
 	}
 	return v;
+}
+
+bool an_kv(struct an_out *out, const char *key, uint64_t value, bool null)
+{
+	struct an_kv *v = grow(out->kv, &out->kv_cap, out->nkv, sizeof *v, 16);
+	if (!v) {
+		out->gaps_lost++;
+		return false;
+	}
+	out->kv = v;
+	v[out->nkv++] = (struct an_kv){ key, value, null };
+	return true;
 }
 
 struct an_field *an_field(struct an_out *out, struct an_field f)

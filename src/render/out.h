@@ -19,7 +19,6 @@ struct an_kv {
 	uint64_t value;
 	bool null;
 };
-#define AN_MAX_KV 16
 
 /* A record: named fields, each a string, a count or a list of strings; a JSON
  * object, "key  value" lines in text (lists one item per line). Text puts the
@@ -66,8 +65,8 @@ struct an_out {
 	size_t nfields, fields_cap;
 	const char *kv_key;                  /* JSON key of the object; NULL: none */
 	const char *kv_title;
-	struct an_kv kv[AN_MAX_KV];
-	size_t nkv;
+	struct an_kv *kv;                    /* an_kv's, grown as needed */
+	size_t nkv, kv_cap;
 	struct rtable *tables;               /* an_table's, in order; grown as needed */
 	const char **titles;                 /* each one's text heading, may be NULL */
 	size_t ntables, tables_cap;
@@ -107,6 +106,9 @@ struct rtable *an_table(struct an_out *out, struct rtable t, const char *title);
 /* n empty tables added at once, to be filled in place (titles[ntables - n]
  * on): the first, or NULL (counted in gaps_lost). Valid until the next add. */
 struct rtable *an_tables(struct an_out *out, size_t n);
+/* Add a byte count to the kv block (kv_key): false when memory is exhausted
+ * (counted in gaps_lost). */
+bool an_kv(struct an_out *out, const char *key, uint64_t value, bool null);
 /* Add a field to the record (fields_key): a copy of f, or NULL when memory is
  * exhausted (counted in gaps_lost). The helpers fill in its kind:
  * a string (NULL: AF_NULL), a count (unknown: AF_UNKNOWN), a list, a bool,

@@ -439,15 +439,12 @@ static bc_err *memory_headline(const struct vm *vm, struct an_out *out)
 	if ((err = kind_findings(vm, live, out, &kind)))
 		return err;
 	/* the kind's finding before the subtree's when it holds more */
-	if (kind && k < out->nfindings && at < k && out->finding_of[at].kind &&
-	    strcmp(out->finding_of[at].kind, "subtree") == 0 && kind > out->finding_of[at].value) {
-		char *text = out->findings[k];
-		struct an_finding of = out->finding_of[k];
-		memmove(&out->findings[at + 1], &out->findings[at], (k - at) * sizeof *out->findings);
-		memmove(&out->finding_of[at + 1], &out->finding_of[at],
-			(k - at) * sizeof *out->finding_of);
-		out->findings[at] = text;
-		out->finding_of[at] = of;
+	struct an_finding *f = out->findings;
+	if (kind && k < out->nfindings && at < k && f[at].kind && strcmp(f[at].kind, "subtree") == 0 &&
+	    kind > f[at].value) {
+		struct an_finding of = f[k];
+		memmove(&f[at + 1], &f[at], (k - at) * sizeof *f);
+		f[at] = of;
 	}
 	garbage_findings(vm, live, beyond, out);
 	return NULL;
@@ -485,11 +482,11 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	while (q < t[T_QUEUES].nrows && procs_row(&t[T_QUEUES], q)->message_queue_len)
 		q++;
 	t[T_QUEUES].nrows = q;
-	out->titles[T_PROCS] = "Top processes by memory";
-	out->titles[T_QUEUES] = "\nLongest message queues";
-	out->titles[T_ETS] = "\nLargest ETS tables";
-	out->titles[T_HOLDERS] = "\nRefc binary holders";
-	out->titles[T_ORPHANS] = "\nOrphan processes (no links, no monitors, no name) by initial call";
+	t[T_PROCS].title = "Top processes by memory";
+	t[T_QUEUES].title = "\nLongest message queues";
+	t[T_ETS].title = "\nLargest ETS tables";
+	t[T_HOLDERS].title = "\nRefc binary holders";
+	t[T_ORPHANS].title = "\nOrphan processes (no links, no monitors, no name) by initial call";
 
 	struct said said = { 0 };
 	crash_finding(vm, out);

@@ -554,13 +554,13 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 				.nrows = o->top && o->top < s->n ? o->top : s->n, .ctx = s,
 				.cell = wcell };
 	char buf[512], n1[32];
-	out->titles[0] = "Deadlocks";
+	t[0].title = "Deadlocks";
 	snprintf(buf, sizeof buf, "Callees, by waiters (%s%s)", fmt_count(s->ng, n1, sizeof n1),
 		 t[1].nrows < s->ng ? ", cut by --top" : "");
-	out->titles[1] = an_keep(out, buf);
+	t[1].title = an_keep(out, buf);
 	snprintf(buf, sizeof buf, "\nWaiters (%s%s)", fmt_count(s->n, n1, sizeof n1),
 		 t[2].nrows < s->n ? ", cut by --top" : "");
-	out->titles[2] = an_keep(out, buf);
+	t[2].title = an_keep(out, buf);
 	if (o->top && (t[1].nrows < s->ng || t[2].nrows < s->n)) {
 		snprintf(buf, sizeof buf, "--top %zu: %zu of %zu callees and %zu of %zu waiters shown",
 			 o->top, t[1].nrows, s->ng, t[2].nrows, s->n);

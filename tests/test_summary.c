@@ -44,7 +44,7 @@ static void table(struct vm *vm, const char *name, uint32_t owner, uint64_t byte
 static int said(const struct an_out *o, const char *needle)
 {
 	for (size_t i = 0; i < o->nfindings; i++)
-		if (strstr(o->findings[i], needle))
+		if (strstr(o->findings[i].text, needle))
 			return 1;
 	return 0;
 }
@@ -58,7 +58,7 @@ static void run(struct vm *vm, struct an_out *out)
 	bc_err *e = an->run(vm, &o, out);
 	expect(!e, "summary runs");
 	for (size_t i = 0; i < out->nfindings; i++)
-		printf("  * %s\n", out->findings[i]);
+		printf("  * %s\n", out->findings[i].text);
 }
 
 int main(void)

@@ -43,16 +43,12 @@ void an_out_free(struct an_out *o)
 	}
 	o->strings = NULL;
 	for (size_t i = 0; i < o->nfindings; i++)
-		free(o->findings[i]);
+		free(o->findings[i].text);
 	free(o->findings);
-	free(o->finding_of);
 	o->findings = NULL;
-	o->finding_of = NULL;
 	o->nfindings = o->findings_cap = 0;
 	free(o->tables);
-	free(o->titles);
 	o->tables = NULL;
-	o->titles = NULL;
 	o->ntables = o->tables_cap = 0;
 	free(o->kv);
 	o->kv = NULL;
@@ -83,24 +79,6 @@ void *an_own(struct an_out *out, void *p, void (*release)(void *p))
 	return p;
 }
 
-/* Room for one more finding (its sentence and its record grow together). */
-static bool finding_room(struct an_out *out)
-{
-	if (out->nfindings < out->findings_cap)
-		return true;
-	size_t cap = out->findings_cap ? 2 * out->findings_cap : 16;
-	char **t = realloc(out->findings, cap * sizeof *t);
-	if (!t)
-		return false;
-	out->findings = t;
-	struct an_finding *f = realloc(out->finding_of, cap * sizeof *f);
-	if (!f)
-		return false;
-	out->finding_of = f;
-	out->findings_cap = cap;
-	return true;
-}
-
 struct an_finding *an_find(struct an_out *out, const char *kind, const char *severity,
 			   const char *fmt, ...)
 {
@@ -109,38 +87,32 @@ struct an_finding *an_find(struct an_out *out, const char *kind, const char *sev
 	va_start(ap, fmt);
 	int n = vasprintf(&text, fmt, ap);
 	va_end(ap);
-	if (n < 0 || !finding_room(out)) {
+	struct an_finding *f = n < 0 ? NULL : grow(out->findings, &out->findings_cap,
+						     out->nfindings, sizeof *f, 16);
+	if (!f) {
 		if (n >= 0)
 			free(text);
 		out->gaps_lost++;  /* (a gap's sentence would need memory too) */
 		return NULL;
 	}
-	out->findings[out->nfindings] = text;
-	struct an_finding *f = &out->finding_of[out->nfindings++];
-	*f = (struct an_finding){ .kind = kind, .severity = severity };
+	out->findings = f;
+	f = &f[out->nfindings++];
+	*f = (struct an_finding){ .text = text, .kind = kind, .severity = severity };
 	return f;
 }
 
 struct rtable *an_tables(struct an_out *out, size_t n)
 {
-	if (out->tables_cap - out->ntables < n) {  /* (both grow together) */
-		size_t cap = out->tables_cap ? out->tables_cap : 8;
-		while (cap - out->ntables < n)
-			cap *= 2;
-		struct rtable *v = realloc(out->tables, cap * sizeof *v);
-		if (v)
-			out->tables = v;
-		const char **h = v ? realloc(out->titles, cap * sizeof *h) : NULL;
-		if (!h) {
+	for (size_t i = 0; i < n; i++) {
+		struct rtable *v = grow(out->tables, &out->tables_cap, out->ntables + i, sizeof *v, 8);
+		if (!v) {
 			out->gaps_lost++;
 			return NULL;
 		}
-		out->titles = h;
-		out->tables_cap = cap;
+		out->tables = v;
 	}
 	struct rtable *t = &out->tables[out->ntables];
 	memset(t, 0, n * sizeof *t);
-	memset(&out->titles[out->ntables], 0, n * sizeof *out->titles);
 	out->ntables += n;
 	return t;
 }
@@ -150,7 +122,7 @@ struct rtable *an_table(struct an_out *out, struct rtable t, const char *title)
 	struct rtable *v = an_tables(out, 1);
 	if (v) {
 		*v = t;
-		out->titles[out->ntables - 1] = title;
+		v->title = title;
 	}
 	return v;
 }

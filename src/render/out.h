@@ -49,8 +49,9 @@ static inline bool an_field_is_list(const struct an_field *f)
 /* What a finding is about, for scripts (JSON "findings" objects): its kind
  * ("deadlock", "bottleneck", ...; NULL: "note"), severity ("critical",
  * "warning", "info"; NULL: "info"), the process and the name it concerns, and
- * the number it is about. The sentence stays in findings[]. */
+ * the number it is about. */
 struct an_finding {
+	char *text;                   /* the sentence (owned): text "* ...", JSON "text" */
 	const char *kind, *severity;  /* static strings */
 	bool has_pid;
 	struct vm_pid pid;
@@ -67,12 +68,11 @@ struct an_out {
 	const char *kv_title;
 	struct an_kv *kv;                    /* an_kv's, grown as needed */
 	size_t nkv, kv_cap;
-	struct rtable *tables;               /* an_table's, in order; grown as needed */
-	const char **titles;                 /* each one's text heading, may be NULL */
+	struct rtable *tables;               /* an_table's, in order (each with its
+					      * title); grown as needed */
 	size_t ntables, tables_cap;
-	char **findings;                     /* an_find's sentences for a human, JSON
-					      * "findings"; grown as needed */
-	struct an_finding *finding_of;       /* what each is about */
+	struct an_finding *findings;         /* an_find's: JSON "findings", text "* ...";
+					      * grown as needed */
 	size_t nfindings, findings_cap;
 	/* nested records and lists (a tree, check's rules, diff's groups):
 	 * after the tables (render/record.h); its ctx an_own'd */
@@ -103,8 +103,8 @@ struct an_finding *an_find(struct an_out *out, const char *kind, const char *sev
  * none): the copy in out, or NULL when memory is exhausted (counted in
  * gaps_lost). */
 struct rtable *an_table(struct an_out *out, struct rtable t, const char *title);
-/* n empty tables added at once, to be filled in place (titles[ntables - n]
- * on): the first, or NULL (counted in gaps_lost). Valid until the next add. */
+/* n empty tables added at once, to be filled in place (their title too): the
+ * first, or NULL (counted in gaps_lost). Valid until the next add. */
 struct rtable *an_tables(struct an_out *out, size_t n);
 /* Add a byte count to the kv block (kv_key): false when memory is exhausted
  * (counted in gaps_lost). */

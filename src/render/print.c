@@ -143,7 +143,7 @@ static void json_body(struct jw *w, const struct an_out *out)
 	render_doc_json(w, &out->doc);
 	jw_arr(w, "findings");
 	for (size_t i = 0; i < out->nfindings; i++) {
-		const struct an_finding *f = &out->finding_of[i];
+		const struct an_finding *f = &out->findings[i];
 		char pid[32];
 		jw_obj(w, NULL);
 		jw_str(w, "kind", f->kind ? f->kind : "note");
@@ -151,7 +151,7 @@ static void json_body(struct jw *w, const struct an_out *out)
 		jw_str(w, "pid", f->has_pid ? vm_pid2str(f->pid, pid, sizeof pid) : NULL);
 		jw_str(w, "name", f->name);
 		jw_u64_or_null(w, "value", f->has_value, f->value);
-		jw_str(w, "text", out->findings[i]);
+		jw_str(w, "text", f->text);
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
@@ -214,7 +214,7 @@ void print_text(int header, const struct vm *vm, const struct an_out *out)
 	if (header)
 		text_header(stdout, vm);
 	for (size_t i = 0; i < out->nfindings; i++)
-		printf("* %s\n", out->findings[i]);
+		printf("* %s\n", out->findings[i].text);
 	for (int lists = 0; lists < 2; lists++)  /* the scalars, then the lists */
 		for (size_t i = 0; i < out->nfields; i++) {
 			const struct an_field *f = &out->fields[i];
@@ -254,8 +254,8 @@ void print_text(int header, const struct vm *vm, const struct an_out *out)
 	for (size_t i = 0; i < out->ntables; i++) {
 		if (out->tables[i].hide_empty && !out->tables[i].nrows)
 			continue;
-		if (out->titles[i])
-			printf("%s\n", out->titles[i]);
+		if (out->tables[i].title)
+			printf("%s\n", out->tables[i].title);
 		render_table_text(stdout, &out->tables[i]);
 	}
 	render_doc_text(stdout, &out->doc);

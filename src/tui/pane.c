@@ -124,7 +124,7 @@ static void layout(struct pane *p)
 {
 	struct an_out *o = &p->out;
 	for (size_t i = 0; i < o->nfindings; i++)
-		add_text(p, o->findings[i]);
+		add_text(p, o->findings[i].text);
 	if (o->nfindings)
 		add(p, S_TEXT, 0, "", 1);
 	for (int lists = 0; lists < 2; lists++)  /* the scalars, then the lists (out.h) */
@@ -156,8 +156,8 @@ static void layout(struct pane *p)
 	for (size_t t = 0; t < p->nwidths; t++) {
 		if (o->tables[t].hide_empty && !o->tables[t].nrows)
 			continue;
-		if (o->titles[t])
-			add_text(p, o->titles[t]);
+		if (o->tables[t].title)
+			add_text(p, o->tables[t].title);
 		table_widths(p, t);
 		if (!o->tables[t].plain)
 			add(p, S_THEAD, t, NULL, 1);

@@ -57,7 +57,7 @@ bc_err *read_text_file(const char *path, const char *what, size_t max, char **te
 			free(t);
 			close(fd);
 			char why[64];
-			snprintf(why, sizeof why, "over %zu KiB: not such a file", max >> 10);
+			snprintf(why, sizeof why, "over %zu MiB: not such a file", max >> 20);
 			return fail(path, what, why);
 		}
 	}

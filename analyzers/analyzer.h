@@ -221,6 +221,17 @@ enum procs_col { PC_PID, PC_NAME, PC_REGNAME, PC_INITIAL, PC_MEMORY, PC_THS, PC_
 int procs_sort_col(const char *name);
 const char *procs_sort_name(size_t i);
 const char *procs_sort_names(void);
+/* Key i's rule, for a sorter outside (the report's page): the column it
+ * sorts (its JSON name; the LABEL column's "label"), text (ascending, by
+ * procs_ranks' classes) or a number (largest first, unknown last; by_memory:
+ * an unknown one ranked by memory in words, after a known equal value), then
+ * by pid; walk: a figure only a walk of every heap gives (garbage_bytes).
+ * False past the last key. */
+bool procs_sort_rule(size_t i, const char **json, bool *text, bool *by_memory, bool *walk);
+/* A procs_table of every process as classes of its key: rank[i] for process
+ * i (rank has vm->nprocs entries), the same for processes only their pids
+ * tell apart, numbered in the table's order from 0; returns their count. */
+uint32_t procs_ranks(const struct rtable *t, uint32_t *rank);
 
 void memory_kv(const struct vm *vm, struct an_out *out);
 /* ports.c: the ports sorted by --sort (NULL: queue_size), the first top (0: all) */

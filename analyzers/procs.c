@@ -93,6 +93,17 @@ int procs_sort_col(const char *name)
 	return -1;
 }
 
+bool procs_sort_rule(size_t i, const char **json, bool *text, bool *by_memory, bool *walk)
+{
+	if (i >= NKEYS)
+		return false;
+	*json = keys[i].col == C_NAME ? "label" : cols[keys[i].col].json;
+	*text = keys[i].text != TK_NONE;
+	*by_memory = keys[i].by_memory;
+	*walk = keys[i].garbage;
+	return true;
+}
+
 const char *procs_sort_names(void)
 {
 	static char list[256];
@@ -170,13 +181,10 @@ static uint64_t keyval(const struct vm_proc *p, const struct sort_key *k,
 	return *unknown ? (*unknown = 2, v) : v;
 }
 
-/* order[] entries a, b by the key (qsort_r: the context is the table's ctx) */
-static int cmp(const void *a, const void *b, void *vctx)
+/* processes x, y by the key alone (0: only their pids tell them apart) */
+static int key_cmp(const struct ctx *c, const struct vm_proc *x, const struct vm_proc *y)
 {
-	const struct ctx *c = vctx;
 	const struct sort_key *sort_by = c->key;
-	const struct vm_proc *x = &c->vm->procs[*(const uint32_t *)a];
-	const struct vm_proc *y = &c->vm->procs[*(const uint32_t *)b];
 	int ux, uy;
 	if (sort_by->text) {
 		ux = (x->unknown & sort_by->unknown_bit) != 0;
@@ -197,9 +205,35 @@ static int cmp(const void *a, const void *b, void *vctx)
 		if (ux != uy)
 			return ux - uy;  /* known before ranked by memory */
 	}
+	return 0;
+}
+
+/* order[] entries a, b by the key, then by pid (qsort_r: the context is the
+ * table's ctx) */
+static int cmp(const void *a, const void *b, void *vctx)
+{
+	const struct ctx *c = vctx;
+	const struct vm_proc *x = &c->vm->procs[*(const uint32_t *)a];
+	const struct vm_proc *y = &c->vm->procs[*(const uint32_t *)b];
+	int d = key_cmp(c, x, y);
+	if (d)
+		return d;
 	if (x->pid_num != y->pid_num)
 		return x->pid_num < y->pid_num ? -1 : 1;
 	return x->pid_serial < y->pid_serial ? -1 : x->pid_serial > y->pid_serial;
+}
+
+uint32_t procs_ranks(const struct rtable *t, uint32_t *rank)
+{
+	const struct ctx *c = t->ctx;
+	uint32_t cls = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const struct vm_proc *p = &c->vm->procs[c->order[r]];
+		if (r && key_cmp(c, &c->vm->procs[c->order[r - 1]], p) != 0)
+			cls++;
+		rank[c->order[r]] = cls;
+	}
+	return t->nrows ? cls + 1 : 0;
 }
 
 /* The first `top` processes in sort order into order[0..top) (unsorted), by a

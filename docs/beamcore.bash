@@ -5,13 +5,13 @@ _beamcore()
 	local cur prev cmd i opts
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmds="summary procs proc ets binaries memory stacks threads nodes ports waits tree check diff export tui sample layout triage help"
+	local cmds="summary procs proc ets binaries memory stacks threads nodes ports waits tree check diff export report tui sample layout triage help"
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break;; esac
 	done
 	case $cmd:$prev in
-	*:--top|*:--max-stop|*:--term|*:--around|*:--depth|*:--interval|*:--seconds|*:--hz)
+	*:--top|*:--max-stop|*:--term|*:--around|*:--depth|*:--details|*:--interval|*:--seconds|*:--hz)
 		return;;
 	*:--pid)
 		COMPREPLY=($(compgen -W "$(pgrep -d ' ' '^beam\.' 2>/dev/null)" -- "$cur")); return;;
@@ -51,6 +51,7 @@ _beamcore()
 		check) opts="--json --max --rules --junit --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		diff) opts="--json --top --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		export) opts="--json --weight --by-status --format --output -o --around --depth --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		report) opts="--json --output -o --details --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		tui) opts="--pid --no-stop --max-stop --max-stop-fail --interval --stop --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		sample) opts="--pid --seconds --hz --folded --by-status --weight --perf-script --speedscope --json --top --debug-file --help";;
 		layout) opts="--help";;

@@ -12,6 +12,7 @@ pkgs=(meson ninja-build pkg-config gcc g++ make perl python3
       graphviz  # tests/check_export.py: export --format dot read by nop and dot -Tsvg
       erlang-observer  # tests/check_crashdump.py: OTP's crashdump_viewer reads the exported dump
       clang libclang-rt-14-dev  # clang: the libFuzzer targets (tests/fuzz.sh)
+      chromium  # tests/report_browser.py: beamcore report in a real browser, headless
       # real applications on our OTP 25 (testdata/capture-rabbitmq.sh, capture-elixir.sh)
       rabbitmq-server python3-pika elixir)
 missing=()

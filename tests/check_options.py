@@ -114,7 +114,7 @@ def check_man(cmds):
         bad.append(f"COMMANDS lists {listed}, the tables {want}")
     for (cmd, opts), entry in zip(cmds, entries):
         own = {"--" + o["name"] for o in opts if o["store"] == "own"}
-        if cmd == "export":  # -o FILE: the man page names it as it is typed
+        if cmd in ("export", "report"):  # -o FILE: the man page names it as it is typed
             own = own - {"--output"} | {"-o"}
         m = re.search(r"Options:(.*?)\.(\s|$)", entry, re.S)
         named = man_words(m.group(1)) if m else man_words(entry)

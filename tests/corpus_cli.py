@@ -3,16 +3,32 @@
 dumps, synthetic and broken cores, the core that made the fuzzer crash) under
 the build given: exit 0, 1 or 2 (check also 3; 64 when a core names no readable beam.smp
 and none was given) within 20 s, one line on stderr for 2 and 64, and
---json output that is valid UTF-8 JSON whenever it exits 0 or 1.
+--json output that is valid UTF-8 JSON whenever it exits 0 or 1 (report: its
+page's data too).
 Usage: corpus_cli.py BEAMCORE"""
-import glob, json, os, subprocess, sys
+import glob, json, os, subprocess, sys, tempfile
+
+PAGE = os.path.join(tempfile.mkdtemp(prefix="bc-corpus."), "report.html")
+
+def page_data(path):
+    """the report page's embedded JSON, or why it is not"""
+    text = open(path, encoding="utf-8").read()
+    tag = '<script type="application/json" id="bc-data">'
+    start = text.index(tag) + len(tag)
+    block = text[start:text.index("</script>", start)]
+    if "<" in block:
+        return "a '<' in the data block"
+    json.loads(block)
+    return None
 
 CMDS = [["summary"], ["procs"], ["ets"], ["memory"], ["stacks"], ["nodes"], ["threads"],
         ["binaries"], ["proc", "<0.0.0>"], ["tree"],
         # check: a rule of each kind (exit 3 when one fails)
         ["check", "--max", "message_queue_len=1000", "--max", "ets.memory=1MiB",
          "--max", "process_count=80%", "--max", "binary=1GiB"],
-        ["diff", "{input}"]]  # diff: the input twice
+        ["diff", "{input}"],  # diff: the input twice
+        # report: the page's data block is JSON with no '<' (it lives in a <script>)
+        ["report", "-o", "{page}"]]
 
 def main():
     bc = sys.argv[1]
@@ -23,7 +39,8 @@ def main():
     bad, runs = [], 0
     for path in inputs:
         for cmd in CMDS:
-            args = [bc, *(path if w == "{input}" else w for w in cmd), path, "--json"]
+            args = [bc, *(path if w == "{input}" else PAGE if w == "{page}" else w for w in cmd),
+                    path, "--json"]
             runs += 1
             try:
                 r = subprocess.run(args, capture_output=True, timeout=20)
@@ -47,6 +64,9 @@ def main():
             elif r.returncode in (0, 1, 3):
                 try:
                     json.loads(r.stdout.decode("utf-8"))
+                    why = page_data(PAGE) if cmd[0] == "report" else None
+                    if why:
+                        bad.append(f"{name}: the page: {why}")
                 except (UnicodeDecodeError, ValueError) as e:
                     bad.append(f"{name}: output is not UTF-8 JSON: {e}")
     print(f"{len(inputs)} inputs x {len(CMDS)} commands = {runs} runs; {len(bad)} problems")

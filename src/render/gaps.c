@@ -36,3 +36,20 @@ void an_gaps_to_vm(const struct an_out *out, struct vm *vm)
 		vm_gap(vm, "%s", g->what);
 	vm->gaps_dropped += out->gaps_lost;
 }
+
+void an_gaps_copy(struct an_out *to, const struct an_out *from)
+{
+	for (const struct an_gap *g = from->gaps; g; g = g->next)
+		an_gap(to, "%s", g->what);
+	to->gaps_lost += from->gaps_lost;
+}
+
+const struct an_gap *an_gap_next(const struct an_gap *g)
+{
+	return g->next;
+}
+
+const char *an_gap_text(const struct an_gap *g)
+{
+	return g->what;
+}

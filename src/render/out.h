@@ -137,6 +137,11 @@ void an_gap(struct an_out *out, const char *fmt, ...) __attribute__((format(prin
 /* out's gaps added to the model's, after the loader's (the same cap, the same
  * count): stderr, JSON "missing" and the exit code then say them. */
 void an_gaps_to_vm(const struct an_out *out, struct vm *vm);
+/* from's gaps added to to's (a command that runs others: the report) */
+void an_gaps_copy(struct an_out *to, const struct an_out *from);
+/* out's gaps in order: for (g = out->gaps; g; g = an_gap_next(g)) an_gap_text(g) */
+const struct an_gap *an_gap_next(const struct an_gap *g);
+const char *an_gap_text(const struct an_gap *g);
 
 void an_out_free(struct an_out *o);
 

@@ -54,7 +54,7 @@ static void text_header(FILE *f, const struct vm *vm)
 	fprintf(f, "\n\n");
 }
 
-static void json_target(struct jw *w, const char *key, const struct vm *vm)
+void json_target(struct jw *w, const char *key, const struct vm *vm)
 {
 	char s[64];
 	jw_obj(w, key);
@@ -105,7 +105,7 @@ void json_error(const char *command, const char *msg, int code)
 }
 
 /* What follows the target(s): the command's own output, then findings. */
-static void json_body(struct jw *w, const struct an_out *out)
+void json_body(struct jw *w, const struct an_out *out)
 {
 	if (out->fields_key) {
 		jw_obj(w, out->fields_key);
@@ -167,13 +167,18 @@ void print_json(const char *command, const struct vm *vm, const struct an_out *o
 	jw_bool(&w, "complete", vm->ngaps == 0 && vm->gaps_dropped == 0);
 	json_target(&w, "target", vm);
 	json_body(&w, out);
-	jw_arr(&w, "missing");
-	for (size_t i = 0; i < vm->ngaps; i++)
-		jw_str(&w, NULL, vm->gaps[i].what);
-	jw_arr_end(&w);
-	/* the list keeps the first gaps; the total counts every one */
-	jw_u64(&w, "missing_total", vm->ngaps + vm->gaps_dropped);
+	json_missing(&w, vm);
 	jw_obj_end(&w);
+}
+
+void json_missing(struct jw *w, const struct vm *vm)
+{
+	jw_arr(w, "missing");
+	for (size_t i = 0; i < vm->ngaps; i++)
+		jw_str(w, NULL, vm->gaps[i].what);
+	jw_arr_end(w);
+	/* the list keeps the first gaps; the total counts every one */
+	jw_u64(w, "missing_total", vm->ngaps + vm->gaps_dropped);
 }
 
 /* A command of two targets: "targets": {"a", "b"}; missing sentences start

@@ -12,6 +12,12 @@
 void print_json(const char *command, const struct vm *vm, const struct an_out *out);
 void print_json2(const char *command, const struct vm *const vm[2], const struct an_out *out);
 void print_text(int header, const struct vm *vm, const struct an_out *out);
+/* The parts of the JSON document, for a writer that puts several commands'
+ * outputs in one (the report): the target object, a command's own output
+ * and findings, the missing list and its total. */
+void json_target(struct jw *w, const char *key, const struct vm *vm);
+void json_body(struct jw *w, const struct an_out *out);
+void json_missing(struct jw *w, const struct vm *vm);
 /* --json: a failure is JSON on stdout too, {"error": ...}, so a script that
  * parses stdout learns why (the one line stays on stderr). */
 void json_error(const char *command, const char *msg, int code);

@@ -1,0 +1,33 @@
+/* beamcore report: one self-contained HTML page of what the commands say
+ * (docs/report.md). The page is what the analyzers compute, as their JSON,
+ * embedded in it (data.c); the page's script and style draw it (page.js,
+ * page.css, compiled in: assets.c, made by embed.py with the hashes its
+ * Content-Security-Policy allows). */
+#ifndef BEAMCORE_REPORT_H
+#define BEAMCORE_REPORT_H
+#include <stdio.h>
+#include "analyzer.h"
+
+struct report_opts {
+	size_t details;  /* --details N: the processes opened, per sort key */
+};
+
+/* The page's data: one JSON document (schema-versioned, docs/report.md),
+ * into f, HTML-safe (no '<': it lives in a <script> element). Gaps of the
+ * commands it runs go to out. */
+bc_err *report_data(FILE *f, const struct vm *vm, const struct report_opts *o,
+		    struct an_out *out);
+/* The processes as columns, in pid order (procs_data.c): the page's table,
+ * sorts and treemap */
+bc_err *report_procs(struct jw *w, const struct vm *vm);
+/* "bytes", "words", "count", "str", "bool", "list": what a column holds */
+const char *report_kind(enum rcol_kind k);
+/* The whole page around report_data's document. */
+bc_err *report_page(FILE *f, const struct vm *vm, const struct report_opts *o,
+		    struct an_out *out);
+
+/* assets.c (embed.py): the page's script and style, and the policy naming
+ * their hashes */
+extern const char report_js[], report_css[], report_csp[];
+
+#endif

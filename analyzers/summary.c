@@ -177,11 +177,19 @@ static void process_findings(const struct vm *vm, const struct rtable *procs,
 		if (p->message_queue_len >= 1000)
 			snprintf(q, sizeof q, ", with %s messages queued",
 				 fmt_count(p->message_queue_len, b1, sizeof b1));
+		/* a dump records the heaps but not the fragments of messages on
+		 * them: what it records is the least total_heap_size can be */
+		const char *ths_text = "total_heap_size ?";
+		char ths_buf[96];
+		if (!(p->unknown & VPF_TOTAL_HEAP_SIZE) || !(p->unknown & VPF_HEAP_SIZE)) {
+			snprintf(ths_buf, sizeof ths_buf, "total_heap_size %s%s",
+				 p->unknown & VPF_TOTAL_HEAP_SIZE ? "at least " : "",
+				 fmt_count(p->total_heap_size, ths, sizeof ths));
+			ths_text = ths_buf;
+		}
 		struct an_finding *f = an_find(out, "large_process", "warning",
-			"%s holds %s (total_heap_size %s words)%s, in %s%s", who(p, w, sizeof w),
-			fmt_bytes(p->memory, m, sizeof m), (p->unknown & VPF_TOTAL_HEAP_SIZE) ? "?" :
-			fmt_count(p->total_heap_size, ths, sizeof ths),
-			q, current(p, c, sizeof c), owns);
+			"%s holds %s (%s words)%s, in %s%s", who(p, w, sizeof w),
+			fmt_bytes(p->memory, m, sizeof m), ths_text, q, current(p, c, sizeof c), owns);
 		an_find_proc(f, p);
 		if (f) {
 			f->has_value = true;
@@ -484,6 +492,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	t[T_QUEUES].nrows = q;
 	t[T_PROCS].title = "Top processes by memory";
 	t[T_QUEUES].title = "\nLongest message queues";
+	t[T_QUEUES].hide_empty = 1;  /* (no queue: no heading over nothing) */
 	t[T_ETS].title = "\nLargest ETS tables";
 	t[T_HOLDERS].title = "\nRefc binary holders";
 	t[T_ORPHANS].title = "\nOrphan processes (no links, no monitors, no name) by initial call";

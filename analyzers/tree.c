@@ -973,7 +973,7 @@ bc_err *tree_findings(const struct vm *vm, struct an_out *out)
 	if (at >= 0 && all && held(&t.n[at]) * 100 >= all * SHARE_MIN) {
 		const struct node *x = &t.n[at];
 		const struct vm_proc *p = proc_at(&t, (uint32_t)at);
-		char pid[32], b1[32], b2[32], b3[32], b4[32] = "unknown", c[32], mfa[256];
+		char pid[32], b1[32], b2[32], b3[32], b4[32], c[32], mfa[256];
 		char wpid[32], wmfa[256], wb[32], also[600] = "";
 		if (worker >= 0)
 			snprintf(also, sizeof also, "; its worker %s %s holds %s of it",
@@ -982,13 +982,16 @@ bc_err *tree_findings(const struct vm *vm, struct an_out *out)
 				 fmt_bytes(held(&t.n[worker]), wb, sizeof wb));
 		struct an_finding *f = an_find(out, "subtree", "info",
 			"the supervision subtree under %s %s holds %s, %u%% of what all processes "
-			"hold (%s process%s: %s; ETS %s; refc binaries only it holds %s)%s",
+			"hold (%s process%s: %s; ETS %s; %s %s)%s",
 			vm_pid_str(p, pid, sizeof pid), proc_name(p, mfa, sizeof mfa),
 			fmt_bytes(held(x), b1, sizeof b1),
 			(unsigned)(held(x) * 100 / all), fmt_count(x->procs, c, sizeof c),
 			x->procs == 1 ? "" : "es", fmt_bytes(x->memory, b2, sizeof b2),
 			fmt_bytes(x->ets, b3, sizeof b3),
-			x->unknown & U_BINARY ? b4 : fmt_bytes(x->binary, b4, sizeof b4), also);
+			x->unknown & U_BINARY ? "refc binaries" : "refc binaries only it holds",
+			!(x->unknown & U_BINARY) ? fmt_bytes(x->binary, b4, sizeof b4)
+			: vm_not_recorded(vm, NEED_BINARIES) ? "not recorded (a crash dump)" : "unreadable",
+			also);
 		an_find_proc(f, p);
 		if (f) {
 			f->has_value = true;

@@ -478,9 +478,11 @@ static void findings(const struct waits *s, struct an_out *out, size_t max)
 		/* the text: its registered name, else its library's label (a queue's) */
 		const char *shown = name ? name : w->callee >= 0 ? vm->procs[w->callee].label : NULL;
 		struct an_finding *f = an_find(out, "bottleneck", g->n >= 100 ? "warning" : "info",
-			"%s processes wait in %s on %s%s%s (%s waiters on %s callees in all)",
-			fmt_count(g->n, n1, sizeof n1), w->via, w->callee_str, shown ? " " : "",
-			shown ? shown : "", fmt_count(s->n, n2, sizeof n2), fmt_count(s->ng, n3, sizeof n3));
+			"%s %s in %s on %s%s%s (%s waiter%s on %s callee%s in all)",
+			fmt_count(g->n, n1, sizeof n1), g->n == 1 ? "process waits" : "processes wait",
+			w->via, w->callee_str, shown ? " " : "", shown ? shown : "",
+			fmt_count(s->n, n2, sizeof n2), s->n == 1 ? "" : "s",
+			fmt_count(s->ng, n3, sizeof n3), s->ng == 1 ? "" : "s");
 		if (w->callee >= 0)
 			an_find_proc(f, &vm->procs[w->callee]);
 		if (f) {
@@ -493,8 +495,9 @@ static void findings(const struct waits *s, struct an_out *out, size_t max)
 		const struct wait *w = &s->w[s->order[s->n - s->unknown]];
 		char pid[32];
 		struct an_finding *f = an_find(out, "callee_unknown", "info",
-			"%s processes wait in calls on a callee beamcore cannot tell: "
+			"%s %s in calls on a callee beamcore cannot tell: "
 			"e.g. %s in %s: %s", fmt_count(s->unknown, n1, sizeof n1),
+			s->unknown == 1 ? "process waits" : "processes wait",
 			vm_pid_str(&vm->procs[w->waiter], pid, sizeof pid), w->via, w->unknown);
 		an_find_proc(f, &vm->procs[w->waiter]);
 		if (f) {

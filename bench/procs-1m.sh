@@ -10,6 +10,11 @@
 #                                and no slower than grep -c '^=proc:' on it
 #   a 15,000-process core        second command < 50 ms wall (bench/cache-15k.sh;
 #                                needs BEAMCORE_FIXTURES)
+#   report on the core and dump  at most 2x summary's time; the page at most
+#                                25 MB per million processes (issue 31)
+#   the page in headless chromium first view <= 4 s per million processes
+#                                (1.5 s at 200k), sorting every row <= 0.3 s
+#                                (bench/report_clock.py)
 # Run on demand; not part of the test suite. See bench/README.md.
 #
 #   bench/procs-1m.sh [--processes N] [--words K] [--runs N] [--keep] [--dir DIR]
@@ -29,7 +34,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 
-usage() { sed -n '15,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
+usage() { sed -n '20,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
 nprocs=1000000 words=20 runs=3 keep=0 parent=${TMPDIR:-/var/tmp}
 while [ $# -gt 0 ]; do
   case $1 in
@@ -38,7 +43,7 @@ while [ $# -gt 0 ]; do
     --runs) [ $# -ge 2 ] || usage; runs=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     --dir) [ $# -ge 2 ] || usage; parent=$2; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
   esac
 done
@@ -218,6 +223,17 @@ cat "$work/tui.log" | sed -n 's/.* sort1_s=\([0-9.]*\).* sort2_s=\([0-9.]*\).*/\
 read -r tui_sort_min tui_sort_med <<<"$(stats "$work/tui.sort")"
 tui_sort_max=$(sort -g "$work/tui.sort" | tail -1)
 
+say "report: the page of the core and of the dump ($runs runs each), then in chromium"
+bench report /dev/null "$beamcore" report "$core" "$beam" -o "$work/report.html"
+bench dreport /dev/null "$beamcore" report "$dump" -o "$work/dreport.html"
+report_bytes=$(stat -c %s "$work/report.html") dreport_bytes=$(stat -c %s "$work/dreport.html")
+: >"$work/clock.log"
+if command -v chromium >/dev/null; then
+  python3 "$here/report_clock.py" "$work/report.html" "$runs" >>"$work/clock.log" ||
+    die "report_clock.py failed"
+  cat "$work/clock.log"
+fi
+
 say "dump: summary, procs --top 20 ($runs runs each)"
 bench dsummary "$work/dsummary.txt" "$beamcore" summary "$dump"
 bench dprocs "$work/dtop20.txt" "$beamcore" procs "$dump" --top 20
@@ -265,6 +281,24 @@ target 'le "$tui_first_med" 0.4' "tui first screen median $tui_first_med s (targ
 target 'le "$tui_sort_max" 0.3' "tui re-sort slowest $tui_sort_max s (target < 0.3 s)"
 target '[ "${rss[dsummary]}" -lt "$tenth_mb" ] && [ "${rss[dprocs]}" -lt "$tenth_mb" ]' \
   "dump peak RSS summary ${rss[dsummary]} MB, procs --top 20 ${rss[dprocs]} MB (target < $tenth_mb MB, a tenth of the dump)"
+# the report (issue 31): its time against summary's, its size, the page's clock
+r_report=$(ratio "${med[report]}" "${med[summary]}") r_dreport=$(ratio "${med[dreport]}" "${med[dsummary]}")
+target 'le "$r_report" 2 && le "$r_dreport" 2' \
+  "report / summary = ${r_report}x on the core, ${r_dreport}x on the dump (medians; target <= 2x)"
+page_limit=$(( 25000000 * nprocs / 1000000 ))
+target '[ "$report_bytes" -le "$page_limit" ] && [ "$dreport_bytes" -le "$page_limit" ]' \
+  "report page $((report_bytes / 1000)) kB (core), $((dreport_bytes / 1000)) kB (dump) (target <= $((page_limit / 1000)) kB: 25 MB per million processes)"
+if [ -s "$work/clock.log" ]; then
+  sed -n 's/.* first_s=\([0-9.]*\).*/\1/p' "$work/clock.log" >"$work/clock.first"
+  read -r page_first_min page_first_med <<<"$(stats "$work/clock.first")"
+  page_sort_max=$(sed -n 's/.* sort_max_s=\([0-9.]*\).*/\1/p' "$work/clock.log" | sort -g | tail -1)
+  first_limit=$(awk -v n="$nprocs" 'BEGIN{printf "%.2f", n <= 200000 ? 1.5 : 1.5 + 2.5 * (n - 200000) / 800000}')
+  target 'le "$page_first_med" "$first_limit"' \
+    "report page first view median $page_first_med s in chromium (target <= $first_limit s at $nprocs processes)"
+  target 'le "$page_sort_max" 0.3' "report page sorting every row: slowest key $page_sort_max s (target <= 0.3 s)"
+else
+  checks+=("not run report page in chromium: no chromium (testdata/deps.sh installs it)")
+fi
 # a small core's second command reads its layout from the cache (issue 23): needs
 # BEAMCORE_FIXTURES (otp25); without it cache-15k.sh exits 77: not run, said so
 BEAMCORE="$beamcore" "$here/cache-15k.sh" >"$work/cache-15k.txt" 2>&1
@@ -290,6 +324,9 @@ beamcore 1M-process benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(awk
   summary            ${min[summary]} / ${med[summary]} s, ${rss[summary]} MB
   export crashdump   ${min[export]} / ${med[export]} s, ${rss[export]} MB: $((export_bytes / 1000000)) MB, $export_mbs MB/s (median)
   tui first screen   $tui_first_min / $tui_first_med s; re-sort $tui_sort_min / $tui_sort_med s (slowest $tui_sort_max s)
+  report (core)      ${min[report]} / ${med[report]} s, ${rss[report]} MB: $((report_bytes / 1000)) kB page
+  report (dump)      ${min[dreport]} / ${med[dreport]} s, ${rss[dreport]} MB: $((dreport_bytes / 1000)) kB page
+  page in chromium   first view ${page_first_min:-?} / ${page_first_med:-?} s; sorting every row, slowest key ${page_sort_max:-?} s
   dump summary       ${min[dsummary]} / ${med[dsummary]} s, ${rss[dsummary]} MB
   dump procs --top 20 ${min[dprocs]} / ${med[dprocs]} s, ${rss[dprocs]} MB
   dump grep -c       ${min[dgrep]} / ${med[dgrep]} s, ${rss[dgrep]} MB  (grep -c '^=proc:': the floor)

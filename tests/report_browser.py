@@ -17,6 +17,7 @@ import json, os, re, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(__file__))
 from fixture import Fixture, SKIP  # noqa: E402
 import cdp  # noqa: E402
+from label_text import short  # noqa: E402
 
 fx = Fixture(sys.argv)
 shots = sys.argv[4]
@@ -124,8 +125,10 @@ try:
     needle = (labels[len(labels) // 2]["current_function"].split(":")[0][:5].upper()
               if labels else "0.")
     lower = lambda s: re.sub("[A-Z]", lambda m: m.group(0).lower(), s or "")
+    # (the label as its column shows it: a term's short form)
     want = [p["pid"] for p in procs if lower(needle) in lower(p["pid"]) or
-            lower(needle) in lower(p.get("label")) or lower(needle) in lower(p.get("current_function"))]
+            lower(needle) in lower(short(p.get("label") or "")) or
+            lower(needle) in lower(p.get("current_function"))]
     b.eval(f"beamcoreReport.filter({json.dumps(needle)})")
     time.sleep(0.3)
     got = b.eval("beamcoreReport.shownPids()")

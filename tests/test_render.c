@@ -181,9 +181,37 @@ static void test_outfile(void)
 	rmdir(dir);
 }
 
+/* a label that is a term, in the words a column shows (render_label_short) */
+static void test_label_short(void)
+{
+	static const char *const cases[][2] = {
+		{ "{rabbit_amqqueue_process,{resource,<<\"/\">>,queue,<<\"hx.backlog\">>}}",
+		  "rabbit_amqqueue_process / queue hx.backlog" },
+		{ "{bc_labelled,7,<<\"worker\">>}", "bc_labelled 7 worker" },
+		{ "{'Elixir.Registry',\"key \\\"q\\\"\",<0.12.0>,<<\"b\">>}",
+		  "Elixir.Registry key \"q\" <0.12.0> b" },
+		{ "{a,[{b,1},{c,<<1,2>>}],#Ref<0.1.2.3>,<<\"x\">>}", "a 1 <<1,2>> #Ref<0.1.2.3> x" },
+		{ "{a,[{b,1}]}", "{a,[{b,1}]}" },
+		{ "{Registry, {:session, 5}}", "{Registry, {:session, 5}}" },
+		{ "code_server", "code_server" },
+		{ "{", "{" },
+		{ "{\"unterminated<<\"", "unterminated<<" },
+		{ "{<<\"", "<<\"" },
+		{ "{{{}}}<<\"", "<<\"" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char b[256];
+		snprintf(b, sizeof b, "%s", cases[i][0]);
+		EXPECT_STR(render_label_short(b, sizeof b), cases[i][1]);
+	}
+	char tiny[13] = "{ab,<<\"d\">>}";
+	EXPECT_STR(render_label_short(tiny, sizeof tiny), "ab d");
+}
+
 int main(void)
 {
 	char b[64];
+	test_label_short();
 	EXPECT_STR(fmt_bytes(0, b, sizeof b), "0 B");
 	EXPECT_STR(fmt_bytes(1023, b, sizeof b), "1023 B");
 	EXPECT_STR(fmt_bytes(1536, b, sizeof b), "1.5 KiB");

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Labels in `beamcore tui` (tmux), on a real system's fixture against the
 labels the node wrote (names.json, testdata/beamcore_real.erl): the process
-list's LABEL column shows each process's label, cut in its middle so its end
+list's LABEL column shows each process's label (a term in its short form,
+tests/label_text.py), cut in its middle so its end
 (the queue, the Registry key) stays on screen; `/` filters by label: a
 RabbitMQ queue's name (or an Elixir Registry key) leaves exactly the processes
 whose live label holds it, each row ending as its label ends.
@@ -9,6 +10,7 @@ Usage: tui_labels.py BEAMCORE FIXTURE CORE. Skips (77) without tmux or fixture."
 import atexit, os, shutil, sys, tempfile
 from fixture import Fixture, SKIP
 from tui_browse import tui_term, fail, rows, lines
+from label_text import short
 
 def label_start(screen):
     head = next(l for l in lines(screen) if l.startswith("PID"))
@@ -30,7 +32,7 @@ def check_rows(s, names, want_pids, what):
     if sorted(got) != sorted(want_pids):
         fail(f"{what}: rows {got[:8]}... ({len(got)}), want {sorted(want_pids)[:8]}... ({len(want_pids)})")
     for r in rows(s):
-        label = names[r.split()[0]]["label"]
+        label = short(names[r.split()[0]]["label"])  # (a term: its short form)
         if not shows(r[start:], label):
             fail(f"{what}: row {r!r} does not show live label {label!r}")
 

@@ -13,8 +13,8 @@ enum rcol_kind { RC_STR, RC_U64, RC_BYTES, RC_WORDS, RC_WORDS_AS_BYTES, RC_BOOL,
 		 RC_LIST /* u items, fetched with rtable.item: a JSON array of strings */ };
 /* RCOL_BROWSE_LAST: the browser (src/tui) shows it after the others (a long
  * identifier that would push the numbers off an 80-column screen) */
-/* RCOL_CUT_MIDDLE: a wide column cut keeps its text's start and end (a label:
- * {rabbit_amqqueue_process,..queue,<<"hx.backlog">>}}: the kind and the name) */
+/* RCOL_CUT_MIDDLE: a label's column: its short form (render_label_short), and
+ * cut wide it keeps its text's start and end (the kind and the name) */
 enum { RCOL_TEXT_ONLY = 1, RCOL_JSON_ONLY = 2, RCOL_LEFT = 4, RCOL_WIDE = 8, RCOL_BROWSE_LAST = 16,
        RCOL_CUT_MIDDLE = 32 };
 
@@ -68,7 +68,16 @@ void jw_null(struct jw *w, const char *key);
 void render_table_json(struct jw *w, const struct rtable *t);
 void render_table_text(FILE *f, const struct rtable *t);
 
-/* A table cell as text: "?" when unreadable; lists show at most max_items. */
+/* A label that is a term, as a person reads it in a column: its atoms,
+ * numbers and the text of its binaries, strings and quoted atoms joined by
+ * spaces, less the tags of the records inside it:
+ * {rabbit_amqqueue_process,{resource,<<"/">>,queue,<<"hx.backlog">>}} is
+ * "rabbit_amqqueue_process / queue hx.backlog". In place in buf (len bytes);
+ * only a tuple with a binary in it (Elixir's text has its binaries as text
+ * already): any other label is left as it is. The whole term stays in JSON. */
+char *render_label_short(char *buf, size_t len);
+/* A table cell as text: "?" when unreadable; lists show at most max_items;
+ * a label's column (RCOL_CUT_MIDDLE) its short form. */
 /* buf cut to width characters in its middle ("..", start and end kept); in place. */
 char *render_cut_middle(char *buf, size_t width);
 const char *render_cell(const struct rtable *t, size_t r, size_t c, size_t max_items, char *buf,

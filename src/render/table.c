@@ -50,6 +50,8 @@ const char *render_cell(const struct rtable *t, size_t r, size_t c, size_t max_i
 	case RC_STR:
 		if (utf8_visible(cell.s ? cell.s : "", buf, len) != buf)
 			snprintf(buf, len, "%s", cell.s ? cell.s : "");
+		if (t->cols[c].flags & RCOL_CUT_MIDDLE)
+			render_label_short(buf, len);
 		break;
 	case RC_U64: fmt_count(cell.u, buf, len); break;
 	case RC_BYTES: fmt_bytes(cell.u, buf, len); break;

@@ -54,7 +54,13 @@ function rowOf(pid) {
   const r = pidRow.get(pid);
   return r === undefined ? -1 : r;
 }
-function label(r) { return cell('label', r) || ''; }
+/* the label as the LABEL column shows it (a term's short form); the whole
+ * term: cell('label', r) */
+function label(r) {
+  const c = COL.label;
+  if (!c || c.values[r] === null) return '';
+  return (c.shown ? c.shown[c.values[r]] : c.dict[c.values[r]]) || '';
+}
 
 /* procs --sort's rule (procs.c): numbers largest first, unknown last (words
  * unknown: ranked by memory in words, after a known equal value); text keys
@@ -119,6 +125,7 @@ function go(name, arg) {
   if (!v.node) { v.node = el('section', 'bc-view'); v.node.id = 'view-' + name; main.appendChild(v.node); v.draw(v.node); }
   v.node.hidden = false;
   current = name;
+  window.scrollTo(0, 0);
   if (v.open) v.open(arg);
   document.body.dataset.view = name;
 }
@@ -139,7 +146,8 @@ function jsonTable(rows, opts) {
     for (const k of keys) {
       const v = r[k];
       let text;
-      if (v === null || v === undefined) text = v === null ? '?' : '';
+      /* null: unknown ("?"), but a text column's null is none (no name) */
+      if (v === null || v === undefined) text = v === null && kinds[k] !== 'str' ? '?' : '';
       else if (Array.isArray(v)) text = v.map((x) => typeof x === 'object' ? JSON.stringify(x) : x).join(', ');
       else if (typeof v === 'object') text = JSON.stringify(v);
       else if (typeof v === 'number' && kinds[k]) text = fmt(kinds[k], v);
@@ -465,7 +473,7 @@ view('processes', 'Processes', (node) => {
       line.dataset.pid = cell('pid', r);
       for (const [k] of SHOWN) {
         const c = COL[k];
-        const v = cell(k, r);
+        const v = k === 'label' ? label(r) : cell(k, r);
         line.appendChild(el('span', 'c-' + k + (c && c.kind !== 'str' ? ' num' : ''), c ? fmt(c.kind, v) : ''));
       }
       line.addEventListener('click', () => showProc(detail, r));
@@ -495,7 +503,7 @@ function showProc(node, r) {
   const close = el('button', 'bc-close', '\u00d7');
   close.addEventListener('click', () => { node.textContent = ''; delete node.dataset.pid; });
   node.appendChild(close);
-  node.appendChild(el('h2', null, pid + ' ' + label(r)));
+  node.appendChild(el('h2', null, pid + ' ' + (cell('label', r) || '')));
   const facts = {};
   for (const c of P.columns) facts[c.json] = fmt(c.kind, cell(c.json, r));
   if (P.parent && P.parent[r] >= 0) facts.supervisor = cell('pid', P.parent[r]);
@@ -717,5 +725,7 @@ add(app, nav, main);
 document.title = 'beamcore: ' + ((D.target && D.target.node) || (D.target && D.target.path) || 'report');
 const first = (location.hash.match(/^#(\w+)/) || [])[1];
 go(views[first] ? first : 'overview');
+/* when the first view was drawn, in ms since the page's navigation began */
+window.beamcoreReport.readyMs = performance.now();
 document.body.dataset.ready = '1';
 })();

@@ -4,10 +4,12 @@
  *   {"count", "word_size", "sort_keys": [{"name", "column", "text",
  *    "by_memory"}], "columns": [{"json", "kind", "values", "dict"}],
  *    "parent": [row of its supervisor or -1] or null}
- * A text column's values index its dict. For the text sort keys (label,
+ * A text column's values index its dict (the label's "shown": what its column
+ * shows, a term's short form, beside the whole term). For the text sort keys (label,
  * status, current_function) the dict is in the key's order (procs_ranks), so
  * the page sorts by index and then by row: procs --sort's rule, from procs.c,
  * not written again. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hmap.h"
@@ -85,6 +87,19 @@ static bc_err *ranked_column(struct jw *w, const struct vm *vm, const struct rta
 		last = cls;
 	}
 	jw_arr_end(w);
+	if (ranked[k].col == PC_LABEL) {
+		/* what the columns show (and the browser's filter reads): the
+		 * LABEL column's text, a term's short form */
+		jw_arr(w, "shown");
+		for (size_t r = 0, last = 0; r < t.nrows; r++) {
+			uint32_t cls = rank[procs_row(&t, r) - vm->procs];
+			if (r && cls == last)
+				continue;
+			jw_str(w, NULL, render_cell(&t, r, PC_NAME, SIZE_MAX, buf, sizeof buf));
+			last = cls;
+		}
+		jw_arr_end(w);
+	}
 	jw_arr(w, "values");
 	for (size_t r = 0; r < bypid->nrows; r++)
 		jw_u64(w, NULL, rank[procs_row(bypid, r) - vm->procs]);

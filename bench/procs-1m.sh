@@ -223,6 +223,8 @@ cat "$work/tui.log" | sed -n 's/.* sort1_s=\([0-9.]*\).* sort2_s=\([0-9.]*\).*/\
 read -r tui_sort_min tui_sort_med <<<"$(stats "$work/tui.sort")"
 tui_sort_max=$(sort -g "$work/tui.sort" | tail -1)
 
+report_run=${BENCH_REPORT:-1}   # BENCH_REPORT=0: the report's part left out (said so)
+if [ "$report_run" = 1 ]; then
 say "report: the page of the core and of the dump ($runs runs each), then in chromium"
 bench report /dev/null "$beamcore" report "$core" "$beam" -o "$work/report.html"
 bench dreport /dev/null "$beamcore" report "$dump" -o "$work/dreport.html"
@@ -232,6 +234,7 @@ if command -v chromium >/dev/null; then
   python3 "$here/report_clock.py" "$work/report.html" "$runs" >>"$work/clock.log" ||
     die "report_clock.py failed"
   cat "$work/clock.log"
+fi
 fi
 
 say "dump: summary, procs --top 20 ($runs runs each)"
@@ -282,6 +285,9 @@ target 'le "$tui_sort_max" 0.3' "tui re-sort slowest $tui_sort_max s (target < 0
 target '[ "${rss[dsummary]}" -lt "$tenth_mb" ] && [ "${rss[dprocs]}" -lt "$tenth_mb" ]' \
   "dump peak RSS summary ${rss[dsummary]} MB, procs --top 20 ${rss[dprocs]} MB (target < $tenth_mb MB, a tenth of the dump)"
 # the report (issue 31): its time against summary's, its size, the page's clock
+if [ "$report_run" != 1 ]; then
+  checks+=("not run report (BENCH_REPORT=0)")
+else
 r_report=$(ratio "${med[report]}" "${med[summary]}") r_dreport=$(ratio "${med[dreport]}" "${med[dsummary]}")
 target 'le "$r_report" 2 && le "$r_dreport" 2' \
   "report / summary = ${r_report}x on the core, ${r_dreport}x on the dump (medians; target <= 2x)"
@@ -298,6 +304,7 @@ if [ -s "$work/clock.log" ]; then
   target 'le "$page_sort_max" 0.3' "report page sorting every row: slowest key $page_sort_max s (target <= 0.3 s)"
 else
   checks+=("not run report page in chromium: no chromium (testdata/deps.sh installs it)")
+fi
 fi
 # a small core's second command reads its layout from the cache (issue 23): needs
 # BEAMCORE_FIXTURES (otp25); without it cache-15k.sh exits 77: not run, said so
@@ -324,8 +331,8 @@ beamcore 1M-process benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(awk
   summary            ${min[summary]} / ${med[summary]} s, ${rss[summary]} MB
   export crashdump   ${min[export]} / ${med[export]} s, ${rss[export]} MB: $((export_bytes / 1000000)) MB, $export_mbs MB/s (median)
   tui first screen   $tui_first_min / $tui_first_med s; re-sort $tui_sort_min / $tui_sort_med s (slowest $tui_sort_max s)
-  report (core)      ${min[report]} / ${med[report]} s, ${rss[report]} MB: $((report_bytes / 1000)) kB page
-  report (dump)      ${min[dreport]} / ${med[dreport]} s, ${rss[dreport]} MB: $((dreport_bytes / 1000)) kB page
+  report (core)      ${min[report]:-?} / ${med[report]:-?} s, ${rss[report]:-?} MB: $((${report_bytes:-0} / 1000)) kB page
+  report (dump)      ${min[dreport]:-?} / ${med[dreport]:-?} s, ${rss[dreport]:-?} MB: $((${dreport_bytes:-0} / 1000)) kB page
   page in chromium   first view ${page_first_min:-?} / ${page_first_med:-?} s; sorting every row, slowest key ${page_sort_max:-?} s
   dump summary       ${min[dsummary]} / ${med[dsummary]} s, ${rss[dsummary]} MB
   dump procs --top 20 ${min[dprocs]} / ${med[dprocs]} s, ${rss[dprocs]} MB

@@ -341,6 +341,12 @@ def main():
                               ("--format", fmt, "-o", os.path.join(tmp, "out")), want_rc=ok)
                     if d and d["export"]["bytes"] != os.path.getsize(os.path.join(tmp, "out")):
                         bad.append(f"export --format {fmt}: bytes is not the file's size")
+        elif c == "report":  # the page is report_browser.py's; here what is said
+            with tempfile.TemporaryDirectory() as tmp:
+                page = os.path.join(tmp, "report.html")
+                d = check("report", "report", ("-o", page), want_rc=ok)
+                if d and d["report"]["bytes"] != os.path.getsize(page):
+                    bad.append("report: bytes is not the page's size")
         elif c == "summary":
             check("summary", "summary", want_rc=ok)
             check("summary --top 2", "summary", ("--top", "2"), want_rc=ok)

@@ -31,6 +31,7 @@ Usage: check_real.py BEAMCORE FIXTURE CORE (FIXTURE under $BEAMCORE_FIXTURES).
 Exit 0 pass, 1 fail, 77 skip."""
 import json, os, sys
 from fixture import Fixture, report
+from label_text import short
 
 fx = Fixture(sys.argv)
 gt = fx.truth
@@ -191,8 +192,10 @@ print(f"labels: {len(names)} processes ({len(own)} named by the application: "
       f"{fallback} Registry names a dump cannot hold: their initial call, said)" if dump else ""))
 
 # the text: every process named by the application shows its label (its start
-# and end, cut in the middle) in procs and in the summary's tables
+# and end, cut in the middle; a term with a binary in it in its short form,
+# tests/label_text.py) in procs and in the summary's tables
 def shows(cell, label):
+    label = short(label)
     if cell.startswith(label + " ") or cell.rstrip() == label:
         return True
     head, sep, rest = cell.partition("..")

@@ -32,6 +32,9 @@ struct an_opts {
 	size_t top;         /* --top; 0: all */
 	int json;           /* --json: the output will be JSON (an analyzer may shape tables for it) */
 	const char *output; /* -o FILE ("-": stdout): the file main writes (an_out.write) */
+	int page;           /* the report's page (with json): a list of every process is the
+			     * page's processes table's, so a command leaves it out and says
+			     * what it gives instead (docs/report.md) */
 };
 
 /* what stacks and export group stacks by: --weight, --by-status
@@ -126,6 +129,11 @@ struct stack_group {
 	uint64_t weight;
 	uint32_t unknown;        /* members whose weight the input does not give */
 	uint32_t *members;       /* into members[] */
+	/* with sums: the group's count, memory, total_heap_size,
+	 * message_queue_len, binary (each weight at once, for the page), and
+	 * which of them some member does not give (bit i: sum[i]) */
+	uint64_t sum[5];
+	uint8_t sum_unknown;
 };
 struct stack_groups {
 	const struct vm *vm;
@@ -135,6 +143,7 @@ struct stack_groups {
 	uint32_t *order;         /* procs in table order */
 	int folded;
 	int by_status;           /* groups are per stack and status */
+	int sums;                /* fill each group's sum[] */
 	char *line;              /* scratch for a folded line */
 	size_t line_cap;
 };
@@ -228,10 +237,12 @@ const char *procs_sort_names(void);
  * by pid; walk: a figure only a walk of every heap gives (garbage_bytes).
  * False past the last key. */
 bool procs_sort_rule(size_t i, const char **json, bool *text, bool *by_memory, bool *walk);
-/* A procs_table of every process as classes of its key: rank[i] for process
- * i (rank has vm->nprocs entries), the same for processes only their pids
- * tell apart, numbered in the table's order from 0; returns their count. */
-uint32_t procs_ranks(const struct rtable *t, uint32_t *rank);
+/* The processes as classes of a text key (name, status, current_function):
+ * rank[i] for process i (rank has vm->nprocs entries), the same for processes
+ * only their pids tell apart, numbered in the key's order from 0; *reps
+ * (malloc'd, *nclasses of them): a process of each class, in that order. */
+bc_err *procs_classes(const struct vm *vm, const char *sort, uint32_t *rank, uint32_t **reps,
+		      size_t *nclasses);
 
 void memory_kv(const struct vm *vm, struct an_out *out);
 /* ports.c: the ports sorted by --sort (NULL: queue_size), the first top (0: all) */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "hmap.h"
 #include "needs.h"
 #include "procs.h"
 
@@ -223,17 +224,56 @@ static int cmp(const void *a, const void *b, void *vctx)
 	return x->pid_serial < y->pid_serial ? -1 : x->pid_serial > y->pid_serial;
 }
 
-uint32_t procs_ranks(const struct rtable *t, uint32_t *rank)
+/* A hash equal for processes key_cmp finds equal (a text key's) */
+static uint64_t mix(uint64_t h, uint64_t v)
 {
-	const struct ctx *c = t->ctx;
-	uint32_t cls = 0;
-	for (size_t r = 0; r < t->nrows; r++) {
-		const struct vm_proc *p = &c->vm->procs[c->order[r]];
-		if (r && key_cmp(c, &c->vm->procs[c->order[r - 1]], p) != 0)
-			cls++;
-		rank[c->order[r]] = cls;
+	return (h ^ v) * 0x100000001b3ull;
+}
+
+static uint64_t str_hash(uint64_t h, const char *s)
+{
+	return mix(h, s ? hmap_hash_bytes(s, strlen(s)) : 0);
+}
+
+static uint64_t mfa_hash(uint64_t h, const struct vm_mfa *m)
+{
+	return mix(str_hash(str_hash(h, m->module), m->function), m->arity);
+}
+
+static uint64_t text_hash(const struct sort_key *k, const struct vm_proc *p)
+{
+	uint64_t h = mix(0xcbf29ce484222325ull, (p->unknown & k->unknown_bit) != 0);
+	switch (k->text) {
+	case TK_NAME:
+		if (p->registered_name)
+			return str_hash(mix(h, 1), p->registered_name);
+		if (p->label)
+			return str_hash(mix(h, 2), p->label);
+		return mfa_hash(mix(h, 3), p->proc_lib_initial_call->module ? p->proc_lib_initial_call
+									  : p->initial_call);
+	case TK_STATUS: return mix(h, (uint64_t)p->status);
+	case TK_CURRENT: return mfa_hash(h, p->current_function);
 	}
-	return t->nrows ? cls + 1 : 0;
+	return h;
+}
+
+struct classes {
+	const struct ctx *c;
+	uint32_t *rep;  /* class -> a process of it */
+};
+
+static uint64_t class_hash(const void *vcl, uint32_t cls)
+{
+	const struct classes *cl = vcl;
+	return text_hash(cl->c->key, &cl->c->vm->procs[cl->rep[cls]]);
+}
+
+/* classes a, b by their processes' key (no two are equal by it) */
+static int class_cmp(const void *a, const void *b, void *vcl)
+{
+	const struct classes *cl = vcl;
+	return key_cmp(cl->c, &cl->c->vm->procs[cl->rep[*(const uint32_t *)a]],
+		       &cl->c->vm->procs[cl->rep[*(const uint32_t *)b]]);
 }
 
 /* The first `top` processes in sort order into order[0..top) (unsorted), by a
@@ -398,6 +438,68 @@ static bc_err *sort_key(const char *sort, const struct sort_key **key)
 			return NULL;
 		}
 	return sort ? bc_error(BC_EUSAGE, "--sort %s: one of %s", sort, procs_sort_names()) : NULL;
+}
+
+bc_err *procs_classes(const struct vm *vm, const char *sort, uint32_t *rank, uint32_t **reps,
+		      size_t *nclasses)
+{
+	const struct sort_key *key;
+	bc_err *err = sort_key(sort, &key);
+	*reps = NULL;
+	*nclasses = 0;
+	if (err)
+		return err;
+	if (key->text == TK_NONE || key->text == TK_PID)
+		return bc_error(BC_EUSAGE, "procs: %s is not a text key", sort);
+	struct ctx c = { .vm = vm, .key = key };
+	size_t n = vm->nprocs ? vm->nprocs : 1, nc = 0;
+	struct classes cl = { &c, malloc(n * sizeof *cl.rep) };
+	uint32_t *ids = NULL, *pos = NULL;
+	struct hmap ix = { 0 };
+	if (!cl.rep || hmap_init(&ix, 1024) < 0)
+		goto oom;
+	/* each process into its class: a hash and one key_cmp, not a sort of every row */
+	for (size_t i = 0; i < vm->nprocs; i++) {
+		const struct vm_proc *p = &vm->procs[i];
+		size_t j = hmap_first(&ix, text_hash(key, p));
+		for (; ix.slot[j]; j = hmap_next(&ix, j))
+			if (key_cmp(&c, &vm->procs[cl.rep[ix.slot[j] - 1]], p) == 0)
+				break;
+		if (ix.slot[j]) {
+			rank[i] = ix.slot[j] - 1;
+			continue;
+		}
+		cl.rep[nc] = (uint32_t)i;
+		rank[i] = (uint32_t)nc;
+		if (hmap_set(&ix, j, (uint32_t)nc++, class_hash, &cl) < 0)
+			goto oom;
+	}
+	/* the classes in the key's order, each process's class renumbered so */
+	ids = malloc((nc ? nc : 1) * sizeof *ids);
+	pos = malloc((nc ? nc : 1) * sizeof *pos);
+	if (!ids || !pos)
+		goto oom;
+	for (size_t k = 0; k < nc; k++)
+		ids[k] = (uint32_t)k;
+	qsort_r(ids, nc, sizeof *ids, class_cmp, &cl);
+	for (size_t k = 0; k < nc; k++)
+		pos[ids[k]] = (uint32_t)k;
+	for (size_t i = 0; i < vm->nprocs; i++)
+		rank[i] = pos[rank[i]];
+	for (size_t k = 0; k < nc; k++)  /* (ids becomes the reps) */
+		ids[k] = cl.rep[ids[k]];
+	free(cl.rep);
+	free(pos);
+	hmap_free(&ix);
+	*reps = ids;
+	*nclasses = nc;
+	return NULL;
+oom:
+	free(cl.rep);
+	free(ids);
+	free(pos);
+	hmap_free(&ix);
+	return bc_error(BC_ENOMEM, "out of memory");
 }
 
 /* The table of each of nsort keys (sorts[i], json_keys[i]) into t[i], its

@@ -198,6 +198,48 @@ static const char *group_item(void *vctx, size_t row, size_t col, size_t i, char
 	return frame_str(c->vm, c->vm->frames[p->stack_first + i], buf, len);
 }
 
+/* The report's page: the groups with every weight's sum (the page weighs its
+ * flame graph by any of them), their processes not listed (the page's
+ * processes table holds them) */
+enum { GP_COUNT, GP_STATUS, GP_STACK, GP_HIBERNATING, GP_INITIAL_CALL, GP_WAKE_UP, GP_SUM };
+static const struct rcol group_page_cols[] = {
+	[GP_COUNT] = { "count", "PROCESSES", RC_U64, 0 },
+	[GP_STATUS] = { "status", "STATUS", RC_STR, 0 },
+	[GP_STACK] = { "current_stacktrace", "STACK (innermost first)", RC_LIST, 0 },
+	[GP_HIBERNATING] = { "hibernating", NULL, RC_BOOL, 0 },
+	[GP_INITIAL_CALL] = { "initial_call", NULL, RC_STR, 0 },
+	[GP_WAKE_UP] = { "wake_up", NULL, RC_STR, 0 },
+	[GP_SUM + W_MEMORY - 1] = { "memory", NULL, RC_BYTES, 0 },
+	[GP_SUM + W_TOTAL_HEAP_SIZE - 1] = { "total_heap_size", NULL, RC_WORDS, 0 },
+	[GP_SUM + W_MESSAGE_QUEUE_LEN - 1] = { "message_queue_len", NULL, RC_U64, 0 },
+	[GP_SUM + W_BINARY - 1] = { "binary", NULL, RC_BYTES, 0 },
+};
+_Static_assert(sizeof group_page_cols / sizeof *group_page_cols == GP_SUM + W_N - 1,
+	       "a column per weight but count");
+
+static void group_page_cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf,
+			    size_t len)
+{
+	static const size_t as[] = { [GP_COUNT] = G_COUNT, [GP_STATUS] = G_STATUS,
+		[GP_STACK] = G_STACK, [GP_HIBERNATING] = G_HIBERNATING,
+		[GP_INITIAL_CALL] = G_INITIAL_CALL, [GP_WAKE_UP] = G_WAKE_UP };
+	if (col < GP_SUM) {
+		group_cell(vctx, row, as[col], out, buf, len);
+		return;
+	}
+	const struct stack_group *g = &((struct stack_groups *)vctx)->groups[row];
+	size_t k = col - GP_SUM + 1;
+	out->u = g->sum[k];
+	out->null = (g->sum_unknown >> k) & 1;
+}
+
+static const char *group_page_item(void *vctx, size_t row, size_t col, size_t i, char *buf,
+				   size_t len)
+{
+	(void)col;
+	return group_item(vctx, row, G_STACK, i, buf, len);
+}
+
 /* Text: one line per group with the whole stack, not a 3-item list. */
 static const struct rcol group_text_cols[] = {
 	{ "count", "PROCESSES", RC_U64, 0 },
@@ -313,7 +355,7 @@ static bc_err *build(const struct vm *vm, enum weight w, struct stack_groups *c)
 	hmap_init(&index, n);
 	c->line_cap = 1 << 16;
 	c->line = malloc(c->line_cap);
-	if (w == W_BINARY) {
+	if (w == W_BINARY || c->sums) {
 		binary = calloc(n, sizeof *binary);
 		for (size_t i = 0; binary && i < vm->nbinrefs; i++)  /* process_info(P, binary)'s */
 			binary[vm->binrefs[i].proc] += vm->binrefs[i].where == VBR_OFF_HEAP
@@ -321,7 +363,7 @@ static bc_err *build(const struct vm *vm, enum weight w, struct stack_groups *c)
 	}
 	bc_err *err = NULL;
 	if (!c->groups || !c->members || !c->order || !gid || !first || !index.slot || !c->line ||
-	    (w == W_BINARY && !binary)) {
+	    ((w == W_BINARY || c->sums) && !binary)) {
 		err = bc_error(BC_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -344,6 +386,12 @@ static bc_err *build(const struct vm *vm, enum weight w, struct stack_groups *c)
 			g->unknown++;
 		else
 			g->weight += weight_of(vm, p, w, binary);
+		for (enum weight k = W_COUNT; c->sums && k < W_N; k++) {
+			if (weight_unknown(p, k))
+				g->sum_unknown |= (uint8_t)(1u << k);
+			else if (k != W_BINARY || binary)
+				g->sum[k] += weight_of(vm, p, k, binary);
+		}
 		gid[i] = index.slot[j] - 1;
 		c->order[i] = (uint32_t)i;
 	}
@@ -418,6 +466,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
 	c->by_status = so->group.by_status;
+	c->sums = o->page;
 	err = build(vm, w, c);
 	if (err)
 		return err;
@@ -448,6 +497,15 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		if (!an_table(out, (struct rtable){ .json_key = "folded", .cols = folded_cols, .ncols = 2,
 						  .nrows = ng, .ctx = c, .cell = folded_cell,
 						  .plain = 1 }, NULL))
+			return bc_error(BC_ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (o->page) {
+		if (!an_table(out, (struct rtable){ .json_key = "groups", .cols = group_page_cols,
+						  .ncols = sizeof group_page_cols /
+							   sizeof group_page_cols[0],
+						  .nrows = ng, .ctx = c, .cell = group_page_cell,
+						  .item = group_page_item }, NULL))
 			return bc_error(BC_ENOMEM, "out of memory");
 		return NULL;
 	}

@@ -74,6 +74,11 @@ struct tree {
 	uint32_t *shown;               /* the text's order: those alone left out */
 	size_t nshown;
 	bool cut;                      /* deeper than MAX_DEPTH somewhere */
+	bool page;                     /* the report's page: trees of more than one
+					* process, children with children of their own
+					* (the leaves are the page's table's: "leaves") */
+	uint32_t *page_roots;          /* page: the roots not alone */
+	size_t npage_roots;
 	uint64_t *pidkey;              /* per process: pid number << 32 | serial (link_up's sort) */
 	struct walk {                  /* node_item's place in a children list */
 		int64_t parent;
@@ -541,7 +546,7 @@ static int roll_up(struct tree *t)
 /* The output: "trees", the roots, each with its "children" (JSON: nested, cut
  * at MAX_DEPTH levels); text: every process in pre-order, one line each,
  * indented by depth. Record ids are indices into vm->procs. */
-enum { N_PID, N_REGNAME, N_TYPE, N_CHILDREN, N_CUT, N_SUBTREE, N_LINE, N_LABEL };
+enum { N_PID, N_REGNAME, N_TYPE, N_CHILDREN, N_CUT, N_SUBTREE, N_LINE, N_LABEL, N_LEAVES };
 static const struct rfield node_fields[] = {
 	{ .key = "pid", .kind = RF_STR },
 	{ .key = "registered_name", .kind = RF_STR },
@@ -552,6 +557,8 @@ static const struct rfield node_fields[] = {
 	/* "  <0.80.0> kernel_sup (supervisor)": indented by depth */
 	{ .key = "line", .kind = RF_STR, .flags = RCOL_TEXT_ONLY },
 	{ .key = "label", .kind = RF_STR, .flags = RCOL_JSON_ONLY },  /* vm_proc_label */
+	/* the page's: the children without children, not in "children" */
+	{ .key = "leaves", .kind = RF_U64, .flags = RCOL_JSON_ONLY },
 };
 static const struct rfield subtree_fields[] = {
 	{ .key = "processes", .kind = RF_U64, .text = RT_COUNT },
@@ -592,7 +599,12 @@ static void node_get(void *ctx, uint64_t x, size_t f, struct rval *v, char *buf,
 	case N_TYPE: v->s = is_supervisor(t, (uint32_t)x) ? "supervisor" : "worker"; break;
 	case N_CHILDREN:
 		for (int32_t c = n->depth < MAX_DEPTH ? n->first : -1; c >= 0; c = t->n[c].next)
-			v->n++;
+			v->n += !t->page || t->n[c].first >= 0;
+		break;
+	case N_LEAVES:
+		v->absent = !t->page;
+		for (int32_t c = n->depth < MAX_DEPTH ? n->first : -1; c >= 0; c = t->n[c].next)
+			v->u += t->n[c].first < 0;
 		break;
 	case N_CUT:
 		v->u = 1;
@@ -625,10 +637,15 @@ static uint64_t node_item(void *ctx, uint64_t x, size_t f, size_t i)
 	(void)f;
 	struct tree *t = ctx;
 	struct walk *w = &t->walk[t->n[x].depth < MAX_DEPTH ? t->n[x].depth : MAX_DEPTH];
-	if (w->parent != (int64_t)x || w->i > i)
+	if (w->parent != (int64_t)x || w->i > i) {
 		*w = (struct walk){ (int64_t)x, 0, t->n[x].first };
+		while (t->page && w->at >= 0 && t->n[w->at].first < 0)  /* (the page: leaves left out) */
+			w->at = t->n[w->at].next;
+	}
 	for (; w->i < i; w->i++)
-		w->at = t->n[w->at].next;
+		do
+			w->at = t->n[w->at].next;
+		while (t->page && w->at >= 0 && t->n[w->at].first < 0);
 	return (uint64_t)w->at;
 }
 
@@ -693,14 +710,14 @@ static void root_get(void *ctx, uint64_t id, size_t f, struct rval *v, char *buf
 		v->id = 0;
 		return;
 	}
-	v->n = f == T_TREES ? t->nroots : t->nshown;
+	v->n = f == T_TREES ? (t->page ? t->npage_roots : t->nroots) : t->nshown;
 }
 
 static uint64_t root_item(void *ctx, uint64_t id, size_t f, size_t i)
 {
 	(void)id;
 	const struct tree *t = ctx;
-	return f == T_TREES ? t->roots[i] : t->shown[i];
+	return f == T_TREES ? (t->page ? t->page_roots : t->roots)[i] : t->shown[i];
 }
 
 static const struct rrec root_rec = { .fields = root_fields, .nfields = 3, .sub = &node_rec,
@@ -710,6 +727,7 @@ static const struct rrec root_rec = { .fields = root_fields, .nfields = 3, .sub 
 static void tree_free(struct tree *t)
 {
 	free(t->roots);
+	free(t->page_roots);
 	free(t->n);
 	free(t->order);
 	free(t->groups);
@@ -1022,7 +1040,6 @@ static const char *calls_list(const struct tree *t, const struct group *g, size_
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
-	(void)o;
 	struct tree *t = an_own(out, calloc(1, sizeof *t), tree_release);
 	if (!t)
 		return bc_error(BC_ENOMEM, "out of memory");
@@ -1031,6 +1048,13 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	bc_err *err = build(vm, t, true, false);
 	if (err)
 		return err;
+	if ((t->page = o->page)) {
+		if (!(t->page_roots = malloc((t->nroots ? t->nroots : 1) * sizeof *t->page_roots)))
+			return bc_error(BC_ENOMEM, "out of memory");
+		for (size_t r = 0; r < t->nroots; r++)
+			if (!alone(t, t->roots[r]))
+				t->page_roots[t->npage_roots++] = t->roots[r];
+	}
 	out->doc = (struct rdoc){ &root_rec, t, 0 };
 	char a[32], b[32], l1[512], l2[512];
 	size_t unplaced = vm->nprocs - t->placed;
@@ -1042,8 +1066,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 			calls_list(t, t->groups, t->ngroups, l1, sizeof l1));
 	if (t->nalone)
 		an_find(out, NULL, NULL, "%s processes stand alone, each its own tree, left out of the "
-			"text: no '$ancestors', linked to no older process, no children (%s)",
-			fmt_count(t->nalone, a, sizeof a), calls_list(t, t->lone, t->nlone, l2, sizeof l2));
+			"%s: no '$ancestors', linked to no older process, no children (%s)",
+			fmt_count(t->nalone, a, sizeof a), o->page ? "tree" : "text", calls_list(t, t->lone, t->nlone, l2, sizeof l2));
 	if (t->nodata)
 		an_gap(out, "tree: %s processes could not be placed: their '$initial_call'/'$ancestors' "
 		       "or links are unreadable", fmt_count(t->nodata, a, sizeof a));

@@ -4,7 +4,7 @@
 set -euo pipefail
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 pkgs=(meson ninja-build pkg-config gcc g++ make perl python3
-      libdw-dev libelf-dev libncurses-dev libzstd-dev liblzma-dev liblz4-dev
+      libdw-dev libelf-dev libncurses-dev libzstd-dev liblzma-dev liblz4-dev zlib1g-dev
       erlang-base gdb tmux xz-utils zstd lz4 dpkg-dev
       qemu-user-static binfmt-support  # capture.sh --arm64: arm64 OTP under qemu-user
       gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross  # build-otp.sh 27 arm64

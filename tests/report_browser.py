@@ -56,6 +56,10 @@ b = cdp.Browser()
 try:
     t0 = time.time()
     b.open(page)
+    # the data block is unpacked after load (DecompressionStream): wait for
+    # the first view, at most 60 s
+    b.eval("""new Promise(r => { const t0 = performance.now(); const t = () =>
+        document.body.dataset.ready || performance.now() - t0 > 60000 ? r(1) : setTimeout(t, 20); t(); })""")
     check(b.eval("document.body.dataset.ready") == "1", "the page says it is ready")
     print(f"loaded in {time.time() - t0:.2f} s")
 

@@ -140,7 +140,8 @@ static void dictionary(struct beam *b, struct vm_proc_detail *d, uint64_t dict,
 		d->unreadable = "the dictionary";
 		return;
 	}
-	size_t cap = lim->dict + 1;
+	/* (a slot holds at most 64 pairs below: not the limit's million for each process) */
+	size_t cap = ((size_t)used * 64 < lim->dict ? (size_t)used * 64 : lim->dict) + 1;
 	d->dict_keys = vt_alloc(d->arena, cap * sizeof *d->dict_keys);
 	d->dict_values = vt_alloc(d->arena, cap * sizeof *d->dict_values);
 	if (!d->dict_keys || !d->dict_values)
@@ -180,8 +181,8 @@ static void messages(struct beam *b, struct vm_proc_detail *d, uint64_t p,
 {
 	const struct layout *L = &b->L;
 	static const enum layout_id queues[] = { P_SIGQ_FIRST, P_SIGQ_CONT, P_SIGINQ_FIRST };
-	d->messages = vt_alloc(d->arena, (lim->messages + 1) * sizeof *d->messages);
-	if (!d->messages)
+	size_t cap = 0;  /* grown: a JSON proc allows 64M messages, most queues hold few */
+	if (!(d->messages = vt_grow(d->arena, NULL, 0, &cap)))
 		return;
 	for (size_t q = 0; q < 3 && d->nmessages < lim->messages; q++) {
 		uint64_t mp;
@@ -194,9 +195,14 @@ static void messages(struct beam *b, struct vm_proc_detail *d, uint64_t p,
 				d->unreadable = "the message queue";
 				return;
 			}
-			if (!is_signal_tag(m0))
+			if (!is_signal_tag(m0)) {
+				if (!(d->messages = vt_grow(d->arena, d->messages, d->nmessages, &cap))) {
+					d->nmessages = 0;
+					return;
+				}
 				d->messages[d->nmessages++] =
 					beam_decode_term(b, d->arena, m0, lim->items, lim->bytes);
+			}
 			mp = next;
 		}
 	}
@@ -242,7 +248,10 @@ static void frames(struct beam *b, struct vm_proc_detail *d, uint64_t p, int run
 	    beam_read_u64(b, p + LV(L, P_HEND), &hend) < 0 ||
 	    beam_read_u64(b, p + LV(L, P_I), &i) < 0 || hend < stop)
 		return;
-	d->frames = vt_alloc(d->arena, (lim->frames + 1) * sizeof *d->frames);
+	/* at most a frame per stack word and where it waits: not the limit for each process */
+	uint64_t most = (hend - stop) / 8 + 1;
+	d->frames = vt_alloc(d->arena, ((most < lim->frames ? most : lim->frames) + 1) *
+				       sizeof *d->frames);
 	if (!d->frames)
 		return;
 	uint32_t layout = 0;

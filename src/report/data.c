@@ -48,7 +48,7 @@ static void kinds(struct jw *w, const struct an_out *o)
 static void section(struct jw *w, const char *key, const struct analyzer *an, const char *arg,
 		    const struct vm *vm, struct an_out *out)
 {
-	struct an_opts ao = { .json = 1, .arg = arg };
+	struct an_opts ao = { .json = 1, .page = 1, .arg = arg };
 	struct an_out o = { 0 };
 	/* a command whose whole subject the input never records (a dump's
 	 * threads): said in its place, not a gap of the report */

@@ -1,11 +1,33 @@
 /* beamcore report: draws the data beamcore embedded in this page (the
- * "bc-data" element: the commands' JSON, docs/report.md). Nothing is computed
+ * "bc-data" element: the commands' JSON, gzip'd, in base64, docs/report.md). Nothing is computed
  * here that a command computes; text is set with textContent, never parsed as
  * markup, so a label holding <script> is shown, not run. No request leaves
  * the page (its Content-Security-Policy forbids them). */
 'use strict';
-(function () {
-const D = JSON.parse(document.getElementById('bc-data').textContent);
+/* the data block: base64 of gzip'd JSON (a million processes in a few MB);
+ * undone in the page, no request: Blob and Response are local */
+async function pageData() {
+  const e = document.getElementById('bc-data');
+  const text = e.textContent.trim();
+  if (e.dataset.encoding !== 'gzip+base64') return JSON.parse(text);
+  let bin;
+  if (Uint8Array.fromBase64) bin = Uint8Array.fromBase64(text);
+  else {
+    const s = atob(text);
+    bin = new Uint8Array(s.length);
+    for (let i = 0; i < s.length; i++) bin[i] = s.charCodeAt(i);
+  }
+  const stream = new Blob([bin]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return JSON.parse(await new Response(stream).text());
+}
+(async function () {
+let D;
+try { D = await pageData(); } catch (err) {
+  document.getElementById('app').textContent = 'beamcore report: the page\'s data could not be read in this browser (' +
+    err + '); it needs DecompressionStream (Chromium 80, Firefox 113, Safari 16.4 or later)';
+  return;
+}
+window.beamcoreReport = { dataMs: performance.now() };
 const S = D.sections || {};
 const P = D.processes || { count: 0, columns: [], sort_keys: [] };
 const app = document.getElementById('app');
@@ -488,12 +510,12 @@ view('processes', 'Processes', (node) => {
   refresh();
 });
 /* the page's state for a test or a script: the rows in the order shown */
-window.beamcoreReport = {
+Object.assign(window.beamcoreReport, {
   data: D,
   shownPids: () => (procs.rows || []).map((r) => cell('pid', r)),
   sort: (key) => { const s = document.getElementById('proc-sort'); s.value = key; s.dispatchEvent(new Event('change')); return procs.ms; },
   filter: (text) => { procs.filter = text; const f = document.getElementById('proc-filter'); f.value = text; f.dispatchEvent(new Event('input')); },
-};
+});
 function openProc(pid) { go('processes', pid); }
 function showProc(node, r) {
   node.textContent = '';
@@ -547,19 +569,20 @@ view('stacks', 'Stacks', (node) => {
   if (!groups) { node.appendChild(el('p', 'bc-empty', 'no stacks in this input')); return; }
   const bar = el('div', 'bc-toolbar');
   const w = el('select'); w.id = 'flame-weight';
-  for (const k of ['count', 'memory', 'total_heap_size', 'message_queue_len']) { const o = el('option', null, 'weight: ' + k); o.value = k; w.appendChild(o); }
+  for (const k of ['count', 'memory', 'total_heap_size', 'message_queue_len', 'binary']) { const o = el('option', null, 'weight: ' + k); o.value = k; w.appendChild(o); }
   const q = el('input', 'bc-filter'); q.id = 'flame-search'; q.placeholder = 'search frames';
   const crumbs = el('span', 'bc-crumbs');
   add(bar, w, q, crumbs);
   node.appendChild(bar);
   const box = el('div', 'bc-flame'); box.id = 'flame';
   node.appendChild(box);
-  /* the weight of a group: count is stacks'; the others sum its processes' column */
+  /* the weight of a group: stacks' sums over its processes (null: some
+   * process's is not in the input, counted as 0 and said below) */
+  const unknownNote = el('p', 'bc-cut');
   function weight(g, k) {
-    if (k === 'count') return g.count || 0;
-    let s = 0;
-    for (const pid of g.pids || []) { const r = rowOf(pid); if (r >= 0) s += cell(k, r) || 0; }
-    return s;
+    const v = g[k];
+    if (v === null || v === undefined) { unknownNote.textContent = 'some groups\' ' + k + ' is unknown in this input (a crash dump does not record binaries): they weigh 0 here'; return 0; }
+    return v;
   }
   function build(k) {
     const root = { name: 'all', value: 0, kids: new Map() };
@@ -604,11 +627,12 @@ view('stacks', 'Stacks', (node) => {
     crumbs.textContent = focus === root ? '' : 'zoomed: ' + focus.name + ' (click the top bar to go back)';
     if (focus !== root) box.firstChild.addEventListener('click', () => { focus = root; draw(); }, { once: true });
   }
-  w.addEventListener('change', () => { root = build(w.value); focus = root; draw(); });
+  node.appendChild(unknownNote);
+  w.addEventListener('change', () => { unknownNote.textContent = ''; root = build(w.value); focus = root; draw(); });
   q.addEventListener('input', draw);
   requestAnimationFrame(draw);
   node.appendChild(el('h3', null, 'Groups'));
-  node.appendChild(jsonTable(groups.map((g) => ({ count: g.count, weight: g.weight, status: g.status, stack: (g.current_stacktrace || []).join(' <- ') })), { max: 200 }));
+  node.appendChild(jsonTable(groups.map((g) => ({ count: g.count, memory: g.memory, total_heap_size: g.total_heap_size, status: g.status, stack: (g.current_stacktrace || []).join(' <- ') })), { max: 200 }));
 });
 
 /* ---- Waits: who waits on whom, cycles marked; ports ---- */
@@ -665,20 +689,51 @@ view('tree', 'Tree', (node) => {
   const trees = sec.trees || (sec.tree && sec.tree.trees) || [];
   if (!trees.length) { node.appendChild(el('p', 'bc-empty', 'no supervision tree in this input')); }
   const ul = el('ul', 'bc-tree');
+  /* the leaves (children without children of their own: tree lists them by
+   * count, "leaves") are the processes table's rows whose parent is the node,
+   * largest memory first */
+  let leafRows = null;
+  function leavesOf(pid) {
+    if (!leafRows) {
+      leafRows = new Map();
+      const par = P.parent || [], has = new Uint8Array(N);
+      for (let r = 0; r < N; r++) if (par[r] >= 0) has[par[r]] = 1;
+      for (let r = 0; r < N; r++) if (par[r] >= 0 && !has[r]) { const a = leafRows.get(par[r]) || []; a.push(r); leafRows.set(par[r], a); }
+    }
+    const rows = leafRows.get(rowOf(pid)) || [];
+    return rows.sort((a, b) => (cell('memory', b) || 0) - (cell('memory', a) || 0));
+  }
+  const LEAVES_SHOWN = 200;
+  function leaf(r) {
+    const li = el('li');
+    const head = el('span', 'bc-node bc-link', '  ' + cell('pid', r) + ' ' + (label(r) || '') + ' \u2014 ' + bytes(cell('memory', r)));
+    head.addEventListener('click', () => openProc(cell('pid', r)));
+    li.appendChild(head);
+    return li;
+  }
   function item(t) {
     const li = el('li');
     const s = t.subtree || {};
-    const kids = t.children || [];
-    const head = el('span', 'bc-node' + (kids.length ? ' open' : ''));
-    head.textContent = (kids.length ? '\u25be ' : '  ') + t.pid + ' ' + (t.registered_name || t.label || '') + (t.type === 'supervisor' ? ' (supervisor)' : '') +
-      (kids.length ? ' \u2014 ' + count(s.processes) + ' processes, ' + bytes(s.memory) + ', msgq ' + count(s.message_queue_len) : ' \u2014 ' + bytes(s.memory));
+    const kids = t.children || [], nleaves = t.leaves || 0, nkids = kids.length + nleaves;
+    const head = el('span', 'bc-node' + (nkids ? ' open' : ''));
+    head.textContent = (nkids ? '\u25be ' : '  ') + t.pid + ' ' + (t.registered_name || t.label || '') + (t.type === 'supervisor' ? ' (supervisor)' : '') +
+      (nkids ? ' \u2014 ' + count(s.processes) + ' processes, ' + bytes(s.memory) + ', msgq ' + count(s.message_queue_len) : ' \u2014 ' + bytes(s.memory));
     li.appendChild(head);
-    if (kids.length) {
+    if (nkids) {
       const sub = el('ul');
       let filled = false;
-      const fill = () => { if (!filled) { for (const c of kids) sub.appendChild(item(c)); filled = true; } };
+      const fill = () => {
+        if (filled) return;
+        filled = true;
+        for (const c of kids) sub.appendChild(item(c));
+        if (!nleaves) return;
+        const rows = leavesOf(t.pid);
+        for (const r of rows.slice(0, LEAVES_SHOWN)) sub.appendChild(leaf(r));
+        if (rows.length > LEAVES_SHOWN)
+          sub.appendChild(el('li', 'bc-cut', 'the ' + LEAVES_SHOWN + ' largest of ' + count(rows.length) + ' workers here (the Processes view lists every one)'));
+      };
       head.addEventListener('click', () => { fill(); sub.hidden = !sub.hidden; head.textContent = (sub.hidden ? '\u25b8' : '\u25be') + head.textContent.slice(1); });
-      if (kids.length < 50) fill(); else { sub.hidden = true; head.textContent = '\u25b8' + head.textContent.slice(1); }
+      if (nkids < 50) fill(); else { sub.hidden = true; head.textContent = '\u25b8' + head.textContent.slice(1); }
       li.appendChild(sub);
     } else {
       head.classList.add('bc-link');

@@ -6,7 +6,7 @@
  *    "parent": [row of its supervisor or -1] or null}
  * A text column's values index its dict (the label's "shown": what its column
  * shows, a term's short form, beside the whole term). For the text sort keys (label,
- * status, current_function) the dict is in the key's order (procs_ranks), so
+ * status, current_function) the dict is in the key's order (procs_classes), so
  * the page sorts by index and then by row: procs --sort's rule, from procs.c,
  * not written again. */
 #include <stdint.h>
@@ -62,42 +62,33 @@ static const struct { const char *key; int col; const char *json; } ranked[] = {
 #define NRANKED (sizeof ranked / sizeof ranked[0])
 
 /* a ranked column: its dict (each class's text, in the key's order) and its
- * values (each row's class) */
+ * values (each row's class); row_of: each process's row in bypid */
 static bc_err *ranked_column(struct jw *w, const struct vm *vm, const struct rtable *bypid,
-			     size_t k, uint32_t *rank)
+			     const uint32_t *row_of, size_t k, uint32_t *rank)
 {
-	struct rtable t;
-	void *priv = NULL;
-	bc_err *err = procs_table(vm, ranked[k].key, 0, NULL, &t, &priv);
+	uint32_t *reps;
+	size_t n;
+	bc_err *err = procs_classes(vm, ranked[k].key, rank, &reps, &n);
 	if (err)
 		return err;
-	procs_ranks(&t, rank);
 	jw_obj(w, NULL);
 	jw_str(w, "json", ranked[k].json);
 	jw_str(w, "kind", "str");
 	jw_arr(w, "dict");
 	char buf[1024];
-	for (size_t r = 0, last = 0; r < t.nrows; r++) {
-		uint32_t cls = rank[procs_row(&t, r) - vm->procs];
-		if (r && cls == last)
-			continue;
+	for (size_t i = 0; i < n; i++) {
 		struct rcell c = { 0 };
-		t.cell(t.ctx, r, (size_t)ranked[k].col, &c, buf, sizeof buf);
+		bypid->cell(bypid->ctx, row_of[reps[i]], (size_t)ranked[k].col, &c, buf, sizeof buf);
 		jw_str(w, NULL, c.null ? NULL : c.s);
-		last = cls;
 	}
 	jw_arr_end(w);
 	if (ranked[k].col == PC_LABEL) {
 		/* what the columns show (and the browser's filter reads): the
 		 * LABEL column's text, a term's short form */
 		jw_arr(w, "shown");
-		for (size_t r = 0, last = 0; r < t.nrows; r++) {
-			uint32_t cls = rank[procs_row(&t, r) - vm->procs];
-			if (r && cls == last)
-				continue;
-			jw_str(w, NULL, render_cell(&t, r, PC_NAME, SIZE_MAX, buf, sizeof buf));
-			last = cls;
-		}
+		for (size_t i = 0; i < n; i++)
+			jw_str(w, NULL, render_cell(bypid, row_of[reps[i]], PC_NAME, SIZE_MAX, buf,
+						    sizeof buf));
 		jw_arr_end(w);
 	}
 	jw_arr(w, "values");
@@ -105,7 +96,7 @@ static bc_err *ranked_column(struct jw *w, const struct vm *vm, const struct rta
 		jw_u64(w, NULL, rank[procs_row(bypid, r) - vm->procs]);
 	jw_arr_end(w);
 	jw_obj_end(w);
-	free(priv);
+	free(reps);
 	return NULL;
 }
 
@@ -162,7 +153,7 @@ static bc_err *plain_column(struct jw *w, const struct rtable *t, size_t col)
 
 /* each process's supervisor as tree draws it, as a row */
 static bc_err *parents(struct jw *w, const struct vm *vm, const struct rtable *bypid,
-		       uint32_t *row_of)
+		       const uint32_t *row_of)
 {
 	int32_t *parent = NULL;
 	bc_err *err = tree_parents(vm, &parent);
@@ -172,8 +163,6 @@ static bc_err *parents(struct jw *w, const struct vm *vm, const struct rtable *b
 		jw_null(w, "parent");
 		return NULL;
 	}
-	for (size_t r = 0; r < bypid->nrows; r++)
-		row_of[procs_row(bypid, r) - vm->procs] = (uint32_t)r;
 	jw_arr(w, "parent");
 	for (size_t r = 0; r < bypid->nrows; r++) {
 		int32_t p = parent[procs_row(bypid, r) - vm->procs];
@@ -192,10 +181,15 @@ bc_err *report_procs(struct jw *w, const struct vm *vm)
 	if (err)
 		return err;
 	uint32_t *scratch = malloc((vm->nprocs ? vm->nprocs : 1) * sizeof *scratch);
-	if (!scratch) {
+	uint32_t *row_of = malloc((vm->nprocs ? vm->nprocs : 1) * sizeof *row_of);
+	if (!scratch || !row_of) {
+		free(scratch);
+		free(row_of);
 		free(priv);
 		return bc_error(BC_ENOMEM, "out of memory");
 	}
+	for (size_t r = 0; r < t.nrows; r++)
+		row_of[procs_row(&t, r) - vm->procs] = (uint32_t)r;
 	jw_obj(w, "processes");
 	jw_u64(w, "count", t.nrows);
 	jw_u64(w, "word_size", 8);
@@ -221,16 +215,17 @@ bc_err *report_procs(struct jw *w, const struct vm *vm)
 		if (is_ranked((int)col)) {
 			for (size_t k = 0; k < NRANKED; k++)
 				if (ranked[k].col == (int)col)
-					err = ranked_column(w, vm, &t, k, scratch);
+					err = ranked_column(w, vm, &t, row_of, k, scratch);
 		} else {
 			err = plain_column(w, &t, col);
 		}
 	}
 	jw_arr_end(w);
 	if (!err)
-		err = parents(w, vm, &t, scratch);
+		err = parents(w, vm, &t, row_of);
 	jw_obj_end(w);
 	free(scratch);
+	free(row_of);
 	free(priv);
 	return err;
 }

@@ -22,6 +22,9 @@ bc_err *report_data(FILE *f, const struct vm *vm, const struct report_opts *o,
 bc_err *report_procs(struct jw *w, const struct vm *vm);
 /* "bytes", "words", "count", "str", "bool", "list": what a column holds */
 const char *report_kind(enum rcol_kind k);
+/* A FILE whose bytes go into to gzip'd, as base64 (packed.c); NULL: out of
+ * memory. Its fclose finishes the stream and fails when a write did. */
+FILE *report_packed(FILE *to);
 /* The whole page around report_data's document. */
 bc_err *report_page(FILE *f, const struct vm *vm, const struct report_opts *o,
 		    struct an_out *out);

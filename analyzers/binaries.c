@@ -587,27 +587,29 @@ static bc_err *tables(struct ctx *c, size_t top, struct an_out *out)
 	if (!an_table(out, (struct rtable){
 		.json_key = "holders", .cols = holder_cols,
 		.ncols = sizeof holder_cols / sizeof holder_cols[0],
-		.nrows = top && top < c->nholders ? top : c->nholders,
+		.nrows = top && top < c->nholders ? top : c->nholders, .total = c->nholders,
 		.ctx = c, .cell = holder_cell,
 	}, "Processes holding refc binaries (distinct binaries)"))
 		return bc_error(BC_ENOMEM, "out of memory");
 	if (!an_table(out, (struct rtable){
 		.json_key = "ports", .cols = port_cols, .ncols = sizeof port_cols / sizeof port_cols[0],
-		.nrows = top && top < c->nports ? top : c->nports, .ctx = c, .cell = port_cell,
+		.nrows = top && top < c->nports ? top : c->nports, .total = c->nports,
+		.ctx = c, .cell = port_cell,
 		.hide_empty = 1,
 	}, "\nPorts holding refc binaries"))
 		return bc_error(BC_ENOMEM, "out of memory");
 	if (!an_table(out, (struct rtable){
 		.json_key = "tables", .cols = table_cols,
 		.ncols = sizeof table_cols / sizeof table_cols[0],
-		.nrows = top && top < c->ntables ? top : c->ntables, .ctx = c, .cell = table_cell,
+		.nrows = top && top < c->ntables ? top : c->ntables, .total = c->ntables,
+		.ctx = c, .cell = table_cell,
 		.hide_empty = 1,
 	}, "\nETS tables holding refc binaries"))
 		return bc_error(BC_ENOMEM, "out of memory");
 	if (!an_table(out, (struct rtable){
 		.json_key = "binaries", .cols = bin_cols,
 		.ncols = sizeof bin_cols / sizeof bin_cols[0],
-		.nrows = top && top < c->nbins ? top : c->nbins,
+		.nrows = top && top < c->nbins ? top : c->nbins, .total = c->nbins,
 		.ctx = c, .cell = bin_cell, .item = bin_item,
 	}, "\nLargest refc binaries"))
 		return bc_error(BC_ENOMEM, "out of memory");

@@ -77,6 +77,7 @@ bc_err *ets_table(const struct vm *vm, size_t top, struct rtable *t, void **priv
 		.cols = cols,
 		.ncols = sizeof cols / sizeof cols[0],
 		.nrows = top && top < vm->nets ? top : vm->nets,
+		.total = vm->nets,
 		.ctx = c,
 		.cell = cell,
 	};

@@ -49,6 +49,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		.cols = cols,
 		.ncols = sizeof cols / sizeof cols[0],
 		.nrows = o->top && o->top < vm->nnodes ? o->top : vm->nnodes,
+		.total = vm->nnodes,
 		.ctx = (void *)vm,
 		.cell = cell,
 	}, vm->node ? vm->node : NULL))

@@ -195,6 +195,7 @@ bc_err *ports_table(const struct vm *vm, const char *sort, size_t top, struct rt
 		.cols = cols,
 		.ncols = sizeof cols / sizeof cols[0],
 		.nrows = top && top < vm->nports ? top : vm->nports,
+		.total = vm->nports,
 		.ctx = c,
 		.cell = cell,
 		.item = item,

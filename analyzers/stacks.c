@@ -504,7 +504,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		if (!an_table(out, (struct rtable){ .json_key = "groups", .cols = group_page_cols,
 						  .ncols = sizeof group_page_cols /
 							   sizeof group_page_cols[0],
-						  .nrows = ng, .ctx = c, .cell = group_page_cell,
+						  .nrows = ng, .total = c->ngroups, .ctx = c,
+						  .cell = group_page_cell,
 						  .item = group_page_item }, NULL))
 			return bc_error(BC_ENOMEM, "out of memory");
 		return NULL;

@@ -550,12 +550,14 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 				.bare_lists = 1, .hide_empty = 1 };  /* no heading without a cycle */
 	t[1] = (struct rtable){ .json_key = "groups", .cols = gcols,
 				.ncols = sizeof gcols / sizeof gcols[0],
-				.nrows = o->top && o->top < s->ng ? o->top : s->ng, .ctx = s,
-				.cell = gcell, .item = gitem };
+				.nrows = o->top && o->top < s->ng ? o->top : s->ng, .total = s->ng,
+				.ctx = s, .cell = gcell, .item = gitem };
+	if (o->page)  /* (the last column: pids, the page's table's) */
+		t[1].ncols--;
 	t[2] = (struct rtable){ .json_key = "waits", .cols = wcols,
 				.ncols = sizeof wcols / sizeof wcols[0],
-				.nrows = o->top && o->top < s->n ? o->top : s->n, .ctx = s,
-				.cell = wcell };
+				.nrows = o->top && o->top < s->n ? o->top : s->n, .total = s->n,
+				.ctx = s, .cell = wcell };
 	char buf[512], n1[32];
 	t[0].title = "Deadlocks";
 	snprintf(buf, sizeof buf, "Callees, by waiters (%s%s)", fmt_count(s->ng, n1, sizeof n1),

@@ -55,11 +55,14 @@ waits = fx.json("waits", ok=(0, 1))
 b = cdp.Browser()
 try:
     t0 = time.time()
-    b.open(page)
-    # the data block is unpacked after load (DecompressionStream): wait for
-    # the first view, at most 60 s
-    b.eval("""new Promise(r => { const t0 = performance.now(); const t = () =>
-        document.body.dataset.ready || performance.now() - t0 > 60000 ? r(1) : setTimeout(t, 20); t(); })""")
+    def open_page(path):
+        """open path and wait for its first view (the data block is unpacked
+        after load, DecompressionStream: at most 60 s)"""
+        b.open(path)
+        b.eval("""new Promise(r => { const t0 = performance.now(); const t = () =>
+            document.body.dataset.ready || performance.now() - t0 > 60000 ? r(1) : setTimeout(t, 20); t(); })""")
+
+    open_page(page)
     check(b.eval("document.body.dataset.ready") == "1", "the page says it is ready")
     print(f"loaded in {time.time() - t0:.2f} s")
 
@@ -215,7 +218,7 @@ try:
             hpage = os.path.join(tmp, "hostile.html")
             report([hostile], hpage)
             b.events.clear()
-            b.open(hpage)
+            open_page(hpage)
             check(b.eval("document.body.dataset.ready") == "1", "the hostile page is ready")
             check(b.eval("window.bcPwned === undefined"), "no hostile script ran")
             check(b.eval("document.scripts.length") == 2, "the page holds its two scripts only")

@@ -44,6 +44,8 @@ struct rtable {
 	const char *title;    /* text, TUI: its heading (may start with "\n"); NULL: none */
 	/* RC_LIST columns: item i of the cell's list. */
 	const char *(*item)(void *ctx, size_t row, size_t col, size_t i, char *buf, size_t len);
+	size_t total;         /* the rows before a --top cut (0: not said): the report's
+			       * page says "the first nrows of total" */
 };
 
 /* Streaming JSON writer. */

@@ -42,13 +42,46 @@ static void kinds(struct jw *w, const struct an_out *o)
 	jw_obj_end(w);
 }
 
+/* The tables a section cuts (the page's --top, REPORT_ROWS): {"TABLE":
+ * {"shown": n, "of": total}}, said when a table was cut */
+static void cuts(struct jw *w, const struct an_out *o)
+{
+	bool any = false;
+	for (size_t i = 0; i < o->ntables; i++) {
+		const struct rtable *t = &o->tables[i];
+		if (!t->json_key || t->total <= t->nrows)
+			continue;
+		if (!any)
+			jw_obj(w, "rows_cut");
+		any = true;
+		jw_obj(w, t->json_key);
+		jw_u64(w, "shown", t->nrows);
+		jw_u64(w, "of", t->total);
+		jw_obj_end(w);
+	}
+	if (any)
+		jw_obj_end(w);
+}
+
+/* the commands whose tables the page shows the first REPORT_ROWS rows of
+ * (every process is in the processes table; these list the rest) */
+static bool cut_rows(const struct analyzer *an)
+{
+	static const struct analyzer *const cut[] = { &analyzer_ets, &analyzer_binaries,
+		&analyzer_stacks, &analyzer_waits, &analyzer_ports, &analyzer_nodes };
+	for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++)
+		if (an == cut[i])
+			return true;
+	return false;
+}
+
 /* One command's output as its --json has it, under key; its gaps into out.
  * A command that fails says so in its place ({"error": ...}): the page
  * shows the others. */
 static void section(struct jw *w, const char *key, const struct analyzer *an, const char *arg,
 		    const struct vm *vm, struct an_out *out)
 {
-	struct an_opts ao = { .json = 1, .page = 1, .arg = arg };
+	struct an_opts ao = { .json = 1, .page = 1, .arg = arg, .top = cut_rows(an) ? REPORT_ROWS : 0 };
 	struct an_out o = { 0 };
 	/* a command whose whole subject the input never records (a dump's
 	 * threads): said in its place, not a gap of the report */
@@ -67,6 +100,7 @@ static void section(struct jw *w, const char *key, const struct analyzer *an, co
 	} else {
 		json_body(w, &o);
 		kinds(w, &o);
+		cuts(w, &o);
 	}
 	jw_obj_end(w);
 	an_gaps_copy(out, &o);

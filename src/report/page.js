@@ -211,7 +211,7 @@ function sectionTables(node, sec, skip) {
   if (sec.not_recorded) { node.appendChild(el('p', 'bc-empty', 'not in this input: ' + sec.not_recorded)); return; }
   const ck = sec.column_kinds || {};
   for (const k in sec) {
-    if ((skip && skip.includes(k)) || k === 'column_kinds') continue;
+    if ((skip && skip.includes(k)) || k === 'column_kinds' || k === 'rows_cut') continue;
     const v = sec[k];
     const h = el('h3', null, k);
     h.dataset.key = k;
@@ -220,6 +220,8 @@ function sectionTables(node, sec, skip) {
       const t = jsonTable(v, { kinds: ck[k] });
       t.dataset.key = k;
       node.appendChild(t);
+      const cut = sec.rows_cut && sec.rows_cut[k];
+      if (cut) node.appendChild(el('p', 'bc-cut', 'the first ' + count(cut.shown) + ' of ' + count(cut.of) + ' rows (the command\'s --json lists them all)'));
     } else if (Array.isArray(v) && !v.length && k !== 'findings') {
       node.appendChild(h);
       node.appendChild(el('p', 'bc-empty', 'none'));
@@ -642,20 +644,18 @@ view('waits', 'Waits', (node) => {
   findingsList(node, sec.findings);
   const cyc = new Set();
   for (const k in sec) if (Array.isArray(sec[k])) for (const r of sec[k]) if (r && Array.isArray(r.pids) && /cycle|deadlock/.test(k)) r.pids.forEach((p) => cyc.add(p));
-  const groups = Array.isArray(sec.callees) ? sec.callees : null;
   const svgNS = 'http://www.w3.org/2000/svg';
-  const edges = [];
-  for (const k in sec) if (Array.isArray(sec[k])) for (const r of sec[k]) if (r && r.waiter && r.callee) edges.push(r);
-  if (edges.length) {
+  /* the callees by waiters: waits' groups (each callee, its count, via) */
+  const callees = Array.isArray(sec.groups) ? sec.groups.filter((g) => g && g.callee) : [];
+  if (callees.length) {
     node.appendChild(el('h2', null, 'Call-wait graph'));
-    const callees = new Map();
-    for (const e of edges) { const a = callees.get(e.callee) || []; a.push(e); callees.set(e.callee, a); }
-    const list = Array.from(callees.entries()).sort((a, b) => b[1].length - a[1].length).slice(0, 60);
+    const ncallees = sec.rows_cut && sec.rows_cut.groups ? sec.rows_cut.groups.of : callees.length;
+    const list = callees.slice().sort((a, b) => (b.count || 0) - (a.count || 0)).slice(0, 60).map((g) => [g.callee, g]);
     const H = Math.max(list.length * 28 + 20, 60), W = 900;
     const svg = document.createElementNS(svgNS, 'svg');
     svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H); svg.setAttribute('width', W); svg.setAttribute('height', H);
     svg.id = 'wait-graph';
-    list.forEach(([callee, ws], i) => {
+    list.forEach(([callee, g], i) => {
       const y = 20 + i * 28;
       const line = document.createElementNS(svgNS, 'line');
       line.setAttribute('x1', 330); line.setAttribute('y1', y); line.setAttribute('x2', 560); line.setAttribute('y2', y);
@@ -663,7 +663,7 @@ view('waits', 'Waits', (node) => {
       svg.appendChild(line);
       const a = document.createElementNS(svgNS, 'text');
       a.setAttribute('x', 320); a.setAttribute('y', y + 4); a.setAttribute('text-anchor', 'end');
-      a.textContent = ws.length + ' waiter' + (ws.length === 1 ? '' : 's') + (ws[0].via ? ' via ' + ws[0].via : '');
+      a.textContent = count(g.count) + ' waiter' + (g.count === 1 ? '' : 's') + (g.via ? ' via ' + g.via : '');
       svg.appendChild(a);
       const b = document.createElementNS(svgNS, 'text');
       b.setAttribute('x', 570); b.setAttribute('y', y + 4);
@@ -674,7 +674,7 @@ view('waits', 'Waits', (node) => {
       svg.appendChild(b);
     });
     node.appendChild(svg);
-    if (callees.size > list.length) node.appendChild(el('p', 'bc-cut', 'the 60 callees most waited on of ' + callees.size));
+    if (ncallees > list.length) node.appendChild(el('p', 'bc-cut', 'the 60 callees most waited on of ' + count(ncallees)));
   }
   sectionTables(node, sec, ['findings']);
   node.appendChild(el('h2', null, 'Ports'));

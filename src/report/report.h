@@ -25,6 +25,8 @@ const char *report_kind(enum rcol_kind k);
 /* A FILE whose bytes go into to gzip'd, as base64 (packed.c); NULL: out of
  * memory. Its fclose finishes the stream and fails when a write did. */
 FILE *report_packed(FILE *to);
+/* the rows the page shows of each table but the processes' (said as a cut) */
+#define REPORT_ROWS 1000
 /* The whole page around report_data's document. */
 bc_err *report_page(FILE *f, const struct vm *vm, const struct report_opts *o,
 		    struct an_out *out);

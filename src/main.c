@@ -122,7 +122,11 @@ static int run_two(const struct analyzer *an, struct cli *c)
 {
 	struct target *t[2] = { NULL, NULL };
 	const struct vm *vm[2] = { NULL, NULL };
+	struct outfile of = { 0 };
 	bc_err *err = NULL;
+	/* an unwritable output fails before the targets are read */
+	if (c->ao.output && (err = outfile_open(c->ao.output, NULL, &of)))
+		return fail_json(an->name, c->ao.json, err);
 	for (int i = 0; i < 2 && !err; i++) {
 		struct target_opts to = { .path = c->words[i], .debug_file = c->target.debug_file,
 					  .sysroot = c->target.sysroot, .no_cache = c->target.no_cache };
@@ -132,7 +136,17 @@ static int run_two(const struct analyzer *an, struct cli *c)
 	struct an_out out = { 0 };
 	if (!err)
 		err = an->run2(vm[0], vm[1], &c->ao, &out);
+	if (!err && out.write) {  /* (report A B: the page) */
+		uint64_t bytes = 0;
+		bool known = true;
+		err = out.write(of.f, out.ctx);
+		an_gaps_to_vm(&out, target_vm(t[1]));  /* (the page's own gaps: B's, as its data is) */
+		if (!err && !(err = outfile_commit(&of, &bytes, &known)))
+			an_field(&out, (struct an_field){ .key = "bytes", .kind = known ? AF_U64 : AF_NULL,
+							  .u = bytes });
+	}
 	if (err) {
+		outfile_abort(&of);
 		an_out_free(&out);
 		target_close(t[0]);
 		target_close(t[1]);
@@ -161,6 +175,10 @@ int main(int argc, char **argv)
 		return rc;
 	switch (c.cmd->kind) {
 	case CMD_MODEL:
+		/* a command of one target that also compares two (report A B):
+		 * two words, the second a snapshot, not a beam.smp */
+		if (c.cmd->run2 && !c.target.pid && c.nwords == 2 && target_is_snapshot(c.words[1]))
+			return run_two(c.cmd, &c);
 		return run_analyzer(c.cmd, &c);
 	case CMD_MODELS:
 		return run_two(c.cmd, &c);

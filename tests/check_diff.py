@@ -20,6 +20,7 @@ import json, os, shutil, subprocess, sys, tempfile, time
 from collections import Counter
 
 from fixture import SKIP, CI, EXACT_MEM, CLOSE_MEM, close, idle_processes
+from page import page_data
 
 beamcore, fx, mode = sys.argv[1:4]
 d = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), fx)
@@ -219,6 +220,49 @@ else:
                         bad.append(f"diff {args} --json: {e}")
                 except ValueError:
                     bad.append(f"diff {args} --json: stdout not JSON: {out!r}")
+    # report A B (issue 31): B's page with diff A B's output in it, drawn
+    with tempfile.TemporaryDirectory() as tmp:
+        page = os.path.join(tmp, "ab.html")
+        r = subprocess.run([beamcore, "report", A, B, "-o", page], capture_output=True, text=True,
+                           timeout=600)
+        if r.returncode != 0:
+            bad.append(f"report A B: exit {r.returncode}: {r.stderr.strip()}")
+        else:
+            data = page_data(page)
+            want = diff_json()
+            got = data["sections"].get("diff", {})
+            for k in want:
+                if k not in ("beamcore_schema", "command", "complete", "targets", "missing",
+                             "missing_total") and got.get(k) != want[k]:
+                    bad.append(f"report A B: the page's diff {k} is not diff --json's")
+            if data["target"]["path"] != B or data.get("target_a", {}).get("path") != A:
+                bad.append(f"report A B: targets {data.get('target_a', {}).get('path')}, "
+                           f"{data['target']['path']}")
+            if shutil.which("chromium"):
+                import cdp
+                br = cdp.Browser()
+                try:
+                    br.open(page)
+                    br.eval("""new Promise(r => { const t0 = performance.now(); const t = () =>
+                        document.body.dataset.ready || performance.now() - t0 > 60000 ? r(1) :
+                        setTimeout(t, 20); t(); })""")
+                    br.eval("document.getElementById('overview-changes').click()")
+                    rows = br.eval("""Array.from(document.querySelectorAll(
+                        '#changes-processes tbody tr')).map(e => [e.dataset.key, e.dataset.delta])""")
+                    if not rows or rows[0] != [sk, str(s["delta"]["memory"])]:
+                        bad.append(f"report A B page: first process group {rows[:1]}, diff says "
+                                   f"{sk} {s['delta']['memory']}")
+                    trow = br.eval(f"""Array.from(document.querySelectorAll('#changes-ets tbody tr'))
+                        .filter(e => e.dataset.key === {json.dumps(t1['table'])})
+                        .map(e => e.dataset.delta)""")
+                    if trow != [str(t["delta"]["memory"])]:
+                        bad.append(f"report A B page: table {t1['table']} delta {trow}, diff says "
+                                   f"{t['delta']['memory']}")
+                    bad.extend("report A B page: " + p for p in br.problems())
+                finally:
+                    br.close()
+            elif CI:
+                bad.append("report A B: no chromium to open the page in (testdata/deps.sh)")
     print(f"table {tk}: size {t['a']['size']} -> {t['b']['size']}, memory {t['a']['memory']} -> "
           f"{t['b']['memory']} words; {sk}: queue {s['a']['message_queue_len']} -> "
           f"{s['b']['message_queue_len']}; interval {iv and iv['seconds']:.2f} s")

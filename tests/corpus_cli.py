@@ -6,19 +6,18 @@ and none was given) within 20 s, one line on stderr for 2 and 64, and
 --json output that is valid UTF-8 JSON whenever it exits 0 or 1 (report: its
 page's data too).
 Usage: corpus_cli.py BEAMCORE"""
-import base64, glob, gzip, json, os, subprocess, sys, tempfile
+import glob, json, os, subprocess, sys, tempfile
+
+from page import page_data as read_page
 
 PAGE = os.path.join(tempfile.mkdtemp(prefix="bc-corpus."), "report.html")
 
 def page_data(path):
-    """the report page's embedded JSON (base64 of gzip), or why it is not"""
-    text = open(path, encoding="utf-8").read()
-    tag = '<script type="application/octet-stream" id="bc-data" data-encoding="gzip+base64">'
-    start = text.index(tag) + len(tag)
-    block = text[start:text.index("</script>", start)]
-    if "<" in block:
-        return "a '<' in the data block"
-    json.loads(gzip.decompress(base64.b64decode(block, validate=True)))
+    """the report page's embedded JSON, or why it is not"""
+    try:
+        read_page(path)
+    except ValueError as e:
+        return str(e)
     return None
 
 CMDS = [["summary"], ["procs"], ["ets"], ["memory"], ["stacks"], ["nodes"], ["threads"],

@@ -131,6 +131,10 @@ void cli_command_usage(FILE *f, const struct analyzer *cmd)
 			   "       beamcore %s%s%s --pid PID [options]\n  %s\n", cmd->name,
 			cmd->arg_name ? " " : "", cmd->arg_name ? cmd->arg_name : "", cmd->name,
 			cmd->arg_name ? " " : "", cmd->arg_name ? cmd->arg_name : "", about);
+	if (cmd->kind == CMD_MODEL && cmd->run2)  /* (report A B) */
+		fprintf(f, "       beamcore %s A B [options]\n"
+			   "  A, B  two snapshots of one node (a second word that is a core or a\n"
+			   "        dump, not a beam.smp): B's, with what diff A B says\n", cmd->name);
 	if (cmd->arg_help)
 		fprintf(f, "  %s  %s\n", cmd->arg_name, cmd->arg_help);
 	fprintf(f, "\noptions:\n");

@@ -245,6 +245,24 @@ struct vm *target_vm(struct target *t)
 	return t->dump ? dump_vm(t->dump) : beam_vm(t->beam);
 }
 
+bool target_is_snapshot(const char *path)
+{
+	unsigned char head[32] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, head, sizeof head);
+	close(fd);
+	if (n <= 0)
+		return false;
+	/* a compressed file: a dump or a core (a beam.smp is never read so) */
+	if (compression_of((const char *)head, (size_t)n) || dump_detect((const char *)head, (size_t)n))
+		return true;
+	/* an ELF core: e_type ET_CORE (4), little or big endian */
+	return n >= 18 && memcmp(head, "\177ELF", 4) == 0 &&
+	       (head[5] == 2 ? head[16] == 0 && head[17] == 4 : head[16] == 4 && head[17] == 0);
+}
+
 bool target_truncated(const struct target *t)
 {
 	return t->dump && dump_truncated(t->dump);

@@ -46,6 +46,9 @@ struct vm *target_vm(struct target *t);
 struct beam *target_beam(struct target *t);
 /* A crash dump cut short (dump_truncated); false for a core or a live node. */
 bool target_truncated(const struct target *t);
+/* path is a snapshot (an ELF core, a crash dump, a compressed file), not a
+ * beam.smp: `report A B` is two targets, `report CORE BEAM` one */
+bool target_is_snapshot(const char *path);
 /* A live target opened with snapshot: the command's reads so far were a
  * rehearsal on the running node (a racy model). target_snapshot stops it,
  * copies the pages they read (the threads' stacks too when the loads asked for

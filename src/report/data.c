@@ -15,7 +15,7 @@
 /* the commands whose output the page draws, in the page's order */
 extern const struct analyzer analyzer_summary, analyzer_memory, analyzer_ets, analyzer_binaries,
 	analyzer_stacks, analyzer_waits, analyzer_tree, analyzer_ports, analyzer_nodes,
-	analyzer_threads, analyzer_proc;
+	analyzer_threads, analyzer_proc, analyzer_diff;
 static const struct analyzer *const sections[] = {
 	&analyzer_summary, &analyzer_memory, &analyzer_ets, &analyzer_binaries, &analyzer_stacks,
 	&analyzer_waits, &analyzer_tree, &analyzer_ports, &analyzer_nodes, &analyzer_threads,
@@ -144,8 +144,28 @@ static bc_err *details(struct jw *w, const struct vm *vm, size_t n, struct an_ou
 	return NULL;
 }
 
-bc_err *report_data(FILE *f, const struct vm *vm, const struct report_opts *o,
-		    struct an_out *out)
+/* diff A B's output, as its --json has it after "targets" */
+static void diff_section(struct jw *w, const struct vm *a, const struct vm *b, struct an_out *out)
+{
+	struct an_opts ao = { .json = 1, .page = 1 };
+	struct an_out o = { 0 };
+	jw_obj(w, "diff");
+	bc_err *err = analyzer_diff.run2(a, b, &ao, &o);
+	if (err) {
+		jw_str(w, "error", err->msg);
+		an_gap(out, "report: diff: %s", err->msg);
+		bc_err_free(err);
+	} else {
+		json_body(w, &o);
+		kinds(w, &o);
+	}
+	jw_obj_end(w);
+	an_gaps_copy(out, &o);
+	an_out_free(&o);
+}
+
+bc_err *report_data(FILE *f, const struct vm *a, const struct vm *vm,
+		    const struct report_opts *o, struct an_out *out)
 {
 	struct jw w;
 	jw_init(&w, f);
@@ -153,7 +173,11 @@ bc_err *report_data(FILE *f, const struct vm *vm, const struct report_opts *o,
 	jw_u64(&w, "beamcore_schema", JSON_SCHEMA);
 	jw_str(&w, "command", "report");
 	json_target(&w, "target", vm);
+	if (a)
+		json_target(&w, "target_a", a);
 	jw_obj(&w, "sections");
+	if (a)
+		diff_section(&w, a, vm, out);
 	for (size_t i = 0; i < NSECTIONS; i++)
 		section(&w, sections[i]->name, sections[i], NULL, vm, out);
 	jw_obj_end(&w);

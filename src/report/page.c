@@ -17,15 +17,15 @@ static const char head[] =
 	"on.</noscript>\n<div id=\"app\"></div>\n"
 	"<script type=\"application/octet-stream\" id=\"bc-data\" data-encoding=\"gzip+base64\">";
 
-bc_err *report_page(FILE *f, const struct vm *vm, const struct report_opts *o,
-		    struct an_out *out)
+bc_err *report_page(FILE *f, const struct vm *a, const struct vm *vm,
+		    const struct report_opts *o, struct an_out *out)
 {
 	if (fprintf(f, head, report_csp, report_css) < 0)
 		return bc_error(BC_EIO, "writing the page: %s", strerror(errno));
 	FILE *packed = report_packed(f);
 	if (!packed)
 		return bc_error(BC_ENOMEM, "out of memory");
-	bc_err *err = report_data(packed, vm, o, out);
+	bc_err *err = report_data(packed, a, vm, o, out);
 	if (fclose(packed) != 0 && !err)
 		err = bc_error(BC_EIO, "writing the page: %s", strerror(errno));
 	if (!err && fprintf(f, "</script>\n<script>%s</script>\n</body>\n</html>\n", report_js) < 0)

@@ -276,6 +276,12 @@ view('overview', 'Overview', (node) => {
   h.appendChild(kvList(facts));
   const death = deathLine(t);
   if (death) h.appendChild(el('p', 'bc-death', death));
+  if (D.target_a) {
+    const a = el('p', 'bc-link', 'this is B, compared with A: ' + (D.target_a.path || '?') + ' (the Changes view: what diff A B says)');
+    a.id = 'overview-changes';
+    a.addEventListener('click', () => go('changes'));
+    h.appendChild(a);
+  }
   node.appendChild(h);
   node.appendChild(el('h2', null, 'Findings'));
   const sum = S.summary || {};
@@ -310,6 +316,57 @@ function deathLine(t) {
 }
 
 /* ---- Memory: erlang:memory(), allocators, the treemap ---- */
+/* ---- Changes (report A B): what diff A B says, drawn; the other views are B's ---- */
+function sbytes(v) { return v === null || v === undefined ? '?' : (v < 0 ? '-' : '+') + bytes(Math.abs(v)); }
+function swords(v) { return v === null || v === undefined ? '?' : (v < 0 ? '-' : '+') + words(Math.abs(v)); }
+function scount(v) { return v === null || v === undefined ? '?' : (v < 0 ? '-' : '+') + count(Math.abs(v)); }
+/* rows of [name, a, b, delta, relative, format]: a table with the change as a bar */
+function changeTable(rows, fmtv, fmtd, id) {
+  const t = el('table', 'bc-table bc-changes');
+  if (id) t.id = id;
+  add(t, add(el('thead'), add(el('tr'), ...['', 'A', 'B', 'change', '', ''].map((h) => el('th', null, h)))));
+  const body = el('tbody');
+  const most = Math.max(1, ...rows.map((r) => Math.abs(r[3] || 0)));
+  for (const [name, a, b, d, rel] of rows) {
+    const tr = el('tr');
+    const bar = el('div', 'bc-delta ' + ((d || 0) < 0 ? 'down' : 'up'));
+    bar.style.width = Math.round(160 * Math.abs(d || 0) / most) + 'px';
+    const tdName = el('td', null, name);
+    add(tr, tdName, el('td', 'num', fmtv(a)), el('td', 'num', fmtv(b)), el('td', 'num', fmtd(d)),
+      el('td', 'num', rel === null || rel === undefined ? '' : (rel >= 0 ? '+' : '') + (100 * rel).toFixed(1) + '%'), add(el('td'), bar));
+    tr.dataset.key = name;
+    tr.dataset.delta = d;
+    body.appendChild(tr);
+  }
+  t.appendChild(body);
+  return add(el('div', 'bc-table-wrap'), t);
+}
+if (S.diff) view('changes', 'Changes', (node) => {
+  const d = S.diff;
+  if (d.error) { node.appendChild(el('p', 'bc-error', d.error)); return; }
+  const A = D.target_a || {}, B = D.target || {}, iv = d.interval || {};
+  node.appendChild(el('h2', null, 'A \u2192 B: ' + (iv.seconds !== null && iv.seconds !== undefined ? iv.seconds.toFixed(1) + ' s apart' : 'interval unknown')));
+  node.appendChild(kvList({ A: (A.kind || '') + ' ' + (A.path || ''), B: (B.kind || '') + ' ' + (B.path || ''),
+    'A processes': A.process_count, 'B processes': B.process_count }));
+  findingsList(node, d.findings);
+  if (d.memory) {
+    node.appendChild(el('h3', null, 'erlang:memory()'));
+    node.appendChild(changeTable(Object.entries(d.memory).map(([k, v]) => [k, v.a, v.b, v.delta, v.relative]), bytes, sbytes, 'changes-memory'));
+  }
+  const groups = (rows, what, metric, fv, fd, id, total) => {
+    if (!Array.isArray(rows)) return;
+    node.appendChild(el('h3', null, what + ' (' + count(total !== undefined ? total : rows.length) + ' in both), largest ' + metric + ' growth first'));
+    node.appendChild(changeTable(rows.map((r) => [r.name || r.key, r.a && r.a[metric], r.b && r.b[metric], r.delta && r.delta[metric], r.relative && r.relative[metric]]), fv, fd, id));
+    if (total !== undefined && total > rows.length) node.appendChild(el('p', 'bc-cut', 'the first ' + count(rows.length) + ' of ' + count(total) + ' (diff --json lists them all)'));
+  };
+  groups(d.processes, 'Process groups', 'memory', bytes, sbytes, 'changes-processes', d.processes_total);
+  groups(d.ets, 'ETS tables', 'memory', words, swords, 'changes-ets', d.ets_total);  /* (ets:info's memory: words) */
+  for (const [k, title] of [['only_in_a', 'Only in A (gone)'], ['only_in_b', 'Only in B (new)']]) {
+    node.appendChild(el('h3', null, title));
+    node.appendChild(jsonTable(d[k] || [], { kinds: (d.column_kinds || {})[k] }));
+  }
+});
+
 view('memory', 'Memory', (node) => {
   const mem = S.memory || {};
   const grid = el('div', 'bc-cols');

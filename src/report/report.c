@@ -18,6 +18,7 @@ static int check(const struct an_opts *ao)
 }
 
 struct ctx {
+	const struct vm *a;  /* report A B: A (vm is B); NULL: one target */
 	const struct vm *vm;
 	const struct report_opts *o;
 	struct an_out *out;
@@ -26,20 +27,33 @@ struct ctx {
 static bc_err *write(FILE *f, void *vctx)
 {
 	struct ctx *c = vctx;
-	return report_page(f, c->vm, c->o, c->out);
+	return report_page(f, c->a, c->vm, c->o, c->out);
 }
 
-static bc_err *run(const struct vm *vm, const struct an_opts *ao, struct an_out *out)
+static bc_err *start(const struct vm *a, const struct vm *vm, const struct an_opts *ao,
+		     struct an_out *out)
 {
 	struct ctx *c = an_own(out, calloc(1, sizeof *c), NULL);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");
-	*c = (struct ctx){ vm, an_own_opts(ao, &analyzer_report), out };
+	*c = (struct ctx){ a, vm, an_own_opts(ao, &analyzer_report), out };
 	out->write = write;
 	out->ctx = c;
 	out->fields_key = "report";
 	an_field_str(out, "file", ao->output);
 	return NULL;
+}
+
+static bc_err *run(const struct vm *vm, const struct an_opts *ao, struct an_out *out)
+{
+	return start(NULL, vm, ao, out);
+}
+
+/* report A B: B's page, with what diff A B says drawn beside it */
+static bc_err *run2(const struct vm *a, const struct vm *b, const struct an_opts *ao,
+		    struct an_out *out)
+{
+	return start(a, b, ao, out);
 }
 
 static int parse_details(const char *arg, void *opts)
@@ -76,4 +90,5 @@ const struct analyzer analyzer_report = {
 	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACKS | NEED_THREADS |
 		 NEED_NODES | NEED_PORTS | NEED_BINARY_HOLDERS,
 	.run = run,
+	.run2 = run2,
 };

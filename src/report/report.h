@@ -12,11 +12,12 @@ struct report_opts {
 	size_t details;  /* --details N: the processes opened, per sort key */
 };
 
-/* The page's data: one JSON document (schema-versioned, docs/report.md),
- * into f, HTML-safe (no '<': it lives in a <script> element). Gaps of the
- * commands it runs go to out. */
-bc_err *report_data(FILE *f, const struct vm *vm, const struct report_opts *o,
-		    struct an_out *out);
+/* The page's data: one JSON document (schema-versioned, docs/report.md)
+ * into f. Gaps of the commands it runs go to out. a: the earlier snapshot of
+ * `report A B` (vm is B: the page is B's, with diff's output and A's target
+ * beside it), NULL: one target. */
+bc_err *report_data(FILE *f, const struct vm *a, const struct vm *vm,
+		    const struct report_opts *o, struct an_out *out);
 /* The processes as columns, in pid order (procs_data.c): the page's table,
  * sorts and treemap */
 bc_err *report_procs(struct jw *w, const struct vm *vm);
@@ -28,8 +29,8 @@ FILE *report_packed(FILE *to);
 /* the rows the page shows of each table but the processes' (said as a cut) */
 #define REPORT_ROWS 1000
 /* The whole page around report_data's document. */
-bc_err *report_page(FILE *f, const struct vm *vm, const struct report_opts *o,
-		    struct an_out *out);
+bc_err *report_page(FILE *f, const struct vm *a, const struct vm *vm,
+		    const struct report_opts *o, struct an_out *out);
 
 /* assets.c (embed.py): the page's script and style, and the policy naming
  * their hashes */

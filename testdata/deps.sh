@@ -13,6 +13,7 @@ pkgs=(meson ninja-build pkg-config gcc g++ make perl python3
       erlang-observer  # tests/check_crashdump.py: OTP's crashdump_viewer reads the exported dump
       clang libclang-rt-14-dev  # clang: the libFuzzer targets (tests/fuzz.sh)
       chromium  # tests/report_browser.py: beamcore report in a real browser, headless
+      firefox-esr  # the same in Firefox, over Marionette (tests/marionette.py)
       # real applications on our OTP 25 (testdata/capture-rabbitmq.sh, capture-elixir.sh)
       rabbitmq-server python3-pika elixir)
 missing=()

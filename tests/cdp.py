@@ -13,6 +13,8 @@ def chromium():
     return None
 
 class Browser:
+    name = "chromium"
+
     def __init__(self, width=1280, height=900):
         exe = chromium()
         if not exe:
@@ -106,6 +108,18 @@ class Browser:
         with open(path, "wb") as f:
             f.write(data)
         return data
+
+    def small_png(self):
+        """the view at a quarter of its size, to count colours in (and the
+        sampling step)"""
+        data = self.call("Page.captureScreenshot", format="png",
+                         clip={"x": 0, "y": 0, "width": 1280, "height": 900, "scale": 0.25})["data"]
+        return base64.b64decode(data), 2
+
+    def click(self, x, y):
+        """a real mouse click at (x, y) of the viewport"""
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
 
     def problems(self):
         """every request but the page's own file, every console error or

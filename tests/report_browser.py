@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""beamcore report in a real browser (Debian's chromium, headless, over the
-DevTools protocol: tests/cdp.py) on a real core or crash dump:
-  report_browser.py BEAMCORE FIXTURE CORE SHOTDIR
+"""beamcore report in a real browser, headless: Debian's chromium over the
+DevTools protocol (tests/cdp.py) or its firefox-esr over Marionette
+(tests/marionette.py), on a real core or crash dump:
+  report_browser.py BEAMCORE FIXTURE CORE SHOTDIR [chromium|firefox]
 - the page loads with no request, console error, exception or CSP refusal;
 - the numbers it shows equal the commands' JSON: the process count, the top
   10 by memory, erlang:memory(), the ETS tables' sizes, the cycles in waits;
@@ -17,12 +18,14 @@ import json, os, re, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(__file__))
 from fixture import Fixture, SKIP  # noqa: E402
 import cdp  # noqa: E402
+import marionette  # noqa: E402
 from label_text import short  # noqa: E402
 
 fx = Fixture(sys.argv)
 shots = sys.argv[4]
 os.makedirs(shots, exist_ok=True)
-tag = os.path.basename(fx.dir) + "-" + fx.name
+browser = sys.argv[5] if len(sys.argv) > 5 else "chromium"
+tag = os.path.basename(fx.dir) + "-" + fx.name + ("" if browser == "chromium" else "-" + browser)
 fails = []
 
 def check(ok, what):
@@ -30,8 +33,11 @@ def check(ok, what):
         fails.append(what)
         print("FAIL:", what)
 
-if not cdp.chromium():
-    print(("FAIL (CI=true)" if SKIP == 1 else "SKIP") + ": no chromium (testdata/deps.sh installs it)")
+if browser not in ("chromium", "firefox"):
+    print(f"usage: unknown browser {browser!r}")
+    sys.exit(64)
+if not (cdp.chromium() if browser == "chromium" else marionette.firefox()):
+    print(("FAIL (CI=true)" if SKIP == 1 else "SKIP") + f": no {browser} (testdata/deps.sh installs it)")
     sys.exit(SKIP)
 
 def report(target_args, out):
@@ -52,7 +58,7 @@ memory = fx.json("memory", ok=(0, 1))
 ets = fx.json("ets", ok=(0, 1))
 waits = fx.json("waits", ok=(0, 1))
 
-b = cdp.Browser()
+b = cdp.Browser() if browser == "chromium" else marionette.Browser()
 try:
     t0 = time.time()
     def open_page(path):
@@ -72,10 +78,8 @@ try:
 
     def shot(view):
         data = b.screenshot(os.path.join(shots, f"{tag}-{view}.png"))
-        small = b.call("Page.captureScreenshot", format="png",
-                       clip={"x": 0, "y": 0, "width": 1280, "height": 900, "scale": 0.25})
-        import base64
-        n = cdp.png_colors(base64.b64decode(small["data"]), step=2)
+        small, step = b.small_png()
+        n = cdp.png_colors(small, step=step)
         check(n > 8, f"{view}: drawn (a screenshot of {n} colours)")
         return data
 
@@ -87,8 +91,7 @@ try:
             e.dataset.pid || null]; }})()""")
         if not r:
             return False
-        for kind in ("mousePressed", "mouseReleased"):
-            b.call("Input.dispatchMouseEvent", type=kind, x=r[0], y=r[1], button="left", clickCount=1)
+        b.click(r[0], r[1])
         b.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         return r[2] or True
 
@@ -234,5 +237,5 @@ finally:
     b.close()
     subprocess.run(["rm", "-rf", tmp])
 
-print(f"{'FAIL' if fails else 'ok'}: report of {tag} in chromium ({len(fails)} failed)")
+print(f"{'FAIL' if fails else 'ok'}: report of {tag} in {browser} ({len(fails)} failed)")
 sys.exit(1 if fails else 0)

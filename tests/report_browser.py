@@ -168,6 +168,13 @@ try:
         if not click_at("#treemap .bc-cell.group"):
             break
     check(leaf is not None, "the treemap reaches a process")
+    # garbage where proc estimated it: a process cell's hatch is its garbage_bytes
+    hatched = b.eval("Array.from(document.querySelectorAll('#treemap .bc-cell[data-pid][data-garbage]:not(.group)'))"
+                     ".map(e => [e.dataset.pid, Number(e.dataset.garbage)])") or []
+    print(f"treemap: {len(hatched)} process cells hatched with garbage at the level reached")
+    for gpid, g in hatched[:3]:
+        want = fx.json("proc", arg=gpid, ok=(0, 1)).get("process", {}).get("garbage_bytes")
+        check(g == want, f"treemap cell {gpid}: garbage {g}, proc --json garbage_bytes {want}")
     if leaf:
         sel = f"#treemap .bc-cell[data-pid=\"{leaf}\"]:not(.group)"
         clicked = click_at(sel)

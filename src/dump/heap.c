@@ -58,41 +58,64 @@ void heap_lines_free(struct lines *l)
 	hmap_free(&l->index);
 }
 
-/* Index the "ADDR:BODY" lines of [p, end) by address; -1 on OOM. */
+/* The "ADDR:BODY" lines of [p, end) in order; -1 on OOM. Their index by
+ * address is built on the first lookup that the next line does not answer
+ * (find_line): a walk down a long list never needs it. */
 int heap_index(const char *p, const char *end, struct lines *l)
 {
 	size_t n = 0;
-	for (const char *q = p; q < end; q++)
-		n += *q == '\n';
-	if (!(l->e = malloc((n + 1) * sizeof *l->e)) || hmap_init(&l->index, n + 1) < 0) {
-		heap_lines_free(l);
+	for (const char *q = p; (q = memchr(q, '\n', (size_t)(end - q))); q++)
+		n++;
+	if (!(l->e = malloc((n + 1) * sizeof *l->e)))
 		return -1;
-	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		const char *q = p;
 		uint64_t addr = heap_hex(&q, le);
-		if (q < le && *q == ':' && addr && l->n <= n) {
-			size_t j = hmap_first(&l->index, addr);
-			while (l->index.slot[j])
-				j = hmap_next(&l->index, j);
-			l->e[l->n] = (struct heap_line){ addr, q + 1, le };
-			if (hmap_set(&l->index, j, (uint32_t)l->n, line_hash, l) == 0 || l->index.slot[j])
-				l->n++;
-		}
+		if (q < le && *q == ':' && addr && l->n <= n)
+			l->e[l->n++] = (struct heap_line){ addr, q + 1, le };
 		p = le + 1;
 	}
 	return 0;
 }
 
-static const struct heap_line *find_line(const struct lines *l, uint64_t addr)
+/* The index by address (first line of an address wins); -1 on OOM (lookups
+ * then search the lines in order). */
+static int build_index(struct lines *l)
 {
-	if (!l->index.slot)
+	l->indexed = 1;
+	if (hmap_init(&l->index, l->n + 1) < 0)
+		return -1;
+	for (size_t i = 0; i < l->n; i++) {
+		size_t j = hmap_first(&l->index, l->e[i].addr);
+		while (l->index.slot[j])
+			j = hmap_next(&l->index, j);
+		if (hmap_set(&l->index, j, (uint32_t)i, line_hash, l) < 0 && !l->index.slot[j])
+			return -1;
+	}
+	return 0;
+}
+
+static const struct heap_line *find_line(struct lines *l, uint64_t addr)
+{
+	if (!l->e)
 		return NULL;
+	if (l->next < l->n && l->e[l->next].addr == addr)
+		return &l->e[l->next++];
+	if (!l->indexed && build_index(l) < 0)
+		hmap_free(&l->index);
+	if (!l->index.slot) {
+		for (size_t i = 0; i < l->n; i++)
+			if (l->e[i].addr == addr)
+				return &l->e[(l->next = i + 1) - 1];
+		return NULL;
+	}
 	for (size_t j = hmap_first(&l->index, addr); l->index.slot[j]; j = hmap_next(&l->index, j))
-		if (l->e[l->index.slot[j] - 1].addr == addr)
+		if (l->e[l->index.slot[j] - 1].addr == addr) {
+			l->next = l->index.slot[j];
 			return &l->e[l->index.slot[j] - 1];
+		}
 	return NULL;
 }
 

@@ -18,6 +18,10 @@ struct lines {
 	struct heap_line *e;
 	size_t n;
 	struct hmap index;
+	size_t next;  /* the line after the last found: the VM dumps a term's
+	               * cells depth first, so a list's next cons is most often
+	               * the next line (a walk reads in order, not by hash) */
+	int indexed;  /* index built (on the first lookup next did not answer) */
 };
 
 

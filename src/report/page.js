@@ -415,6 +415,7 @@ view('memory', 'Memory', (node) => {
   by.addEventListener('change', () => { stack = [memTree(by.value)]; redraw(); });
   stack = [memTree('tree')];
   requestAnimationFrame(redraw);
+  node.appendChild(el('p', 'bc-cut', 'Hatched: the garbage proc estimated (garbage_bytes), of the processes this page holds the detail of; a subtree\'s is at least theirs.'));
   if (S.summary && S.summary.findings) {
     const g = S.summary.findings.filter((f) => /garbage/.test(f.kind || '') || /garbage/.test(f.text));
     if (g.length) { node.appendChild(el('h3', null, 'Garbage')); findingsList(node, g); }
@@ -422,34 +423,44 @@ view('memory', 'Memory', (node) => {
 });
 /* process memory as a tree: by supervisor (processes.parent), or grouped by a
  * column's text */
+/* the garbage proc estimated of a process the page holds the detail of
+ * (null: not estimated) */
+function garbageOf(r) {
+  const d = D.details && D.details[cell('pid', r)];
+  const g = d && d.process && d.process.garbage_bytes;
+  return typeof g === 'number' ? g : null;
+}
 function memTree(by) {
   const mem = COL.memory ? COL.memory.values : [];
   const root = { name: by === 'tree' ? 'all processes' : 'all processes by ' + by, size: 0, kids: [] };
   if (by === 'tree' && P.parent) {
     const nodes = new Array(N);
-    for (let r = 0; r < N; r++) nodes[r] = { name: (cell('registered_name', r) || label(r) || cell('pid', r)) + ' ' + cell('pid', r), row: r, own: mem[r] || 0, size: 0, kids: [] };
+    for (let r = 0; r < N; r++) nodes[r] = { name: (cell('registered_name', r) || label(r) || cell('pid', r)) + ' ' + cell('pid', r), row: r, own: mem[r] || 0, size: 0, kids: [], ownGarbage: garbageOf(r) || 0 };
     const loose = { name: 'not under a supervisor', size: 0, kids: [] };
     for (let r = 0; r < N; r++) {
       const p = P.parent[r];
       if (p >= 0 && p < N && p !== r) nodes[p].kids.push(nodes[r]);
     }
     for (let r = 0; r < N; r++) if (!(P.parent[r] >= 0)) (nodes[r].kids.length ? root.kids : loose.kids).push(nodes[r]);
-    const sum = (n) => { let s = n.own || 0; for (const k of n.kids) s += sum(k); n.size = s; return s; };
+    const sum = (n) => { let s = n.own || 0; n.garbage = n.ownGarbage; for (const k of n.kids) { s += sum(k); n.garbage += k.garbage; } n.size = s; return s; };
     for (const k of root.kids) sum(k);
     for (const k of loose.kids) sum(k);
     loose.size = loose.kids.reduce((a, k) => a + k.size, 0);
+    loose.garbage = loose.kids.reduce((a, k) => a + k.garbage, 0);
     if (loose.kids.length) root.kids.push(loose);
     /* a supervisor is a cell of its own too (its own memory beside its children) */
-    const self = (n) => { if (n.kids.length) { if (n.own) n.kids.push({ name: n.name + ' (itself)', row: n.row, size: n.own, kids: [] }); n.kids.forEach(self); } };
+    const self = (n) => { if (n.kids.length) { if (n.own) n.kids.push({ name: n.name + ' (itself)', row: n.row, size: n.own, kids: [], garbage: n.ownGarbage }); n.kids.forEach(self); } };
     root.kids.forEach(self);
   } else {
     const groups = new Map();
     for (let r = 0; r < N; r++) {
       const k = (by === 'tree' ? '' : cell(by, r)) || '(none)';
       let g = groups.get(k);
-      if (!g) { g = { name: k, size: 0, kids: [] }; groups.set(k, g); }
-      g.kids.push({ name: (label(r) || '') + ' ' + cell('pid', r), row: r, size: mem[r] || 0, kids: [] });
+      if (!g) { g = { name: k, size: 0, kids: [], garbage: 0 }; groups.set(k, g); }
+      const garbage = garbageOf(r) || 0;
+      g.kids.push({ name: (label(r) || '') + ' ' + cell('pid', r), row: r, size: mem[r] || 0, kids: [], garbage });
       g.size += mem[r] || 0;
+      g.garbage += garbage;
     }
     root.kids = Array.from(groups.values());
   }
@@ -492,6 +503,13 @@ function drawTreemap(box, node, onClick) {
       c.style.background = 'hsl(' + (hash(k.name) % 360) + ',45%,' + (k.kids && k.kids.length ? 72 : 82) + '%)';
       c.title = k.name + ': ' + bytes(k.size);
       if (cw > 40 && ch > 14) c.textContent = k.name + ' ' + bytes(k.size);
+      if (k.garbage > 0) {  /* hatched from the bottom: its share of garbage */
+        c.title += ', garbage ' + (k.kids && k.kids.length ? 'at least ' : '') + bytes(k.garbage) + ' (estimated)';
+        c.dataset.garbage = k.garbage;
+        const g = el('div', 'bc-garbage');
+        g.style.height = Math.min(100, (100 * k.garbage) / k.size) + '%';
+        c.appendChild(g);
+      }
       if (k.row !== undefined) c.dataset.pid = cell('pid', k.row);
       c.addEventListener('click', () => onClick(k));
       box.appendChild(c);

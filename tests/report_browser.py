@@ -186,15 +186,20 @@ try:
     shot("stacks")
     go("waits")
     shot("waits")
-    cycles = set()
-    for t in waits.values():
-        if isinstance(t, list):
-            for row in t:
-                if isinstance(row, dict) and isinstance(row.get("pids"), list) and "waiter" not in row and "callee" not in row:
-                    cycles.update(row["pids"])
-    page_cycles = set(b.eval("Array.from(document.querySelectorAll('#wait-graph text.cycle')).map(e => e.textContent.split(' ')[0])"))
-    check(page_cycles <= cycles and (not cycles or page_cycles),
-          f"the waits' cycles are marked: page {sorted(page_cycles)}, waits --json {sorted(cycles)}")
+    # the cycles, as waits --json lists them (each a list of pids): each drawn
+    # as a ring of exactly its processes, in its order; a callee in one marked
+    want_cycles = [c if isinstance(c, list) else c.get("pids", []) for c in waits.get("cycles") or []]
+    drawn = b.eval("""Array.from(document.querySelectorAll('#wait-cycles svg')).map(s =>
+        Array.from(s.querySelectorAll('text.cycle-node')).map(t => t.dataset.pid))""") or []
+    check(drawn == [c[:24] for c in want_cycles[:20]],
+          f"the waits' cycles are drawn: page {drawn}, waits --json {want_cycles[:20]}")
+    in_cycles = {p for c in want_cycles for p in c}
+    marked = set(b.eval("Array.from(document.querySelectorAll('#wait-graph text.cycle')).map(e => e.textContent.split(' ')[0])") or [])
+    shown_callees = set(b.eval("Array.from(document.querySelectorAll('#wait-graph text:not([text-anchor])')).map(e => e.textContent.split(' ')[0])") or [])
+    check(marked == in_cycles & shown_callees,
+          f"callees in a cycle marked in the graph: page {sorted(marked)}, waits --json {sorted(in_cycles & shown_callees)}")
+    if want_cycles:
+        print(f"waits: {len(want_cycles)} cycles drawn and checked")
     go("tree")
     shot("tree")
     go("tables")

@@ -717,9 +717,58 @@ view('waits', 'Waits', (node) => {
   const sec = S.waits || {};
   if (sec.error) { node.appendChild(el('p', 'bc-error', sec.error)); return; }
   findingsList(node, sec.findings);
+  /* waits' cycles: each a list of pids, each waiting in a call on the next */
+  const cycles = Array.isArray(sec.cycles) ? sec.cycles.map((c) => Array.isArray(c) ? c : (c && c.pids) || []).filter((c) => c.length) : [];
   const cyc = new Set();
-  for (const k in sec) if (Array.isArray(sec[k])) for (const r of sec[k]) if (r && Array.isArray(r.pids) && /cycle|deadlock/.test(k)) r.pids.forEach((p) => cyc.add(p));
+  cycles.forEach((c) => c.forEach((p) => cyc.add(p)));
   const svgNS = 'http://www.w3.org/2000/svg';
+  const svgEl = (tag, attrs, text) => {
+    const e = document.createElementNS(svgNS, tag);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const pidName = (pid) => { const r = rowOf(pid); return pid + (r >= 0 && label(r) ? ' ' + label(r) : ''); };
+  if (cycles.length) {
+    /* each cycle a ring of its processes, an arrow from each to the one it
+     * waits on (the first 20 cycles; each of at most 24 drawn) */
+    node.appendChild(el('h2', null, 'Deadlocks: ' + count(cycles.length) + ' cycle' + (cycles.length === 1 ? '' : 's') + ' of calls'));
+    const box = el('div', 'bc-cycles'); box.id = 'wait-cycles';
+    cycles.slice(0, 20).forEach((c, ci) => {
+      const ring = c.slice(0, 24), n = ring.length;
+      const R = n <= 2 ? 70 : Math.min(200, 40 + n * 14), W = 2 * R + 320, H = 2 * R + 60;
+      const svg = svgEl('svg', { viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, class: 'bc-cycle' });
+      const mid = 'arrow' + ci;
+      const d = svgEl('defs', {});
+      const m = svgEl('marker', { id: mid, viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 8, markerHeight: 8, orient: 'auto-start-reverse' });
+      m.appendChild(svgEl('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'cycle' }));
+      d.appendChild(m); svg.appendChild(d);
+      const cx = W / 2, cy = H / 2;
+      const at = (i) => { const a = -Math.PI / 2 + (2 * Math.PI * i) / n; return [cx + R * Math.cos(a), cy + R * Math.sin(a)]; };
+      for (let i = 0; i < n; i++) {
+        const [x1, y1] = at(i), [x2, y2] = at((i + 1) % n);
+        const dx = x2 - x1, dy = y2 - y1, len = Math.hypot(dx, dy) || 1, k = 9 / len;
+        /* two processes: the arrows bend apart, as the two calls */
+        const bend = n === 2 ? 30 : 0;
+        const mx = (x1 + x2) / 2 - (dy / len) * bend, my = (y1 + y2) / 2 + (dx / len) * bend;
+        svg.appendChild(svgEl('path', { d: 'M ' + (x1 + dx * k) + ' ' + (y1 + dy * k) + ' Q ' + mx + ' ' + my + ' ' + (x2 - dx * k) + ' ' + (y2 - dy * k),
+          class: 'edge cycle', fill: 'none', 'marker-end': 'url(#' + mid + ')' }));
+      }
+      ring.forEach((pid, i) => {
+        const [x, y] = at(i);
+        svg.appendChild(svgEl('circle', { cx: x, cy: y, r: 6, class: 'cycle' }));
+        const t = svgEl('text', { x: x + (x >= cx ? 10 : -10), y: y + 4, 'text-anchor': x >= cx ? 'start' : 'end', class: 'cycle cycle-node' }, pidName(pid));
+        t.dataset.pid = pid;
+        if (rowOf(pid) >= 0) t.addEventListener('click', () => openProc(pid));
+        svg.appendChild(t);
+      });
+      box.appendChild(svg);
+      box.appendChild(el('p', 'bc-cycle-text', ring.map(pidName).join(' \u2192 ') + ' \u2192 ' + pidName(ring[0]) +
+        (c.length > n ? ' (' + count(c.length - n) + ' more in the cycle not drawn)' : '')));
+    });
+    if (cycles.length > 20) box.appendChild(el('p', 'bc-cut', 'the first 20 cycles of ' + count(cycles.length)));
+    node.appendChild(box);
+  }
   /* the callees by waiters: waits' groups (each callee, its count, via) */
   const callees = Array.isArray(sec.groups) ? sec.groups.filter((g) => g && g.callee) : [];
   if (callees.length) {
@@ -744,14 +793,14 @@ view('waits', 'Waits', (node) => {
       b.setAttribute('x', 570); b.setAttribute('y', y + 4);
       b.setAttribute('class', cyc.has(callee) ? 'cycle' : '');
       const r = rowOf(callee);
-      b.textContent = callee + (r >= 0 && label(r) ? ' ' + label(r) : '');
+      b.textContent = pidName(callee) + (cyc.has(callee) ? ' (deadlock)' : '');
       if (r >= 0) b.addEventListener('click', () => openProc(callee));
       svg.appendChild(b);
     });
     node.appendChild(svg);
     if (ncallees > list.length) node.appendChild(el('p', 'bc-cut', 'the 60 callees most waited on of ' + count(ncallees)));
   }
-  sectionTables(node, sec, ['findings']);
+  sectionTables(node, sec, ['findings', 'cycles']);
   node.appendChild(el('h2', null, 'Ports'));
   sectionTables(node, S.ports, []);
 });

@@ -6,7 +6,7 @@ eval, screenshot, small_png, click, problems. Console messages (JS errors and
 CSP refusals among them) come from Firefox's console service, read in the
 chrome context; a request the CSP lets through shows in the page's resource
 timing, one it blocks as a CSP refusal in the console."""
-import base64, collections, json, os, shutil, socket, subprocess, tempfile, time
+import atexit, base64, collections, json, os, shutil, socket, subprocess, tempfile, time
 
 PREFS = {
     "marionette.port": 0,  # any free port, written to MarionetteActivePort
@@ -50,6 +50,7 @@ class Browser:
             [exe, "--headless", "--marionette", "--remote-allow-system-access", "--no-remote",
              "--profile", self.profile, "about:blank"],
             stdin=subprocess.DEVNULL, stdout=open(self.stdout, "wb"), stderr=subprocess.DEVNULL, env=env)
+        atexit.register(self._kill)  # (a test that dies leaves no browser behind)
         port_file = os.path.join(self.profile, "MarionetteActivePort")
         end = time.time() + 60
         while not os.path.exists(port_file) or not open(port_file).read().strip():
@@ -170,6 +171,12 @@ class Browser:
                 if line.startswith(("console.error:", "console.warn:", "console.assert:")):
                     out.append(line)
         return out
+
+    def _kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.profile, ignore_errors=True)
 
     def close(self):
         try:

@@ -17,13 +17,19 @@ static int atom_table_locked(struct beam *b)
 			return -1;
 		}
 		uint64_t t = beam_global(b, G_ATOM_TABLE);
-		uint32_t entries;
+		uint32_t entries, limit = 1u << 31;  /* MAX_ATOM_TABLE_SIZE on 64 bits */
+		if (LHAS(&b->L, IT_LIMIT))
+			beam_read_u32(b, t + LV(&b->L, IT_LIMIT), &limit);
+		/* (the segment table holds a pointer for each 1024 entries: a
+		 * corrupt count asks for more than is mapped there) */
 		if (beam_read_u32(b, t + LV(&b->L, IT_ENTRIES), &entries) < 0 ||
 		    beam_read_u64(b, t + LV(&b->L, IT_SEG_TABLE), &b->atom_seg_table) < 0 ||
-		    entries > (1u << 30))
+		    entries > (1u << 31) || entries > limit ||
+		    core_mapped(b->core, b->atom_seg_table) / 8 < ((uint64_t)entries + 1023) / 1024)
 			return -1;
 		b->atom_entries = entries;
-		const char **cache = calloc(entries ? entries : 1, sizeof *cache);
+		b->atom_nsegs = ((size_t)entries + 1023) >> 10;
+		const char ***cache = calloc(b->atom_nsegs ? b->atom_nsegs : 1, sizeof *cache);
 		if (!cache)
 			return -1;
 		__atomic_store_n(&b->atom_cache, cache, __ATOMIC_RELEASE);
@@ -70,20 +76,37 @@ const char *beam_atom(struct beam *b, uint64_t term)
 	uint64_t ix = atom_val(term);
 	if ((int64_t)ix >= b->atom_entries)
 		return NULL;
-	const char *s = __atomic_load_n(&b->atom_cache[ix], __ATOMIC_ACQUIRE);
-	if (s)
+	const char **seg = __atomic_load_n(&b->atom_cache[ix >> 10], __ATOMIC_ACQUIRE), *s;
+	if (seg && (s = __atomic_load_n(&seg[ix & 1023], __ATOMIC_ACQUIRE)))
 		return s;
 	char buf[1024];
 	int len = atom_text(b, ix, buf, sizeof buf - 1);
 	if (len < 0)
 		return NULL;
 	beam_lock(b);  /* interning grows the model's string table */
-	if (!(s = b->atom_cache[ix])) {
+	if (!(seg = b->atom_cache[ix >> 10])) {
+		if (!(seg = calloc(1024, sizeof *seg))) {
+			beam_unlock(b);
+			return NULL;
+		}
+		__atomic_store_n(&b->atom_cache[ix >> 10], seg, __ATOMIC_RELEASE);
+	}
+	if (!(s = seg[ix & 1023])) {
 		s = vm_intern(b->vm, buf, len);
-		__atomic_store_n(&b->atom_cache[ix], s, __ATOMIC_RELEASE);
+		__atomic_store_n(&seg[ix & 1023], s, __ATOMIC_RELEASE);
 	}
 	beam_unlock(b);
 	return s;
+}
+
+void beam_atoms_forget(struct beam *b)
+{
+	if (b->atom_cache)
+		for (size_t i = 0; i < b->atom_nsegs; i++)
+			free(b->atom_cache[i]);
+	free(b->atom_cache);
+	b->atom_cache = NULL;
+	b->atom_nsegs = 0;
 }
 
 int64_t beam_atom_find(struct beam *b, const char *const *names, int64_t *out, size_t n)
@@ -98,6 +121,12 @@ int64_t beam_atom_find(struct beam *b, const char *const *names, int64_t *out, s
 	int64_t i;
 	char buf[256];
 	for (i = 0; i < b->atom_entries && left; i++) {
+		uint64_t seg;
+		if (!(i & 1023) && (beam_read_u64(b, b->atom_seg_table + (uint64_t)(i >> 10) * 8, &seg) < 0 ||
+				    !seg)) {
+			i += 1023;  /* a segment not there: none of its atoms is */
+			continue;
+		}
 		int len = atom_text(b, (uint64_t)i, buf, maxlen < sizeof buf ? maxlen : sizeof buf);
 		for (size_t k = 0; len >= 0 && k < n; k++)
 			if (out[k] < 0 && strlen(names[k]) == (size_t)len &&

@@ -201,8 +201,7 @@ static void forget_read(struct beam *b)
 {
 	vm_free(b->vm);
 	b->vm = NULL;
-	free(b->atom_cache);
-	b->atom_cache = NULL;
+	beam_atoms_forget(b);
 	beam_ident_free(b);
 	beam_code_free(b->code);
 	b->code = NULL;

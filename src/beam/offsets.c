@@ -47,8 +47,7 @@ bc_err *beam_offsets_verify(struct beam *b, const struct beam_open_opts *o)
 		return NULL;
 	bc_err_free(err);
 	/* what was read through the table that did not fit is read again */
-	free(b->atom_cache);
-	b->atom_cache = NULL;
+	beam_atoms_forget(b);
 	b->atom_entries = 0;
 	b->atom_seg_table = 0;
 	free(b->cache_source);

@@ -5,6 +5,7 @@
 #include "eterm.h"
 #include "pack.h"
 #include "needs.h"
+#include "walks.h"
 
 #include <elf.h>
 #include <stdlib.h>
@@ -268,7 +269,7 @@ static bc_err *check_ptab(struct beam *b, const char *name)
 	uint64_t ptab = beam_global(b, G_ERTS_PROC), tab, pix_mask = 0, invalid = 0;
 	uint32_t max;
 	if (beam_read_u64(b, ptab + LV(L, PTAB_TAB), &tab) < 0 ||
-	    beam_read_u32(b, ptab + LV(L, PTAB_MAX), &max) < 0 || max == 0 || max > (1u << 28))
+	    beam_read_u32(b, ptab + LV(L, PTAB_MAX), &max) < 0 || max == 0 || max > BEAM_PTAB_MAX_SIZE)
 		return bc_error(BC_EMISMATCH, "%s does not fit this core: no process table where "
 				"it says erts_proc holds one", name);
 	if (LHAS(L, PTAB_PIX_MASK))

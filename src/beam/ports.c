@@ -314,25 +314,24 @@ bc_err *beam_load_ports(struct beam *b)
 	    beam_read_u32(b, ptab + LV(L, PTAB_PORT_MAX), &max) < 0 ||
 	    beam_read_u64(b, ptab + LV(L, PTAB_PORT_INVALID), &invalid) < 0)
 		return bc_error(BC_EFAULT, "port table header unreadable");
-	if (max == 0 || max > (1u << 28) || !beam_ptab_fits(b, tab, max))
+	if (max == 0 || max > BEAM_PTAB_MAX_SIZE || !beam_ptab_fits(b, tab, max))
 		return bc_error(BC_EFORMAT, "port table size %u is implausible (at 0x%llx): corrupt "
 				"core", max, (unsigned long long)tab);
 	if (LHAS(L, PTAB_PORT_COUNT) && beam_read_u64(b, ptab + LV(L, PTAB_PORT_COUNT), &count) == 0)
 		b->vm->port_count = count;
 	b->vm->port_limit = max;
-	uint64_t *slots = malloc((size_t)max * 8);
+	struct ptab slots;
 	struct vt_arena *a = vt_arena_new();
-	if (!slots || !a) {
-		free(slots);
+	if (!a || beam_ptab_open(b, tab, max, invalid, &slots) < 0) {
 		vt_arena_free(a);
 		return bc_error(BC_ENOMEM, "out of memory for a %u-slot port table", max);
 	}
-	size_t bad = beam_read_ptab_slots(b, tab, max, invalid, slots);
-	if (bad != SIZE_MAX)
-		vm_gap(b->vm, "%zu of %u port table slots are not in the core", bad, max);
+	if (slots.bad != SIZE_MAX)
+		vm_gap(b->vm, "%zu of %u port table slots are not in the core", slots.bad, max);
 	size_t unreadable = 0, partial = 0;
 	for (uint32_t ix = 0; ix < max && !err; ix++) {
-		if (!slots[ix])
+		uint64_t at = ptab_slot(&slots, ix);
+		if (!at)
 			continue;
 		struct vm_port *p = vm_add_port(b->vm);
 		if (!p) {
@@ -340,7 +339,7 @@ bc_err *beam_load_ports(struct beam *b)
 			break;
 		}
 		size_t nholds = b->vm->nbinholds;
-		int rc = fill(b, slots[ix], p, a);
+		int rc = fill(b, at, p, a);
 		if (rc == -2)
 			err = bc_error(BC_ENOMEM, "out of memory after %zu ports", b->vm->nports);
 		if (rc != 0) {
@@ -352,7 +351,7 @@ bc_err *beam_load_ports(struct beam *b)
 		else if (rc == 0 && p->unknown && !partial++) {
 			char buf[40];
 			vm_gap(b->vm, "port %s at 0x%llx: some fields unreadable (shown as null)",
-			       vm_port_str(p, buf, sizeof buf), (unsigned long long)slots[ix]);
+			       vm_port_str(p, buf, sizeof buf), (unsigned long long)at);
 		}
 	}
 	/* (the queues always; the receive buffers where the DWARF has the drivers' data) */
@@ -363,7 +362,7 @@ bc_err *beam_load_ports(struct beam *b)
 		vm_gap(b->vm, "%zu ports in all have fields unreadable (shown as null)", partial);
 	if (unreadable)
 		vm_gap(b->vm, "%zu ports unreadable (struct port not in the core)", unreadable);
-	free(slots);
+	free(slots.copy);
 	vt_arena_free(a);
 	return err;
 }

@@ -419,23 +419,7 @@ size_t beam_read_ptab_slots(struct beam *b, uint64_t tab, uint32_t max, uint64_t
 	return bad;
 }
 
-/* The process table as the walk reads it: in place in the core where it lies
- * whole there (a million slots: no 8 MB copy), else a copy read slot by slot.
- * A free slot holds the table's invalid element: slot() says 0 for it. */
-struct ptab {
-	const uint64_t *s;
-	uint64_t invalid;
-	uint64_t *copy;        /* s, when copied; else NULL */
-	size_t bad;            /* slots unreadable (copy), SIZE_MAX: all read */
-};
-
-static inline uint64_t slot(const struct ptab *t, uint32_t ix)
-{
-	uint64_t v = t->s[ix];
-	return v == t->invalid ? 0 : v;
-}
-
-static int ptab_open(struct beam *b, uint64_t tab, uint32_t max, uint64_t invalid, struct ptab *t)
+int beam_ptab_open(struct beam *b, uint64_t tab, uint32_t max, uint64_t invalid, struct ptab *t)
 {
 	*t = (struct ptab){ core_ptr(b->core, tab, (size_t)max * 8), invalid, NULL, SIZE_MAX };
 	if (t->s)
@@ -456,7 +440,7 @@ static void decide_pid_layout(struct beam *b, const struct ptab *t, size_t n)
 	int narrow = 0, wide = 0;
 	for (size_t ix = 1; ix < n && narrow + wide < 64; ix++) {
 		uint64_t id;
-		if (!slot(t, (uint32_t)ix) || beam_read_u64(b, slot(t, (uint32_t)ix) + LV(L, P_ID), &id) < 0)
+		if (!ptab_slot(t, (uint32_t)ix) || beam_read_u64(b, ptab_slot(t, (uint32_t)ix) + LV(L, P_ID), &id) < 0)
 			continue;
 		narrow += (id >> 32) == ix;
 		wide += ((id >> 4) & b->pix_mask) == ix;
@@ -470,7 +454,7 @@ static int in_table(struct beam *b, const struct ptab *t, uint32_t max, uint64_t
 	if (beam_read_u64(b, proc + LV(&b->L, P_ID), &id) < 0)
 		return 0;
 	uint64_t pix = beam_pid_index(b, id);
-	return pix < max && slot(t, (uint32_t)pix) == proc;
+	return pix < max && ptab_slot(t, (uint32_t)pix) == proc;
 }
 
 /* A process that has exited but is still executing (state FREE) has left the
@@ -742,7 +726,7 @@ bc_err *beam_load_procs(struct beam *b)
 	if (beam_ident_init(b) < 0)
 		vm_gap(b->vm, "proc_lib_initial_call and ancestors: the dictionary's layout is not in "
 		       "the DWARF (or out of memory)");
-	if (max == 0 || max > (1u << 28))
+	if (max == 0 || max > BEAM_PTAB_MAX_SIZE)
 		return bc_error(BC_EFORMAT, "process table size %u is implausible: corrupt core "
 				"or the VM was not started", max);
 	if (!beam_ptab_fits(b, tab, max))
@@ -752,7 +736,7 @@ bc_err *beam_load_procs(struct beam *b)
 	struct ptab pt;
 	size_t psize = LV(L, S_PROCESS);
 	uint8_t *pbuf = malloc(psize);
-	if (!pbuf || ptab_open(b, tab, max, invalid, &pt) < 0) {
+	if (!pbuf || beam_ptab_open(b, tab, max, invalid, &pt) < 0) {
 		free(pbuf);
 		return bc_error(BC_ENOMEM, "out of memory for a %u-slot process table", max);
 	}
@@ -772,7 +756,7 @@ bc_err *beam_load_procs(struct beam *b)
 	for (size_t w = 0; ranks.used && ranks.before && w < words; w++) {
 		uint64_t bits = 0;
 		for (uint32_t ix = (uint32_t)(w * 64); ix < max && ix < w * 64 + 64; ix++)
-			bits |= (uint64_t)(slot(slots, ix) != 0) << (ix & 63);
+			bits |= (uint64_t)(ptab_slot(slots, ix) != 0) << (ix & 63);
 		ranks.used[w] = bits;
 		ranks.before[w] = (uint32_t)n;
 		n += (size_t)__builtin_popcountll(bits);
@@ -792,8 +776,8 @@ bc_err *beam_load_procs(struct beam *b)
 	mem_populate(visit, n * 2 * sizeof *visit);
 	size_t first_row = b->vm->nprocs - n;
 	for (uint32_t ix = 0, r = 0; ix < max; ix++)
-		if (slot(slots, ix))
-			visit[r++] = VISIT(slot(slots, ix), ix);
+		if (ptab_slot(slots, ix))
+			visit[r++] = VISIT(ptab_slot(slots, ix), ix);
 	sort_visits(visit, visit + n, n);
 	int known = 1;
 	for (int f = 0; f < PF_N; f++)
@@ -812,7 +796,7 @@ bc_err *beam_load_procs(struct beam *b)
 	size_t unreadable = 0, corrupt = 0, partial = 0, kept = 0;
 	uint64_t first_bad = 0;
 	for (uint32_t ix = 0, r = 0; ix < max; ix++) {
-		uint64_t addr = slot(slots, ix);
+		uint64_t addr = ptab_slot(slots, ix);
 		if (!addr)
 			continue;
 		uint8_t f = fate[r] & ROW_KIND;
@@ -876,13 +860,13 @@ void beam_pid_layout(struct beam *b)
 	if (err || beam_read_u64(b, ptab + LV(L, PTAB_TAB), &tab) < 0 ||
 	    beam_read_u32(b, ptab + LV(L, PTAB_MAX), &max) < 0 ||
 	    beam_read_u64(b, ptab + LV(L, PTAB_INVALID), &invalid) < 0 || max == 0 ||
-	    max > (1u << 28) || !beam_ptab_fits(b, tab, max)) {
+	    max > BEAM_PTAB_MAX_SIZE || !beam_ptab_fits(b, tab, max)) {
 		bc_err_free(err);
 		return;
 	}
 	read_pix_masks(b, ptab);
 	struct ptab pt;
-	if (ptab_open(b, tab, max, invalid, &pt) < 0)
+	if (beam_ptab_open(b, tab, max, invalid, &pt) < 0)
 		return;
 	decide_pid_layout(b, &pt, max);
 	free(pt.copy);

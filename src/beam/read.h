@@ -32,7 +32,11 @@ struct beam {
 	/* atom table */
 	uint64_t atom_seg_table;
 	int64_t atom_entries;
-	const char **atom_cache;   /* index -> interned name, filled lazily */
+	/* index -> interned name, filled lazily: segment ix >> 10 of 1024 names,
+	 * each allocated when first asked for (as the VM's own table is: a
+	 * corrupt entry count costs an array of segment pointers, not 8 bytes an atom) */
+	const char ***atom_cache;
+	size_t atom_nsegs;
 	/* pid layout, decided from the data by the process walk (procs.c) */
 	int pid_wide;              /* 1: 60-bit pid data (OTP 26+), 0: 28-bit + table index */
 	uint64_t pix_mask, pix_cl_mask, pix_cli_mask;  /* erts_ptab_pixdata2data */
@@ -109,6 +113,8 @@ unsigned beam_schedulers(struct beam *b, unsigned kinds,
 
 /* Atom text by term or index; NULL when unreadable. */
 const char *beam_atom(struct beam *b, uint64_t atom_term);
+/* Forget the atoms read (beam_atom reads the table again). */
+void beam_atoms_forget(struct beam *b);
 /* The index of each atom named names[k] in out[k] (-1: no such atom), by one
  * walk of the table from its start that stops once all are found, each atom's
  * text compared where it lies (none kept: no intern); returns the atoms read. */

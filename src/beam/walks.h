@@ -35,6 +35,10 @@ int beam_hold_offheap(struct beam *b, uint64_t oh, enum vm_binhold_kind kind, ui
 bc_err *beam_load_binary_holders(struct beam *b);
 void beam_load_literal_binaries(struct beam *b);
 
+/* A process or port table has at most ERTS_PTAB_MAX_SIZE slots (erl_ptab.h:
+ * 1 << 27, the +P and +Q limit); more is a corrupt size. */
+#define BEAM_PTAB_MAX_SIZE (1u << 27)
+
 /* Whether a process or port table of max slots at tab fits in the memory
  * mapped there: a corrupt size asks for more than the table could hold (and
  * for gigabytes of slots). */
@@ -42,6 +46,25 @@ static inline int beam_ptab_fits(const struct beam *b, uint64_t tab, uint32_t ma
 {
 	return core_mapped(b->core, tab) / 8 >= max;
 }
+
+/* A process or port table as a walk reads it: in place in the core where it
+ * lies whole there (a million slots: no 8 MB copy), else a copy read slot by
+ * slot. A free slot holds the table's invalid element: ptab_slot() says 0. */
+struct ptab {
+	const uint64_t *s;
+	uint64_t invalid;
+	uint64_t *copy;        /* s, when copied; else NULL: free() it */
+	size_t bad;            /* slots unreadable (copy), SIZE_MAX: all read */
+};
+
+static inline uint64_t ptab_slot(const struct ptab *t, uint32_t ix)
+{
+	uint64_t v = t->s[ix];
+	return v == t->invalid ? 0 : v;
+}
+
+/* Open the table of max slots at tab (beam_ptab_fits first); -1: out of memory. */
+int beam_ptab_open(struct beam *b, uint64_t tab, uint32_t max, uint64_t invalid, struct ptab *t);
 
 /* A process or port table's max slots (ErtsPTab r.o.tab) into slots,
  * invalid_element as 0 (procs.c). Read whole, else slot by slot so a partial

@@ -343,8 +343,7 @@ static void read_proc(struct resolver *r, uint64_t p, struct rsample *o)
 		if (LHAS(L, REG_NAME) && beam_read_u64(b, reg + LV(L, REG_NAME), &name) == 0) {
 			o->name = beam_atom(b, name);
 			if (!o->name && b->atom_cache) {  /* an atom made since we looked */
-				free(b->atom_cache);
-				b->atom_cache = NULL;
+				beam_atoms_forget(b);
 				o->name = beam_atom(b, name);
 			}
 		}

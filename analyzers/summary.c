@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "atoms.h"
 #include "needs.h"
 
 #define ROWS 5
@@ -338,13 +339,6 @@ static void limit_findings(const struct vm *vm, const struct orphans *o, struct 
 		}
 	}
 	struct an_finding *f = NULL;
-	if (vm->atom_limit && vm->atom_count * 10 >= vm->atom_limit * 8 &&
-	    (f = an_find(out, "atom_limit", "critical",
-			 "atoms: %s of the limit %s are used: the atom table is nearly full",
-			 fmt_count(vm->atom_count, a, sizeof a), fmt_count(vm->atom_limit, b, sizeof b)))) {
-		f->has_value = true;
-		f->value = vm->atom_count;
-	}
 	if (vm->process_limit && vm->nprocs * 10 >= vm->process_limit * 8 &&
 	    (f = an_find(out, "process_limit", "critical", "processes: %s of the limit %s",
 			 fmt_count(vm->nprocs, a, sizeof a),
@@ -499,6 +493,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 
 	struct said said = { 0 };
 	crash_finding(vm, out);
+	if ((err = atoms_finding(vm, out)))
+		return err;
 	if ((err = waits_findings(vm, out, 4)))
 		return err;
 	suspended_finding(orph, out);
@@ -524,7 +520,7 @@ const struct analyzer analyzer_summary = {
 	.options = an_rows_options,
 	.summary = "what the core is, what stands out, and who holds the memory (default)",
 	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACK_TOPS | NEED_THREADS |
-		 NEED_NODES | NEED_PORTS,
+		 NEED_NODES | NEED_PORTS | NEED_ATOMS,
 	.header = 1,
 	.run = run,
 };

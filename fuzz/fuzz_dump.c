@@ -21,7 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		return 0;
 	}
 	if ((e = dump_load(d, NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACKS |
-				      NEED_THREADS | NEED_NODES | NEED_PORTS | NEED_BINARY_HOLDERS)))
+				      NEED_THREADS | NEED_NODES | NEED_PORTS | NEED_BINARY_HOLDERS |
+				      NEED_ATOMS)))
 		bc_err_free(e);
 	struct vm *vm = dump_vm(d);
 	if (vm) {

@@ -123,6 +123,17 @@ else
   say "triage fixture $d"
   testdata/triage-corpus.sh 27 "$d" || nocap "triage-corpus.sh failed"
 fi
+# leaks (issue 32): atoms made by a loop and held, a gcore and a dump of one
+# idle node, and a node killed by its full atom table (a few seconds, ~40 MB)
+for rel in 25 29; do
+  d=$fixtures/leak$rel
+  if [ -f "$d/core.gcore" ] && [ -f "$d/full/erl_crash.dump" ]; then
+    say "leak fixture $d (reused)"
+    continue
+  fi
+  say "leak fixture $d"
+  testdata/capture-leak.sh "$rel" "$d" || nocap "capture-leak.sh $rel failed"
+done
 for rel in 27 29; do
   d=$fixtures/otp$rel-grow
   if [ -f "$d/core.2" ] && [ -f "$d/truth2.json" ]; then

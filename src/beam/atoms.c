@@ -2,6 +2,7 @@
  * and the MFAs (module, function, arity) the VM keeps as atoms. */
 #include "read.h"
 #include "eterm.h"
+#include "walks.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,24 +50,73 @@ static int atom_table(struct beam *b)
 	return r;
 }
 
+/* Where atom ix's text lies in the target, the atom's struct read through
+ * segment seg: its length, -1 if unreadable. */
+static int atom_where(struct beam *b, uint64_t seg, uint64_t ix, uint64_t *name)
+{
+	uint64_t atom, blen;
+	int16_t len;
+	if (beam_read_u64(b, seg + (ix & 0x3ff) * 8, &atom) < 0 ||
+	    core_peek(b->core, atom + LV(&b->L, ATOM_LEN), &len, 2) < 0 ||
+	    beam_read_u64(b, atom + LV(&b->L, ATOM_NAME), name) < 0 || len < 0)
+		return -1;
+	/* OTP 29 keeps the name in a binary: the union's other reading */
+	if (LHAS(&b->L, ATOM_BIN) &&
+	    (beam_bits_bytes(b, *name, name, &blen) < 0 || blen != (uint64_t)len))
+		return -1;
+	return len;
+}
+
 /* Atom ix's text into buf (len bytes, not terminated): its length, -1 if
  * unreadable or longer than len. */
 static int atom_text(struct beam *b, uint64_t ix, char *buf, size_t size)
 {
-	uint64_t seg, atom, name, blen;
-	int16_t len;
-	if (beam_read_u64(b, b->atom_seg_table + (ix >> 10) * 8, &seg) < 0 ||
-	    beam_read_u64(b, seg + (ix & 0x3ff) * 8, &atom) < 0 ||
-	    core_peek(b->core, atom + LV(&b->L, ATOM_LEN), &len, 2) < 0 ||
-	    beam_read_u64(b, atom + LV(&b->L, ATOM_NAME), &name) < 0 || len < 0)
+	uint64_t seg, name;
+	if (beam_read_u64(b, b->atom_seg_table + (ix >> 10) * 8, &seg) < 0)
 		return -1;
-	/* OTP 29 keeps the name in a binary: the union's other reading */
-	if (LHAS(&b->L, ATOM_BIN) &&
-	    (beam_bits_bytes(b, name, &name, &blen) < 0 || blen != (uint64_t)len))
-		return -1;
-	if ((size_t)len > size || core_peek(b->core, name, buf, len) < 0)
+	int len = atom_where(b, seg, ix, &name);
+	if (len < 0 || (size_t)len > size || core_peek(b->core, name, buf, (size_t)len) < 0)
 		return -1;
 	return len;
+}
+
+bc_err *beam_load_atoms(struct beam *b)
+{
+	if (atom_table(b) < 0) {
+		vm_gap(b->vm, "the atom table: unreadable (erts_atom_table)");
+		return NULL;
+	}
+	if (vm_alloc_atoms(b->vm, (size_t)b->atom_entries) < 0)
+		return bc_error(BC_ENOMEM, "out of memory for %lld atoms", (long long)b->atom_entries);
+	size_t unread = 0;
+	for (int64_t i = 0; i < b->atom_entries; i += 1024) {
+		uint64_t seg;
+		size_t n = b->atom_entries - i < 1024 ? (size_t)(b->atom_entries - i) : 1024;
+		if (beam_read_u64(b, b->atom_seg_table + (uint64_t)(i >> 10) * 8, &seg) < 0 || !seg) {
+			unread += n;
+			continue;
+		}
+		for (size_t k = 0; k < n; k++) {
+			uint64_t name;
+			int len = atom_where(b, seg, (uint64_t)i + k, &name);
+			const char *t = len < 0 ? NULL : len ? core_ptr(b->core, name, (size_t)len) : "";
+			if (len > 0 && !t) {  /* (not in one piece in the target: a copy) */
+				char buf[1024];
+				if ((size_t)len < sizeof buf && core_peek(b->core, name, buf, (size_t)len) == 0)
+					t = vm_intern(b->vm, buf, (size_t)len);
+			}
+			if (!t) {
+				unread++;
+				continue;
+			}
+			b->vm->atoms[i + (int64_t)k] = (struct vm_atom){ t, (uint32_t)len };
+		}
+	}
+	b->vm->atoms_unread = unread;
+	if (unread)
+		vm_gap(b->vm, "%zu of %lld atoms unreadable (not in the core)", unread,
+		       (long long)b->atom_entries);
+	return NULL;
 }
 
 const char *beam_atom(struct beam *b, uint64_t term)

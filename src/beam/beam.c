@@ -274,6 +274,7 @@ static const struct walk {
 	{ NEED_STACKS, beam_load_stacks }, { NEED_STACK_TOPS, beam_load_stack_tops },
 	{ NEED_NODES, beam_load_nodes },
 	{ NEED_PORTS, beam_load_ports },
+	{ NEED_ATOMS, beam_load_atoms },
 	{ NEED_THREADS, beam_load_threads },
 };
 

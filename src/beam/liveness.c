@@ -45,6 +45,10 @@ struct lw {
 	bool cut;
 	int64_t sizes[GC_MAX_HEAP_SIZES];
 	int nsizes;
+	/* atom_refs: atom i's class acls[i] (0: none), each class's references */
+	const uint8_t *acls;
+	size_t nacls;
+	uint32_t tally[256];
 };
 
 static int add_area(struct lw *w, uint64_t lo, uint64_t hi)
@@ -96,8 +100,12 @@ static int push(struct lw *w, uint64_t at, uint64_t n)
 /* Term t reached: its object counted and its term words queued, once. */
 static void reach(struct lw *w, uint64_t t)
 {
-	if (!is_pointer(t))
+	if (!is_pointer(t)) {
+		uint64_t ix;
+		if (w->acls && is_atom(t) && (ix = atom_val(t)) < w->nacls && w->acls[ix])
+			w->tally[w->acls[ix] - 1]++;
 		return;
+	}
 	uint64_t addr = eterm_addr(&w->c, t);
 	const struct area *ar = area_of(w, addr);
 	if (!ar)
@@ -356,8 +364,32 @@ static void liveness(void *loader, const struct vm_proc *procs, size_t n, struct
 	free(w.st);
 }
 
+static void atom_refs(void *loader, const struct vm_proc *procs, size_t n, const uint8_t *cls,
+		      size_t ncls, unsigned k, void (*emit)(void *ctx, size_t j, const uint32_t *tally),
+		      void *ctx)
+{
+	struct lw w = { .b = loader, .acls = cls, .nacls = ncls };
+	eterm_init(&w.c, w.b);
+	w.nsizes = gc_heap_sizes(w.sizes, GC_MAX_HEAP_SIZES);  /* (heap_after: not asked) */
+	k = k > 256 ? 256 : k;
+	for (size_t j = 0; j < n; j++) {
+		struct vm_liveness lv;
+		memset(w.tally, 0, k * sizeof w.tally[0]);
+		one(&w, &procs[j], &lv);
+		for (unsigned c = 0; lv.known && c < k; c++)
+			if (w.tally[c]) {
+				emit(ctx, j, w.tally);
+				break;
+			}
+	}
+	free(w.a);
+	free(w.bits);
+	free(w.st);
+}
+
 void beam_enable_liveness(struct beam *b)
 {
 	b->vm->liveness = liveness;
+	b->vm->atom_refs = atom_refs;
 	b->vm->loader = b;
 }

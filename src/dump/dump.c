@@ -188,7 +188,7 @@ static bc_err *reset(struct dump *d)
 	free(d->proc_at);
 	d->proc_at = NULL;
 	d->nproc_at = 0;
-	d->memory = d->atom_table = d->node = d->header_end = d->last_off = d->nproc_sections = 0;
+	d->memory = d->atom_table = d->atoms = d->node = d->header_end = d->last_off = d->nproc_sections = 0;
 	d->ntagged = 0;
 	d->seen = 0;
 	d->indexed = d->scanned = false;
@@ -231,6 +231,7 @@ static const struct {
 	{ NEED_PORTS, dump_load_ports },
 	{ NEED_BINARY_HOLDERS, dump_load_binaries },
 	{ NEED_MEMORY, dump_load_memory },
+	{ NEED_ATOMS, dump_load_atoms },
 };
 
 bc_err *dump_load(struct dump *d, unsigned needs)

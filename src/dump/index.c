@@ -102,7 +102,7 @@ static int section(struct dump *d, size_t off, const char *lim)
 		else if (EXACT("allocated_areas"))
 			k = DK_AREAS;
 		else if (EXACT("atoms"))
-			k = DK_ATOMS;
+			k = DK_ATOMS, d->atoms = off;
 		else if (PREFIX("abort:"))
 			k = DK_ABORT;
 		break;

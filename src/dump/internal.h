@@ -63,6 +63,7 @@ struct dump {
 	struct offs bins;          /* =binary: (binaries.c looks them up by address) */
 	size_t memory, atom_table, node;   /* 0: absent */
 	size_t literals;           /* =literals; 0: absent */
+	size_t atoms;              /* =atoms; 0: absent */
 	size_t nproc_sections;     /* =proc: sections met (the count without reading them) */
 	size_t ntagged;            /* =proc*, =literals and =binary: lines met (deep.c's index) */
 	unsigned seen;             /* bit per enum dump_kind */

@@ -12,6 +12,8 @@ bc_err *dump_load_ets(struct dump *d);
 bc_err *dump_load_memory(struct dump *d);
 bc_err *dump_load_nodes(struct dump *d);
 bc_err *dump_load_ports(struct dump *d);
+/* Every atom by index from =atoms (atoms.c). */
+bc_err *dump_load_atoms(struct dump *d);
 /* The binaries the processes' heaps show (NEED_BINARY_HOLDERS; binaries.c). */
 bc_err *dump_load_binaries(struct dump *d);
 

@@ -56,6 +56,7 @@ void vm_free(struct vm *vm)
 	free(vm->binholds);
 	free(vm->nodes);
 	free(vm->ports);
+	free(vm->atoms);
 	free(vm->port_items);
 	free(vm->allocs);
 	free(vm->frames);
@@ -342,6 +343,16 @@ struct vm_node *vm_add_node(struct vm *vm)
 	struct vm_node *n = &vm->nodes[vm->nnodes++];
 	memset(n, 0, sizeof *n);
 	return n;
+}
+
+int vm_alloc_atoms(struct vm *vm, size_t n)
+{
+	free(vm->atoms);
+	vm->natoms = 0;
+	if (!(vm->atoms = calloc(n ? n : 1, sizeof *vm->atoms)))
+		return -1;
+	vm->natoms = n;
+	return 0;
 }
 
 struct vm_port *vm_add_port(struct vm *vm)

@@ -242,6 +242,13 @@ enum vm_port_field {
 	VPTF_DRIVER = 1 << 9,
 	VPTF_SUSPENDED = 1 << 10,
 };
+/* An atom's text as the VM keeps it (bytes, not terminated), pointing into the
+ * target (a core's memory, a dump's =atoms line: no copy); text NULL: unread. */
+struct vm_atom {
+	const char *text;
+	uint32_t len;
+};
+
 struct vm_port {
 	uint64_t addr;                 /* where the loader found it (core address, dump offset) */
 	uint64_t number;               /* #Port<0.number> */
@@ -471,6 +478,9 @@ struct vm {
 	uint32_t binholds_read;
 	struct vm_port *ports;
 	size_t nports, ports_cap;
+	/* the atom table by index (NEED_ATOMS): atoms[i] is atom i, made i-th */
+	struct vm_atom *atoms;
+	size_t natoms, atoms_unread;   /* natoms: atom_count, or as many as read */
 	const char **port_items;       /* the ports' lists (struct vm_port) */
 	size_t nport_items, port_items_cap;
 	uint64_t port_count, port_limit;  /* as the VM counted them; 0: unknown */
@@ -519,6 +529,14 @@ struct vm {
 	 * the default path of a command on a million processes */
 	void (*liveness)(void *loader, const struct vm_proc *procs, size_t n,
 			 struct vm_liveness *out);
+	/* the references to atoms of each class that the live terms of each of
+	 * procs[0..n) hold (liveness's walk: each object once; a process it
+	 * cannot walk is skipped): cls[i] is atom i's class, 1..k (0: none);
+	 * emit(ctx, j, tally) for each process j holding any, tally[c - 1] its
+	 * references to class c (NULL: not supported) */
+	void (*atom_refs)(void *loader, const struct vm_proc *procs, size_t n, const uint8_t *cls,
+			  size_t ncls, unsigned k,
+			  void (*emit)(void *ctx, size_t j, const uint32_t *tally), void *ctx);
 	void *loader;
 	/* one term of p by path, at most max elements (0: all); -1 on OOM (NULL:
 	 * not supported). Free out with vm_term_free. */
@@ -562,6 +580,8 @@ struct vm_binref *vm_add_binref(struct vm *vm);
 struct vm_binhold *vm_add_binhold(struct vm *vm);
 struct vm_node *vm_add_node(struct vm *vm);
 struct vm_port *vm_add_port(struct vm *vm);
+/* Room for n atoms in vm->atoms (zeroed: text NULL, unread); -1 on OOM. */
+int vm_alloc_atoms(struct vm *vm, size_t n);
 /* Append an item (interned) to vm->port_items; -1 on OOM. */
 int vm_add_port_item(struct vm *vm, const char *item);
 /* "#Port<0.N>" into buf. */

@@ -1,0 +1,77 @@
+%% A node that leaks, for beamcore's leak forensics (issue 32), each leak with
+%% its truth written by the node itself (leak.json, raw file writes: the file
+%% server's heap stays out of it):
+%%   atoms: a loop makes MADE atoms user_1, user_2, ... in one run (nothing
+%%   else makes atoms meanwhile: their indexes are atom_count_before ..
+%%   atom_count_before + MADE - 1); atom_hoarder, idle, holds the first
+%%   HOARDED of them in a list.
+%% Modes:
+%%   leak  make 40,000 atoms (the table of +t 65536 is then over half full),
+%%         write leak.json, touch ready and wait (the script takes a gcore,
+%%         then kill -USR1 for erl_crash.dump)
+%%   full  write leak.json, then make atoms until the table is full: the VM
+%%         dies "no more index entries in atom_tab" and writes erl_crash.dump
+%% Run: erl -noshell +t N -pa DIR -run beamcore_leak start leak|full   (cwd = DIR)
+-module(beamcore_leak).
+-export([start/1, hoard/1]).
+
+-define(MADE, 40000).
+-define(HOARDED, 5000).
+
+start([Mode]) ->
+    {ok, Dir} = file:get_cwd(),
+    spawn(fun() -> run(list_to_atom(Mode), Dir) end),
+    ok.
+
+run(leak, Dir) ->
+    {ok, F} = warm(Dir),
+    Hoarder = spawn(?MODULE, hoard, [self()]),
+    register(atom_hoarder, Hoarder),
+    Before = erlang:system_info(atom_count),
+    Atoms = make(1, ?MADE, []),
+    After = erlang:system_info(atom_count),
+    Hoarder ! {hold, lists:sublist(lists:reverse(Atoms), ?HOARDED)},
+    receive held -> ok end,
+    truth(F, Before, After, ?MADE, Hoarder, ?HOARDED),
+    {ok, R} = file:open(filename:join(Dir, "ready"), [write, raw]),
+    ok = file:close(R),
+    receive never -> ok end;
+run(full, Dir) ->
+    {ok, F} = warm(Dir),
+    Before = erlang:system_info(atom_count),
+    truth(F, Before, Before, 0, self(), 0),
+    make_forever(1).
+
+%% What the truth and the ready file make (the modules they load, their
+%% atoms) made before the count is taken: the truth file opened, its text
+%% formatted once, the ready file's open tried.
+warm(Dir) ->
+    {ok, F} = file:open(filename:join(Dir, "leak.json"), [write, raw]),
+    _ = lists:flatten(io_lib:format("~s ~b ~b", [os:getpid(), 1, erlang:system_info(atom_limit)])),
+    _ = pid_to_list(self()),
+    {ok, R} = file:open(filename:join(Dir, "ready.tmp"), [write, raw]),
+    ok = file:close(R),
+    {ok, F}.
+
+make(I, N, Acc) when I > N -> Acc;
+make(I, N, Acc) -> make(I + 1, N, [list_to_atom("user_" ++ integer_to_list(I)) | Acc]).
+
+make_forever(I) ->
+    _ = list_to_atom("user_" ++ integer_to_list(I)),
+    make_forever(I + 1).
+
+%% Holds what it is given, idle.
+hoard(From) ->
+    receive {hold, Atoms} -> From ! held, hold(Atoms) end.
+
+hold(Atoms) ->
+    receive never -> hold(Atoms) end.
+
+truth(F, Before, After, Made, Hoarder, Hoarded) ->
+    Json = io_lib:format("{\"os_pid\": \"~s\", \"atom_limit\": ~b, \"atom_count_before\": ~b, "
+                         "\"atom_count\": ~b, \"made\": ~b, \"pattern\": \"user_<N>\", "
+                         "\"hoarder\": \"~s\", \"hoarded\": ~b}~n",
+                         [os:getpid(), erlang:system_info(atom_limit), Before, After, Made,
+                          pid_to_list(Hoarder), Hoarded]),
+    ok = file:write(F, Json),
+    ok = file:close(F).

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""beamcore atoms and the summary's atom finding (issue 32) on the leak
+fixture (testdata/capture-leak.sh), against what the node wrote (leak.json):
+
+  core.gcore and erl_crash.dump (one idle state, seen both ways): the count
+  and limit; user_<N> the largest pattern with exactly the atoms the loop
+  made, from index atom_count_before (an atom's index is its creation order)
+  to the last; the newest its last made; on the core, atom_hoarder the top
+  holder with exactly the atoms it holds; on the dump, the holders said
+  missing (exit 1); the summary's first finding names the pattern, its range
+  and (core) the holder;
+  full/erl_crash.dump (the node died "no more index entries in atom_tab"):
+  the table full, user_<N> with every atom made after atom_count_before, the
+  summary's first finding critical and naming it;
+  every --json against docs/schema/atoms.json and summary.json.
+
+usage: check_atoms.py BEAMCORE FIXTURE   (FIXTURE: leak25, ...)"""
+import json, os, subprocess, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from fixture import CI, SKIP  # noqa: E402
+
+bad = []
+
+
+def run(beamcore, cmd, target, *args):
+    r = subprocess.run([beamcore, cmd, *target, *args], capture_output=True, text=True, timeout=300)
+    return r.returncode, r.stdout, r.stderr
+
+
+def validate(doc, name):
+    try:
+        import check_schema
+        v = check_schema.validators(check_schema.load_schemas())[name]
+    except SystemExit:
+        raise
+    except Exception as e:  # (no jsonschema: check_schema says so on its own)
+        bad.append(f"schema {name}: {e}")
+        return
+    for e in list(v.iter_errors(doc))[:5]:
+        bad.append(f"{name} schema: {e.message} at {list(e.path)}")
+
+
+def check_atoms(beamcore, label, target, truth, full, core):
+    rc, out, err = run(beamcore, "atoms", target, "--json")
+    if rc not in (0, 1):
+        bad.append(f"{label}: atoms exited {rc}: {err.strip()}")
+        return
+    doc = json.loads(out)
+    validate(doc, "atoms")
+    a = doc["atoms"]
+    limit = truth["atom_limit"]
+    count = limit if full else truth["atom_count"]
+    made = limit - truth["atom_count_before"] if full else truth["made"]
+    first = truth["atom_count_before"]
+    print(f"{label}: count {a['count']:,} (truth {count:,}), limit {a['limit']:,} ({limit:,}), "
+          f"read {a['read']:,}, {a['patterns_total']} patterns, exit {rc}")
+    if (a["count"], a["limit"], a["read"]) != (count, limit, count):
+        bad.append(f"{label}: count/limit/read {a['count']}/{a['limit']}/{a['read']}, want {count}/{limit}/{count}")
+    p = doc["patterns"][0] if doc["patterns"] else {}
+    print(f"  {p.get('pattern')}: {p.get('count', 0):,} atoms (made {made:,}), indexes "
+          f"{p.get('first_index')}-{p.get('last_index')} (want {first}-{first + made - 1}), newest {p.get('newest')}")
+    want = {"pattern": "user_<N>", "count": made, "first_index": first, "last_index": first + made - 1,
+            "newest": f"user_{made}"}
+    got = {k: p.get(k) for k in want}
+    if got != want:
+        bad.append(f"{label}: the largest pattern {got}, want {want}")
+    # (the table has the pattern of every other atom too: nothing lost or counted twice)
+    total = sum(x["count"] for x in doc["patterns"]) + a["singles"]
+    if total != a["read"]:
+        bad.append(f"{label}: patterns and singles sum to {total}, read {a['read']}")
+    if core:
+        h = [x for x in doc.get("holders", []) if x["pattern"] == "user_<N>"]
+        top = h[0] if h else {}
+        print(f"  top holder {top.get('pid')} {top.get('label')}: {top.get('atoms')} "
+              f"(truth {truth['hoarder']} atom_hoarder: {truth['hoarded']})")
+        if (top.get("pid"), top.get("label"), top.get("atoms")) != \
+                (truth["hoarder"], "atom_hoarder", truth["hoarded"]):
+            bad.append(f"{label}: top holder {top}, want {truth['hoarder']} atom_hoarder {truth['hoarded']}")
+        if p.get("holders", [None])[0] != truth["hoarder"]:
+            bad.append(f"{label}: patterns[0].holders {p.get('holders')}")
+        if rc != 0 or not doc["complete"]:
+            bad.append(f"{label}: exit {rc}, complete {doc['complete']}: {doc['missing']}")
+    elif rc != 1 or not any("holding" in m for m in doc["missing"]) or "holders" in doc:
+        bad.append(f"{label}: a dump's holders not said missing (exit {rc}, {doc['missing']})")
+
+    # the summary: its first finding (after a core's crash line) is the table's
+    rc, out, err = run(beamcore, "summary", target, "--json")
+    if rc not in (0, 1):
+        bad.append(f"{label}: summary exited {rc}: {err.strip()}")
+        return
+    doc = json.loads(out)
+    validate(doc, "summary")
+    fs = [f for f in doc["findings"] if f["kind"] != "crash"]
+    f = fs[0] if fs else {}
+    print(f"  summary: {f.get('text')}")
+    sev = "critical" if full else "warning"
+    if (f.get("kind"), f.get("severity"), f.get("name"), f.get("value")) != ("atom_limit", sev, "user_<N>", count):
+        bad.append(f"{label}: summary's first finding {f}, want atom_limit {sev} user_<N> {count}")
+    words = f"{made:,} of them are user_<N>, made from index {first:,} to {first + made - 1:,}"
+    if words not in (f.get("text") or ""):
+        bad.append(f"{label}: the finding does not say {words!r}")
+    if core and (f.get("pid") != truth["hoarder"] or f"holds {truth['hoarded']:,} of them" not in f.get("text", "")):
+        bad.append(f"{label}: the finding does not name the holder {truth['hoarder']}")
+    if full and "no more index entries in atom_tab" not in (doc["target"].get("death") or {}).get("slogan", ""):
+        bad.append(f"{label}: the death is not the atom table's: {doc['target'].get('death')}")
+    rc, text, _ = run(beamcore, "summary", target)
+    first_line = next((l for l in text.splitlines() if l.startswith("* ")), "")
+    if "user_<N>" not in first_line:
+        bad.append(f"{label}: the text's first finding does not name user_<N>: {first_line!r}")
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 64
+    beamcore, name = sys.argv[1], sys.argv[2]
+    d = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), name)
+    need = [os.path.join(d, f) for f in ("core.gcore", "erl_crash.dump", "leak.json", "beam.smp.path",
+                                         "full/erl_crash.dump", "full/leak.json")]
+    missing = [f for f in need if not os.path.exists(f)]
+    if missing:
+        print(f"{'FAIL (CI=true)' if CI else 'SKIP'}: no fixture {missing[0]} (testdata/capture-leak.sh makes it)")
+        return SKIP
+    beam = open(os.path.join(d, "beam.smp.path")).read().strip()
+    truth = json.load(open(os.path.join(d, "leak.json")))
+    check_atoms(beamcore, "core.gcore", [os.path.join(d, "core.gcore"), beam], truth, False, True)
+    check_atoms(beamcore, "erl_crash.dump", [os.path.join(d, "erl_crash.dump")], truth, False, False)
+    full = json.load(open(os.path.join(d, "full", "leak.json")))
+    check_atoms(beamcore, "full/erl_crash.dump", [os.path.join(d, "full", "erl_crash.dump")], full, True, False)
+    for b in bad:
+        print(f"  {b}")
+    print("FAIL" if bad else "ok")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -213,6 +213,14 @@ void proc_liveness_of(const struct vm *vm, const struct vm_proc *p, struct vm_li
  * it walks, else 0); the finding on the idle processes' garbage (or that it
  * was not estimated: beyond, summary_liveness's). */
 struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out, uint64_t *beyond);
+
+/* waste.c: slices keeping binaries alive, from live (a vm_liveness per
+ * process, proc_liveness's): the processes by waste (binaries --waste's
+ * table "waste", the first top; 0: all), and the summary's finding when the
+ * largest is worth it (live NULL: none). */
+bc_err *waste_table(const struct vm *vm, const struct vm_liveness *live, size_t top,
+		    struct an_out *out);
+void waste_finding(const struct vm *vm, const struct vm_liveness *live, struct an_out *out);
 void garbage_findings(const struct vm *vm, const struct vm_liveness *live, uint64_t beyond,
 		      struct an_out *out);
 /* groups.c: the summary's finding on the kind of process (initial call)

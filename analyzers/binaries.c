@@ -643,6 +643,37 @@ static bc_err *dumped_run(const struct vm *vm, const struct an_opts *o, struct c
 	return tables(c, o->top, out);
 }
 
+/* binaries' own options */
+struct binaries_opts {
+	int waste;    /* --waste: slices keeping binaries alive (a walk of every heap) */
+};
+static struct binaries_opts binaries_opts;
+extern const struct analyzer analyzer_binaries;
+
+/* --waste: every process's heap walked for its slices */
+static bc_err *waste(const struct vm *vm, const struct an_opts *o, struct an_out *out)
+{
+	const struct binaries_opts *bo = an_own_opts(o, &analyzer_binaries);
+	if (!bo->waste)
+		return NULL;
+	struct vm_liveness *live = an_own(out, malloc((vm->nprocs ? vm->nprocs : 1) * sizeof *live), NULL);
+	if (!live)
+		return bc_error(BC_ENOMEM, "out of memory");
+	proc_liveness(vm, live);
+	size_t unread = 0;
+	for (size_t i = 0; i < vm->nprocs; i++)
+		unread += !live[i].known || !live[i].slices_known;
+	if (unread == vm->nprocs && vm->nprocs)
+		an_gap(out, "binaries --waste: this input's heaps are not searched for slices (a core's are)");
+	else if (unread) {
+		char n[32];
+		an_gap(out, "binaries --waste: %s processes' heaps not walked (running, collecting or "
+		       "unreadable): their slices are not counted", fmt_count(unread, n, sizeof n));
+	}
+	waste_finding(vm, live, out);
+	return waste_table(vm, live, o->top, out);
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	const char *why = vm_not_recorded(vm, NEED_BINARIES);
@@ -657,7 +688,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if (err)
 		return err;
 	if (dumped)
-		return dumped_run(vm, o, c, out);
+		return (err = dumped_run(vm, o, c, out)) ? err : waste(vm, o, out);
 	uint64_t per_ref = 0;
 	for (size_t i = 0; i < vm->nbinrefs; i++)
 		per_ref += vm->binrefs[i].orig_size;
@@ -669,13 +700,25 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		     fmt_bytes(c->proc_bytes, a, sizeof a), fmt_bytes(c->queue_bytes, e, sizeof e),
 		     fmt_bytes(per_ref, b, sizeof b));
 	top_others(vm, c, out);
-	return tables(c, o->top, out);
+	return (err = tables(c, o->top, out)) ? err : waste(vm, o, out);
 }
+
+static const struct option_entry options[] = {
+	OPT_INCLUDE(an_json_option),
+	OPT_INCLUDE(an_top_option),
+	OPT_FLAG("waste", "slices (sub-binaries) keeping refc binaries alive: per process, the bytes\n"
+		 "they use against the binaries they alone hold (walks every heap)", OPT_OWN,
+		 struct binaries_opts, waste),
+	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
+	OPT_SLOT(OPT_SLOT_TARGET_FILE),
+	OPT_TABLE_END,
+};
 
 const struct analyzer analyzer_binaries = {
 	.name = "binaries",
 	.kind = CMD_MODEL,
-	.options = an_rows_options,
+	.options = options,
+	.opts = &binaries_opts,
 	.summary = "where binary memory goes: processes, ports, ETS, literals; every binary with its holders",
 	.needs = NEED_BINARIES | NEED_PORTS | NEED_ETS | NEED_BINARY_HOLDERS | NEED_MEMORY,
 	.run = run,

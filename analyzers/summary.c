@@ -428,14 +428,13 @@ static void crash_finding(const struct vm *vm, struct an_out *out)
  * finding) and the kind of process holding the most (workers nobody
  * supervises count as much), the larger first; then the garbage the idle
  * processes hold, when the heaps are few enough to walk. */
-static bc_err *memory_headline(const struct vm *vm, struct an_out *out)
+static bc_err *memory_headline(const struct vm *vm, const struct vm_liveness *live,
+				uint64_t beyond, struct an_out *out)
 {
 	size_t at = out->nfindings;
 	bc_err *err = tree_findings(vm, out);
 	if (err)
 		return err;
-	uint64_t beyond;
-	struct vm_liveness *live = summary_liveness(vm, out, &beyond);
 	uint64_t kind;
 	size_t k = out->nfindings;
 	if ((err = kind_findings(vm, live, out, &kind)))
@@ -495,12 +494,16 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	crash_finding(vm, out);
 	if ((err = atoms_finding(vm, out)))
 		return err;
+	/* the heaps walked once (when few enough): slices' waste, garbage */
+	uint64_t beyond;
+	struct vm_liveness *live = summary_liveness(vm, out, &beyond);
+	waste_finding(vm, live, out);
 	if ((err = waits_findings(vm, out, 4)))
 		return err;
 	suspended_finding(orph, out);
 	if ((err = ports_findings(vm, out, 2)))
 		return err;
-	if ((err = memory_headline(vm, out)))
+	if ((err = memory_headline(vm, live, beyond, out)))
 		return err;
 	binary_memory_finding(vm, &t[T_HOLDERS], out);
 	process_findings(vm, &t[T_PROCS], &t[T_ETS], &said, out);

@@ -5,6 +5,10 @@
 %%   else makes atoms meanwhile: their indexes are atom_count_before ..
 %%   atom_count_before + MADE - 1); atom_hoarder, idle, holds the first
 %%   HOARDED of them in a list.
+%%   slices: slice_keeper, idle, holds SLICES sub-binaries of SLICE bytes
+%%   (binary:part/3), each of a BIG-byte binary nothing else references: it
+%%   keeps SLICES * BIG bytes alive for SLICES * SLICE it uses (the node's
+%%   binary:referenced_byte_size/1 of each says so).
 %% Modes:
 %%   leak  make 40,000 atoms (the table of +t 65536 is then over half full),
 %%         write leak.json, touch ready and wait (the script takes a gcore,
@@ -13,10 +17,13 @@
 %%         dies "no more index entries in atom_tab" and writes erl_crash.dump
 %% Run: erl -noshell +t N -pa DIR -run beamcore_leak start leak|full   (cwd = DIR)
 -module(beamcore_leak).
--export([start/1, hoard/1]).
+-export([start/1, hoard/1, keep_slices/1]).
 
 -define(MADE, 40000).
 -define(HOARDED, 5000).
+-define(SLICES, 200).          %% slices of SLICE bytes, each of its own BIG-byte binary
+-define(SLICE, 100).
+-define(BIG, 65536).
 
 start([Mode]) ->
     {ok, Dir} = file:get_cwd(),
@@ -32,14 +39,17 @@ run(leak, Dir) ->
     After = erlang:system_info(atom_count),
     Hoarder ! {hold, lists:sublist(lists:reverse(Atoms), ?HOARDED)},
     receive held -> ok end,
-    truth(F, Before, After, ?MADE, Hoarder, ?HOARDED),
+    Keeper = spawn(?MODULE, keep_slices, [self()]),
+    register(slice_keeper, Keeper),
+    Slices = receive {slices, S} -> S end,
+    truth(F, Before, After, ?MADE, Hoarder, ?HOARDED, Keeper, Slices),
     {ok, R} = file:open(filename:join(Dir, "ready"), [write, raw]),
     ok = file:close(R),
     receive never -> ok end;
 run(full, Dir) ->
     {ok, F} = warm(Dir),
     Before = erlang:system_info(atom_count),
-    truth(F, Before, Before, 0, self(), 0),
+    truth(F, Before, Before, 0, self(), 0, self(), {0, 0, 0}),
     make_forever(1).
 
 %% What the truth and the ready file make (the modules they load, their
@@ -49,6 +59,7 @@ warm(Dir) ->
     {ok, F} = file:open(filename:join(Dir, "leak.json"), [write, raw]),
     _ = lists:flatten(io_lib:format("~s ~b ~b", [os:getpid(), 1, erlang:system_info(atom_limit)])),
     _ = pid_to_list(self()),
+    _ = lists:sum([binary:referenced_byte_size(binary:part(binary:copy(<<1>>, 100), 1, 2))]),
     {ok, R} = file:open(filename:join(Dir, "ready.tmp"), [write, raw]),
     ok = file:close(R),
     {ok, F}.
@@ -60,6 +71,17 @@ make_forever(I) ->
     _ = list_to_atom("user_" ++ integer_to_list(I)),
     make_forever(I + 1).
 
+%% Makes its slices, each of a binary of its own, drops the binaries and
+%% collects its heap (so only the slices reference them), says what they
+%% reference and keep, then holds them, idle.
+keep_slices(From) ->
+    Slices = [binary:part(binary:copy(<<I:32>>, ?BIG div 4), 10, ?SLICE) || I <- lists:seq(1, ?SLICES)],
+    erlang:garbage_collect(),
+    Used = lists:sum([byte_size(S) || S <- Slices]),
+    Kept = lists:sum([binary:referenced_byte_size(S) || S <- Slices]),
+    From ! {slices, {length(Slices), Used, Kept}},
+    hold(Slices).
+
 %% Holds what it is given, idle.
 hoard(From) ->
     receive {hold, Atoms} -> From ! held, hold(Atoms) end.
@@ -67,11 +89,12 @@ hoard(From) ->
 hold(Atoms) ->
     receive never -> hold(Atoms) end.
 
-truth(F, Before, After, Made, Hoarder, Hoarded) ->
+truth(F, Before, After, Made, Hoarder, Hoarded, Keeper, {NSlices, Used, Kept}) ->
     Json = io_lib:format("{\"os_pid\": \"~s\", \"atom_limit\": ~b, \"atom_count_before\": ~b, "
                          "\"atom_count\": ~b, \"made\": ~b, \"pattern\": \"user_<N>\", "
-                         "\"hoarder\": \"~s\", \"hoarded\": ~b}~n",
+                         "\"hoarder\": \"~s\", \"hoarded\": ~b, \"slice_keeper\": \"~s\", "
+                         "\"slices\": ~b, \"slice_bytes\": ~b, \"kept_alive_bytes\": ~b}~n",
                          [os:getpid(), erlang:system_info(atom_limit), Before, After, Made,
-                          pid_to_list(Hoarder), Hoarded]),
+                          pid_to_list(Hoarder), Hoarded, pid_to_list(Keeper), NSlices, Used, Kept]),
     ok = file:write(F, Json),
     ok = file:close(F).

@@ -17,6 +17,7 @@
 #include "eterm.h"
 #include "gcsize.h"
 #include "grow.h"
+#include "hmap.h"
 #include "walks.h"
 
 #define F_HEAP_GROW (1u << 3)        /* erl_process.h */
@@ -49,7 +50,44 @@ struct lw {
 	const uint8_t *acls;
 	size_t nacls;
 	uint32_t tally[256];
+	/* the refc references (ProcBin, BinRef) reached: directly, or only
+	 * through slices (sub-binaries) of theirs; via_slice while a slice's is */
+	struct pbuse {
+		uint64_t ref;
+		uint64_t slice_bytes;
+		uint32_t slices;
+		bool direct;
+	} *pu;
+	size_t npu, pucap;
+	struct hmap pum;
+	bool via_slice, pu_oom;
 };
+
+static uint64_t hash_pu(const void *ctx, uint32_t item)
+{
+	const struct lw *w = ctx;
+	return w->pu[item].ref * 0x9e3779b97f4a7c15ull;
+}
+
+/* The use of the refc reference at ref, made on first sight (NULL: out of memory). */
+static struct pbuse *pb_use(struct lw *w, uint64_t ref)
+{
+	if (!w->pum.size && hmap_init(&w->pum, 64) < 0)
+		return NULL;
+	size_t j;
+	for (j = hmap_first(&w->pum, ref * 0x9e3779b97f4a7c15ull); w->pum.slot[j];
+	     j = hmap_next(&w->pum, j))
+		if (w->pu[w->pum.slot[j] - 1].ref == ref)
+			return &w->pu[w->pum.slot[j] - 1];
+	struct pbuse *a = grow(w->pu, &w->pucap, w->npu, sizeof *a, 64);
+	if (!a)
+		return NULL;
+	w->pu = a;
+	w->pu[w->npu] = (struct pbuse){ .ref = ref };
+	if (hmap_set(&w->pum, j, (uint32_t)w->npu, hash_pu, w) < 0 && !w->pum.slot[j])
+		return NULL;
+	return &w->pu[w->npu++];
+}
 
 static int add_area(struct lw *w, uint64_t lo, uint64_t hi)
 {
@@ -97,6 +135,9 @@ static int push(struct lw *w, uint64_t at, uint64_t n)
 	return 0;
 }
 
+static void direct_ref(struct lw *w, uint64_t t);
+static bool slice(struct lw *w, uint64_t addr, const struct eterm *o);
+
 /* Term t reached: its object counted and its term words queued, once. */
 static void reach(struct lw *w, uint64_t t)
 {
@@ -111,8 +152,11 @@ static void reach(struct lw *w, uint64_t t)
 	if (!ar)
 		return;
 	size_t bit = ar->bit0 + (addr - ar->lo) / 8;
-	if (w->bits[bit / 64] & (1ull << (bit % 64)))
+	if (w->bits[bit / 64] & (1ull << (bit % 64))) {
+		if (is_boxed(t) && !w->via_slice)
+			direct_ref(w, t);  /* a refc reference reached first through a slice */
 		return;
+	}
 	w->bits[bit / 64] |= 1ull << (bit % 64);
 	uint64_t words = 2, at = addr, n = 2;  /* a cell: head and tail */
 	if (is_boxed(t)) {
@@ -125,6 +169,23 @@ static void reach(struct lw *w, uint64_t t)
 		words = o.words;
 		at = o.at;
 		n = o.n;
+		if ((o.kind == EK_PROCBIN || o.kind == EK_BINREF) && !w->via_slice) {
+			struct pbuse *u = pb_use(w, addr);
+			if (u)
+				u->direct = true;
+			else
+				w->pu_oom = true;
+		}
+		if ((o.kind == EK_SUBBIN || o.kind == EK_SUBBITS) && slice(w, addr, &o)) {
+			/* its own words; the reference it slices reached as the slice's */
+			w->bits[bit / 64] |= 1ull << (bit % 64);
+			if (o.arity + 1 > (ar->hi - addr) / 8) {
+				w->cut = true;
+				return;
+			}
+			w->live += o.arity + 1;
+			return;
+		}
 		switch (o.kind) {
 		case EK_TUPLE: case EK_RECORD:
 			words = o.arity + 1;  /* the empty tuple too, when on a heap */
@@ -154,6 +215,62 @@ static void reach(struct lw *w, uint64_t t)
 	w->live += words;
 	if (push(w, at, n) < 0)
 		w->cut = true;
+}
+
+/* A boxed term already reached: a refc reference's direct use. */
+static void direct_ref(struct lw *w, uint64_t t)
+{
+	uint64_t hdr;
+	if (eterm_word(&w->c, eterm_addr(&w->c, t), &hdr) < 0)
+		return;
+	enum eterm_kind k = eterm_header_kind(&w->c, hdr);
+	if (k != EK_PROCBIN && k != EK_BINREF)
+		return;
+	struct pbuse *u = pb_use(w, eterm_addr(&w->c, t));
+	if (u)
+		u->direct = true;
+	else
+		w->pu_oom = true;
+}
+
+/* A sub-binary (to OTP 26) or sub-bitstring (OTP 27+) at addr slicing a refc
+ * binary: its bytes counted against the reference it slices, which is then
+ * reached as the slice's (not a direct use). False: it slices a heap binary
+ * (or is unreadable): an ordinary term. */
+static bool slice(struct lw *w, uint64_t addr, const struct eterm *o)
+{
+	const struct layout *L = &w->b->L;
+	uint64_t orig, hdr, bytes;
+	if (o->kind == EK_SUBBIN) {
+		if (!LHAS(L, SUBBIN_ORIG) || !LHAS(L, SUBBIN_SIZE) ||
+		    eterm_word(&w->c, addr + LV(L, SUBBIN_ORIG), &orig) < 0 ||
+		    eterm_word(&w->c, addr + LV(L, SUBBIN_SIZE), &bytes) < 0)
+			return false;
+	} else {
+		uint64_t start, end;
+		if (!LHAS(L, SUBBITS_START) || !LHAS(L, SUBBITS_END) ||
+		    eterm_word(&w->c, addr + 8 * o->arity, &orig) < 0 ||
+		    eterm_word(&w->c, addr + LV(L, SUBBITS_START), &start) < 0 ||
+		    eterm_word(&w->c, addr + LV(L, SUBBITS_END), &end) < 0 || end < start)
+			return false;
+		bytes = (end - start + 7) / 8;
+	}
+	if (!is_boxed(orig) || eterm_word(&w->c, eterm_addr(&w->c, orig), &hdr) < 0)
+		return false;
+	enum eterm_kind k = eterm_header_kind(&w->c, hdr);
+	if (k != EK_PROCBIN && k != EK_BINREF)
+		return false;
+	struct pbuse *u = pb_use(w, eterm_addr(&w->c, orig));
+	if (!u) {
+		w->pu_oom = true;
+		return false;
+	}
+	u->slices++;
+	u->slice_bytes += bytes;
+	w->via_slice = true;
+	reach(w, orig);
+	w->via_slice = false;
+	return true;
 }
 
 /* Every queued term word, depth first; a span is popped before its last word
@@ -300,6 +417,31 @@ static uint64_t heap_after(const struct lw *w, const struct heaps *h, uint64_t b
 	return gc_heap_after(&g, live);
 }
 
+/* What the process's slices reference, against the binaries they alone
+ * keep it holding: those of its refc references it uses only through
+ * slices (a direct use holds the whole binary anyway). */
+static void slices_of(struct lw *w, struct vm_liveness *out)
+{
+	const struct layout *L = &w->b->L;
+	uint64_t val_off = LHAS(L, BINREF_VAL) ? LV(L, BINREF_VAL) : LV(L, PROCBIN_VAL);
+	out->slices_known = !w->pu_oom && (LHAS(L, BINREF_VAL) || LHAS(L, PROCBIN_VAL));
+	for (size_t i = 0; out->slices_known && i < w->npu; i++) {
+		const struct pbuse *u = &w->pu[i];
+		uint64_t val, size;
+		if (u->direct || !u->slices)
+			continue;
+		if (beam_read_u64(w->b, u->ref + val_off, &val) < 0 ||
+		    beam_read_u64(w->b, val + LV(L, BIN_ORIG_SIZE), &size) < 0) {
+			out->slices_known = false;
+			break;
+		}
+		out->slices += u->slices;
+		out->slice_bytes += u->slice_bytes;
+		out->slice_binaries++;
+		out->slice_kept_bytes += size;
+	}
+}
+
 static void one(struct lw *w, const struct vm_proc *vp, struct vm_liveness *out)
 {
 	const struct layout *L = &w->b->L;
@@ -315,6 +457,10 @@ static void one(struct lw *w, const struct vm_proc *vp, struct vm_liveness *out)
 	w->cut = false;
 	w->live = 0;
 	w->n = 0;
+	w->npu = 0;
+	w->pu_oom = false;
+	if (w->pum.size)
+		hmap_clear(&w->pum);
 	if (areas(w, &h, vp->total_heap_size) < 0)
 		return;
 	uint64_t p = vp->addr, dict = 0, arity = 0, regs;
@@ -343,6 +489,7 @@ static void one(struct lw *w, const struct vm_proc *vp, struct vm_liveness *out)
 	out->heap_after = heap_after(w, &h, before, out->live_words);
 	out->garbage_bytes = vp->total_heap_size > out->heap_after
 			     ? (vp->total_heap_size - out->heap_after) * 8 : 0;
+	slices_of(w, out);
 }
 
 static void liveness(void *loader, const struct vm_proc *procs, size_t n, struct vm_liveness *out)
@@ -362,6 +509,8 @@ static void liveness(void *loader, const struct vm_proc *procs, size_t n, struct
 	free(w.a);
 	free(w.bits);
 	free(w.st);
+	free(w.pu);
+	hmap_free(&w.pum);
 }
 
 static void atom_refs(void *loader, const struct vm_proc *procs, size_t n, const uint8_t *cls,
@@ -385,6 +534,8 @@ static void atom_refs(void *loader, const struct vm_proc *procs, size_t n, const
 	free(w.a);
 	free(w.bits);
 	free(w.st);
+	free(w.pu);
+	hmap_free(&w.pum);
 }
 
 void beam_enable_liveness(struct beam *b)

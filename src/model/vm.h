@@ -386,6 +386,11 @@ struct vm_liveness {
 					* new heap for live_words (gcsize.h) */
 	uint64_t garbage_bytes;        /* what it frees: (total_heap_size - heap_after) * 8,
 					* 0 when the heap would grow */
+	/* its live slices (sub-binaries) of refc binaries it uses only through
+	 * slices: how many, their bytes, and those binaries' count and bytes
+	 * (what they keep alive); slices_known false: not read (a dump) */
+	bool slices_known;
+	uint64_t slices, slice_bytes, slice_binaries, slice_kept_bytes;
 };
 
 /* Something the loader could not read or does not know: shown to the user and

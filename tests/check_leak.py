@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""beamcore atoms and the summary's atom finding (issue 32) on the leak
-fixture (testdata/capture-leak.sh), against what the node wrote (leak.json):
+"""beamcore's leak forensics (issue 32) on the leak fixture
+(testdata/capture-leak.sh), against what the node wrote (leak.json):
 
+atoms and the summary's atom finding:
   core.gcore and erl_crash.dump (one idle state, seen both ways): the count
   and limit; user_<N> the largest pattern with exactly the atoms the loop
   made, from index atom_count_before (an atom's index is its creation order)
@@ -12,9 +13,14 @@ fixture (testdata/capture-leak.sh), against what the node wrote (leak.json):
   full/erl_crash.dump (the node died "no more index entries in atom_tab"):
   the table full, user_<N> with every atom made after atom_count_before, the
   summary's first finding critical and naming it;
-  every --json against docs/schema/atoms.json and summary.json.
+slices keeping binaries alive (binaries --waste, the summary's binary_waste):
+  on the core, slice_keeper the first row with exactly its slices, the bytes
+  they use and the binaries they keep (binary:referenced_byte_size/1 of each);
+  the summary's finding names it with those bytes, right after the atoms';
+  on the dump, --waste said missing (exit 1);
+every --json against docs/schema/.
 
-usage: check_atoms.py BEAMCORE FIXTURE   (FIXTURE: leak25, ...)"""
+usage: check_leak.py BEAMCORE FIXTURE   (FIXTURE: leak25, ...)"""
 import json, os, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -111,6 +117,34 @@ def check_atoms(beamcore, label, target, truth, full, core):
         bad.append(f"{label}: the text's first finding does not name user_<N>: {first_line!r}")
 
 
+def check_waste(beamcore, label, target, truth, core):
+    rc, out, err = run(beamcore, "binaries", target, "--waste", "--json")
+    if rc not in (0, 1):
+        bad.append(f"{label}: binaries --waste exited {rc}: {err.strip()}")
+        return
+    doc = json.loads(out)
+    validate(doc, "binaries")
+    if not core:
+        if rc != 1 or not any("--waste" in m for m in doc["missing"]):
+            bad.append(f"{label}: a dump's slices not said missing (exit {rc}, {doc['missing']})")
+        return
+    w = doc["waste"][0] if doc.get("waste") else {}
+    want = {"pid": truth["slice_keeper"], "label": "slice_keeper", "slices": truth["slices"],
+            "referenced_bytes": truth["slice_bytes"], "binaries": truth["slices"],
+            "kept_alive_bytes": truth["kept_alive_bytes"]}
+    print(f"{label}: binaries --waste first row {w}")
+    if w != want:
+        bad.append(f"{label}: waste[0] {w}, want {want}")
+    rc, out, err = run(beamcore, "summary", target, "--json")
+    fs = [f for f in json.loads(out)["findings"] if f["kind"] != "crash"] if rc in (0, 1) else []
+    kinds = [f["kind"] for f in fs]
+    f = fs[1] if len(fs) > 1 else {}
+    print(f"  summary: {f.get('text')}")
+    if kinds[:2] != ["atom_limit", "binary_waste"] or f.get("pid") != truth["slice_keeper"] or \
+            f.get("value") != truth["kept_alive_bytes"] or f"{truth['slices']} slices" not in f.get("text", ""):
+        bad.append(f"{label}: the summary's second finding {f} (kinds {kinds[:3]})")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -125,8 +159,12 @@ def main():
         return SKIP
     beam = open(os.path.join(d, "beam.smp.path")).read().strip()
     truth = json.load(open(os.path.join(d, "leak.json")))
-    check_atoms(beamcore, "core.gcore", [os.path.join(d, "core.gcore"), beam], truth, False, True)
-    check_atoms(beamcore, "erl_crash.dump", [os.path.join(d, "erl_crash.dump")], truth, False, False)
+    core = [os.path.join(d, "core.gcore"), beam]
+    dump = [os.path.join(d, "erl_crash.dump")]
+    check_atoms(beamcore, "core.gcore", core, truth, False, True)
+    check_atoms(beamcore, "erl_crash.dump", dump, truth, False, False)
+    check_waste(beamcore, "core.gcore", core, truth, True)
+    check_waste(beamcore, "erl_crash.dump", dump, truth, False)
     full = json.load(open(os.path.join(d, "full", "leak.json")))
     check_atoms(beamcore, "full/erl_crash.dump", [os.path.join(d, "full", "erl_crash.dump")], full, True, False)
     for b in bad:

@@ -221,6 +221,15 @@ struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out, ui
 bc_err *waste_table(const struct vm *vm, const struct vm_liveness *live, size_t top,
 		    struct an_out *out);
 void waste_finding(const struct vm *vm, const struct vm_liveness *live, struct an_out *out);
+
+/* binaudit.c: binaries --audit over every refc binary a reference was found
+ * to (binaries.c's): its reference count against those found */
+struct audit_bin {
+	uint64_t addr, size, alloc, refc, found;
+	bool magic;                  /* a magic binary (a NIF resource): not audited */
+};
+bc_err *binaries_audit(const struct vm *vm, const struct audit_bin *bins, size_t n, size_t top,
+		       struct an_out *out);
 void garbage_findings(const struct vm *vm, const struct vm_liveness *live, uint64_t beyond,
 		      struct an_out *out);
 /* groups.c: the summary's finding on the kind of process (initial call)

@@ -646,6 +646,7 @@ static bc_err *dumped_run(const struct vm *vm, const struct an_opts *o, struct c
 /* binaries' own options */
 struct binaries_opts {
 	int waste;    /* --waste: slices keeping binaries alive (a walk of every heap) */
+	int audit;    /* --audit: each binary's refc against the references found */
 };
 static struct binaries_opts binaries_opts;
 extern const struct analyzer analyzer_binaries;
@@ -674,6 +675,34 @@ static bc_err *waste(const struct vm *vm, const struct an_opts *o, struct an_out
 	return waste_table(vm, live, o->top, out);
 }
 
+/* --audit: each binary found, its refc against its references */
+static bc_err *audit(const struct vm *vm, const struct an_opts *o, const struct ctx *c,
+		     struct an_out *out)
+{
+	const struct binaries_opts *bo = an_own_opts(o, &analyzer_binaries);
+	if (!bo->audit)
+		return NULL;
+	struct audit_bin *a = an_own(out, malloc((c->nbins ? c->nbins : 1) * sizeof *a), NULL);
+	if (!a)
+		return bc_error(BC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < c->nbins; i++) {
+		const struct bin *bn = &c->bins[i];
+		bool magic = false;
+		for (size_t k = bn->first; k < bn->first + bn->n; k++)
+			magic |= c->refs[k].kind == K_MAGIC;
+		a[i] = (struct audit_bin){ bn->addr, bn->size, bn->alloc, bn->refc, bn->n, magic };
+	}
+	/* what is not read is not searched: a process whose binaries could not
+	 * all be read, a holder of a kind this input does not give */
+	size_t partial = 0;
+	for (size_t i = 0; i < vm->nprocs; i++)
+		partial += (vm->procs[i].unknown & VPF_BINARY) != 0;
+	if (partial)
+		an_gap(out, "binaries --audit: %zu processes' references not all read: their "
+		       "binaries may show as held outside", partial);
+	return binaries_audit(vm, a, c->nbins, o->top, out);
+}
+
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	const char *why = vm_not_recorded(vm, NEED_BINARIES);
@@ -687,8 +716,14 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	bc_err *err = build(vm, c);
 	if (err)
 		return err;
-	if (dumped)
-		return (err = dumped_run(vm, o, c, out)) ? err : waste(vm, o, out);
+	if (dumped) {
+		if ((err = dumped_run(vm, o, c, out)) || (err = waste(vm, o, out)))
+			return err;
+		if (((const struct binaries_opts *)an_own_opts(o, &analyzer_binaries))->audit)
+			an_gap(out, "binaries --audit: a crash dump records no reference counts: "
+			       "nothing to audit (a core has them)");
+		return NULL;
+	}
 	uint64_t per_ref = 0;
 	for (size_t i = 0; i < vm->nbinrefs; i++)
 		per_ref += vm->binrefs[i].orig_size;
@@ -700,7 +735,9 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		     fmt_bytes(c->proc_bytes, a, sizeof a), fmt_bytes(c->queue_bytes, e, sizeof e),
 		     fmt_bytes(per_ref, b, sizeof b));
 	top_others(vm, c, out);
-	return (err = tables(c, o->top, out)) ? err : waste(vm, o, out);
+	if ((err = tables(c, o->top, out)) || (err = waste(vm, o, out)))
+		return err;
+	return audit(vm, o, c, out);
 }
 
 static const struct option_entry options[] = {
@@ -709,6 +746,9 @@ static const struct option_entry options[] = {
 	OPT_FLAG("waste", "slices (sub-binaries) keeping refc binaries alive: per process, the bytes\n"
 		 "they use against the binaries they alone hold (walks every heap)", OPT_OWN,
 		 struct binaries_opts, waste),
+	OPT_FLAG("audit", "each refc binary's reference count against the references found:\n"
+		 "those held outside what was searched (native code...) by size and first bytes,\n"
+		 "the corrupt (a core only)", OPT_OWN, struct binaries_opts, audit),
 	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
 	OPT_SLOT(OPT_SLOT_TARGET_FILE),
 	OPT_TABLE_END,

@@ -83,13 +83,9 @@ static void release(void *p)
 bc_err *waste_table(const struct vm *vm, const struct vm_liveness *live, size_t top,
 		    struct an_out *out)
 {
-	struct waste *w = malloc(sizeof *w);
-	if (!w || waste_order(vm, live, w) < 0 || !an_own(out, w, release)) {
-		if (w)
-			free(w->order);
-		free(w);
+	struct waste *w = an_own(out, calloc(1, sizeof(struct waste)), release);
+	if (!w || waste_order(vm, live, w) < 0)
 		return bc_error(BC_ENOMEM, "out of memory");
-	}
 	if (!an_table(out, (struct rtable){
 		.json_key = "waste", .cols = cols, .ncols = sizeof cols / sizeof cols[0],
 		.nrows = top && top < w->n ? top : w->n, .total = w->n, .ctx = w, .cell = cell,

@@ -40,7 +40,7 @@ _beamcore()
 		procs) opts="--json --sort --top --group-by --garbage --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		proc) opts="--json --all --term --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		ets) opts="--json --top --rows --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
-		binaries) opts="--json --top --waste --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		binaries) opts="--json --top --waste --audit --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		atoms) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		memory) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		stacks) opts="--json --top --folded --weight --by-status --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;

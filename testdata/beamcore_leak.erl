@@ -9,6 +9,10 @@
 %%   (binary:part/3), each of a BIG-byte binary nothing else references: it
 %%   keeps SLICES * BIG bytes alive for SLICES * SLICE it uses (the node's
 %%   binary:referenced_byte_size/1 of each says so).
+%%   native: bin_owner, idle, holds NATIVE binaries of NATIVE_SIZE bytes
+%%   ("LEAK" and its number first), and the NIF (beamcore_leak_nif.c) keeps a
+%%   copy of each in an environment of its own: each refc 2, one reference
+%%   in a heap (the NIF's own count is the truth).
 %% Modes:
 %%   leak  make 40,000 atoms (the table of +t 65536 is then over half full),
 %%         write leak.json, touch ready and wait (the script takes a gcore,
@@ -17,13 +21,15 @@
 %%         dies "no more index entries in atom_tab" and writes erl_crash.dump
 %% Run: erl -noshell +t N -pa DIR -run beamcore_leak start leak|full   (cwd = DIR)
 -module(beamcore_leak).
--export([start/1, hoard/1, keep_slices/1]).
+-export([start/1, hoard/1, keep_slices/1, own_binaries/1]).
 
 -define(MADE, 40000).
 -define(HOARDED, 5000).
 -define(SLICES, 200).          %% slices of SLICE bytes, each of its own BIG-byte binary
 -define(SLICE, 100).
 -define(BIG, 65536).
+-define(NATIVE, 50).           %% binaries of NATIVE_SIZE bytes the NIF keeps too
+-define(NATIVE_SIZE, 10000).
 
 start([Mode]) ->
     {ok, Dir} = file:get_cwd(),
@@ -31,18 +37,31 @@ start([Mode]) ->
     ok.
 
 run(leak, Dir) ->
+    beamcore_leak_nif:load(Dir),
     {ok, F} = warm(Dir),
     Hoarder = spawn(?MODULE, hoard, [self()]),
     register(atom_hoarder, Hoarder),
     Before = erlang:system_info(atom_count),
     Atoms = make(1, ?MADE, []),
-    After = erlang:system_info(atom_count),
+    %% (the loop's atoms are one run: nothing else made one meanwhile)
+    true = erlang:system_info(atom_count) =:= Before + ?MADE,
     Hoarder ! {hold, lists:sublist(lists:reverse(Atoms), ?HOARDED)},
     receive held -> ok end,
     Keeper = spawn(?MODULE, keep_slices, [self()]),
     register(slice_keeper, Keeper),
     Slices = receive {slices, S} -> S end,
-    truth(F, Before, After, ?MADE, Hoarder, ?HOARDED, Keeper, Slices),
+    Owner = spawn(?MODULE, own_binaries, [self()]),
+    register(bin_owner, Owner),
+    {Kept, KeptBytes} = receive {kept, K} -> K end,
+    Binary = erlang:memory(binary),
+    %% the count last: what the slices and the NIF made counted too
+    truth(F, Before, erlang:system_info(atom_count), ?MADE, Hoarder, ?HOARDED, Keeper, Slices),
+    {ok, N} = file:open(filename:join(Dir, "native.json"), [write, raw]),
+    ok = file:write(N, io_lib:format("{\"bin_owner\": \"~s\", \"kept\": ~b, \"kept_bytes\": ~b, "
+                                      "\"size\": ~b, \"first_bytes\": \"LEAK\", "
+                                      "\"binary_memory\": ~b}~n",
+                                      [pid_to_list(Owner), Kept, KeptBytes, ?NATIVE_SIZE, Binary])),
+    ok = file:close(N),
     {ok, R} = file:open(filename:join(Dir, "ready"), [write, raw]),
     ok = file:close(R),
     receive never -> ok end;
@@ -62,6 +81,8 @@ warm(Dir) ->
     _ = lists:sum([binary:referenced_byte_size(binary:part(binary:copy(<<1>>, 100), 1, 2))]),
     {ok, R} = file:open(filename:join(Dir, "ready.tmp"), [write, raw]),
     ok = file:close(R),
+    {ok, R2} = file:open(filename:join(Dir, "native.json"), [write, raw]),
+    ok = file:close(R2),
     {ok, F}.
 
 make(I, N, Acc) when I > N -> Acc;
@@ -81,6 +102,15 @@ keep_slices(From) ->
     Kept = lists:sum([binary:referenced_byte_size(S) || S <- Slices]),
     From ! {slices, {length(Slices), Used, Kept}},
     hold(Slices).
+
+%% Makes its binaries, has the NIF keep a copy of each, says what the NIF
+%% keeps, then holds them, idle.
+own_binaries(From) ->
+    Bins = [<<"LEAK", I:32, (binary:copy(<<I:8>>, ?NATIVE_SIZE - 8))/binary>> || I <- lists:seq(1, ?NATIVE)],
+    [ok = beamcore_leak_nif:keep(B) || B <- Bins],
+    erlang:garbage_collect(),
+    From ! {kept, beamcore_leak_nif:kept()},
+    hold(Bins).
 
 %% Holds what it is given, idle.
 hoard(From) ->

@@ -18,6 +18,11 @@ slices keeping binaries alive (binaries --waste, the summary's binary_waste):
   they use and the binaries they keep (binary:referenced_byte_size/1 of each);
   the summary's finding names it with those bytes, right after the atoms';
   on the dump, --waste said missing (exit 1);
+binaries held by native code (binaries --audit): the NIF's kept binaries (its
+  own count: native.json) the one group held outside, by size and first bytes,
+  exactly; nothing corrupt; explained + held outside + magic + no reference
+  found reconcile with the node's erlang:memory(binary) within 0.1%; on the
+  dump, the audit said missing (no reference counts);
 every --json against docs/schema/.
 
 usage: check_leak.py BEAMCORE FIXTURE   (FIXTURE: leak25, ...)"""
@@ -145,6 +150,42 @@ def check_waste(beamcore, label, target, truth, core):
         bad.append(f"{label}: the summary's second finding {f} (kinds {kinds[:3]})")
 
 
+def check_audit(beamcore, label, target, native, core):
+    rc, out, err = run(beamcore, "binaries", target, "--audit", "--json")
+    if rc not in (0, 1):
+        bad.append(f"{label}: binaries --audit exited {rc}: {err.strip()}")
+        return
+    doc = json.loads(out)
+    validate(doc, "binaries")
+    if not core:
+        if rc != 1 or not any("--audit" in m for m in doc["missing"]):
+            bad.append(f"{label}: a dump's audit not said missing (exit {rc}, {doc['missing']})")
+        return
+    a = doc["audit"]
+    g = doc["audit_groups"]
+    print(f"{label}: audit {a['binaries']} binaries: {a['explained_count']} explained, "
+          f"{a['held_outside_count']} held outside ({a['held_outside_bytes']:,} B), "
+          f"{a['corrupt_count']} corrupt; groups {g[:2]}; NIF keeps {native['kept']} of {native['size']} B")
+    want = {"size": native["size"], "count": native["kept"], "references_not_found": native["kept"],
+            "first_bytes": native["first_bytes"].encode().hex()}
+    if len(g) != 1 or {k: g[0].get(k) for k in want} != want:
+        bad.append(f"{label}: audit_groups {g}, want one {want}")
+    if a["held_outside_count"] != native["kept"] or a["held_outside_references"] != native["kept"]:
+        bad.append(f"{label}: held_outside {a['held_outside_count']}/{a['held_outside_references']}, "
+                   f"want {native['kept']}")
+    if a["corrupt_count"] or doc["audit_corrupt"]:
+        bad.append(f"{label}: {a['corrupt_count']} corrupt")
+    total = a["explained_bytes"] + a["held_outside_bytes"] + a["magic_bytes"] + a["no_reference_found_bytes"]
+    truth = native["binary_memory"]
+    print(f"  reconciled: {total:,} B against erlang:memory(binary) {truth:,} B "
+          f"({100.0 * (total - truth) / truth:+.3f}%)")
+    if abs(total - truth) > truth / 1000:
+        bad.append(f"{label}: the audit's bytes {total} vs erlang:memory(binary) {truth} (> 0.1%)")
+    if not any(f["kind"] == "binary_held_outside" and f["value"] == a["held_outside_bytes"]
+               for f in doc["findings"]):
+        bad.append(f"{label}: no binary_held_outside finding")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -152,7 +193,7 @@ def main():
     beamcore, name = sys.argv[1], sys.argv[2]
     d = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), name)
     need = [os.path.join(d, f) for f in ("core.gcore", "erl_crash.dump", "leak.json", "beam.smp.path",
-                                         "full/erl_crash.dump", "full/leak.json")]
+                                         "full/erl_crash.dump", "full/leak.json", "native.json")]
     missing = [f for f in need if not os.path.exists(f)]
     if missing:
         print(f"{'FAIL (CI=true)' if CI else 'SKIP'}: no fixture {missing[0]} (testdata/capture-leak.sh makes it)")
@@ -165,6 +206,9 @@ def main():
     check_atoms(beamcore, "erl_crash.dump", dump, truth, False, False)
     check_waste(beamcore, "core.gcore", core, truth, True)
     check_waste(beamcore, "erl_crash.dump", dump, truth, False)
+    native = json.load(open(os.path.join(d, "native.json")))
+    check_audit(beamcore, "core.gcore", core, native, True)
+    check_audit(beamcore, "erl_crash.dump", dump, native, False)
     full = json.load(open(os.path.join(d, "full", "leak.json")))
     check_atoms(beamcore, "full/erl_crash.dump", [os.path.join(d, "full", "erl_crash.dump")], full, True, False)
     for b in bad:

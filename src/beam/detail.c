@@ -308,9 +308,19 @@ static int detail(void *loader, const struct vm_proc *vp, const struct vm_detail
 	return 0;
 }
 
+/* vm->binary_bytes: a Binary's first bytes (its orig_bytes) */
+static int binary_bytes(void *loader, uint64_t bin, void *buf, size_t n)
+{
+	struct beam *b = loader;
+	if (!LHAS(&b->L, BIN_ORIG_BYTES))
+		return -1;
+	return core_peek(b->core, bin + LV(&b->L, BIN_ORIG_BYTES), buf, n);
+}
+
 void beam_enable_detail(struct beam *b)
 {
 	b->vm->detail = detail;
+	b->vm->binary_bytes = binary_bytes;
 	b->vm->term = beam_term_view;
 	b->vm->ets_rows = beam_ets_rows_view;
 	b->vm->loader = b;

@@ -543,6 +543,9 @@ struct vm {
 			  size_t ncls, unsigned k,
 			  void (*emit)(void *ctx, size_t j, const uint32_t *tally), void *ctx);
 	void *loader;
+	/* the first n bytes of the refc binary at bin (a Binary's address, as
+	 * vm_binref.bin); 0, or -1 unreadable (NULL: not supported) */
+	int (*binary_bytes)(void *loader, uint64_t bin, void *buf, size_t n);
 	/* one term of p by path, at most max elements (0: all); -1 on OOM (NULL:
 	 * not supported). Free out with vm_term_free. */
 	int (*term)(void *loader, const struct vm_proc *p, const char *path, size_t max,

@@ -10,6 +10,8 @@
 #                                and no slower than grep -c '^=proc:' on it
 #   a 15,000-process core        second command < 50 ms wall (bench/cache-15k.sh;
 #                                needs BEAMCORE_FIXTURES)
+#   atoms, binaries --audit on the core: at most 3x summary's time (issue 32;
+#                                a million atoms: bench/atoms-1m.sh)
 #   report on the core and dump  at most 2x summary's time; the page at most
 #                                25 MB per million processes (issue 31)
 #   the page in headless chromium first view <= 4 s per million processes
@@ -202,6 +204,9 @@ bench walk "$work/walk.txt" "$walk" "$core" "$beam"
 bench procs "$work/top20.txt" "$beamcore" procs "$core" "$beam" --top 20
 bench summary "$work/summary.txt" "$beamcore" summary "$core" "$beam"
 cat "$work/walk.txt"
+say "core: atoms, binaries --audit ($runs runs each)"
+bench atoms /dev/null "$beamcore" atoms "$core" "$beam"
+bench audit /dev/null "$beamcore" binaries "$core" "$beam" --audit
 
 # export --format crashdump: its size from one run to a file, then timed to
 # /dev/null (the writer's speed, not the disk's: it must keep up with one)
@@ -285,6 +290,9 @@ target 'le "$tui_first_med" 0.4' "tui first screen median $tui_first_med s (targ
 target 'le "$tui_sort_max" 0.3' "tui re-sort slowest $tui_sort_max s (target < 0.3 s)"
 target '[ "${rss[dsummary]}" -lt "$tenth_mb" ] && [ "${rss[dprocs]}" -lt "$tenth_mb" ]' \
   "dump peak RSS summary ${rss[dsummary]} MB, procs --top 20 ${rss[dprocs]} MB (target < $tenth_mb MB, a tenth of the dump)"
+r_atoms=$(ratio "${med[atoms]}" "${med[summary]}") r_audit=$(ratio "${med[audit]}" "${med[summary]}")
+target 'le "$r_atoms" 3 && le "$r_audit" 3' \
+  "atoms / summary = ${r_atoms}x, binaries --audit / summary = ${r_audit}x (medians; target <= 3x)"
 # the report (issue 31): its time against summary's, its size, the page's clock
 if [ "$report_run" != 1 ]; then
   checks+=("not run report (BENCH_REPORT=0)")
@@ -330,6 +338,8 @@ beamcore 1M-process benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(awk
   walk_ptab          ${min[walk]} / ${med[walk]} s, ${rss[walk]} MB  (first run, cold: open ${w[open_s]} s + walk ${w[walk_s]} s)
   procs --top 20     ${min[procs]} / ${med[procs]} s, ${rss[procs]} MB
   summary            ${min[summary]} / ${med[summary]} s, ${rss[summary]} MB
+  atoms              ${min[atoms]} / ${med[atoms]} s, ${rss[atoms]} MB
+  binaries --audit   ${min[audit]} / ${med[audit]} s, ${rss[audit]} MB
   export crashdump   ${min[export]} / ${med[export]} s, ${rss[export]} MB: $((export_bytes / 1000000)) MB, $export_mbs MB/s (median)
   tui first screen   $tui_first_min / $tui_first_med s; re-sort $tui_sort_min / $tui_sort_med s (slowest $tui_sort_max s)
   report (core)      ${min[report]:-?} / ${med[report]:-?} s, ${rss[report]:-?} MB: $((${report_bytes:-0} / 1000)) kB page

@@ -6,10 +6,9 @@ atoms and the summary's atom finding:
   core.gcore and erl_crash.dump (one idle state, seen both ways): the count
   and limit; user_<N> the largest pattern with exactly the atoms the loop
   made, from index atom_count_before (an atom's index is its creation order)
-  to the last; the newest its last made; on the core, atom_hoarder the top
-  holder with exactly the atoms it holds; on the dump, the holders said
-  missing (exit 1); the summary's first finding names the pattern, its range
-  and (core) the holder;
+  to the last; the newest its last made; atom_hoarder the top holder with
+  exactly the atoms it holds (the core's heaps, the dump's heap sections);
+  the summary's first finding names the pattern, its range and the holder;
   full/erl_crash.dump (the node died "no more index entries in atom_tab"):
   the table full, user_<N> with every atom made after atom_count_before, the
   summary's first finding critical and naming it;
@@ -81,7 +80,7 @@ def check_atoms(beamcore, label, target, truth, full, core):
     total = sum(x["count"] for x in doc["patterns"]) + a["singles"]
     if total != a["read"]:
         bad.append(f"{label}: patterns and singles sum to {total}, read {a['read']}")
-    if core:
+    if not full:  # (a core's and a dump's: the heaps' terms, each object once)
         h = [x for x in doc.get("holders", []) if x["pattern"] == "user_<N>"]
         top = h[0] if h else {}
         print(f"  top holder {top.get('pid')} {top.get('label')}: {top.get('atoms')} "
@@ -93,8 +92,6 @@ def check_atoms(beamcore, label, target, truth, full, core):
             bad.append(f"{label}: patterns[0].holders {p.get('holders')}")
         if rc != 0 or not doc["complete"]:
             bad.append(f"{label}: exit {rc}, complete {doc['complete']}: {doc['missing']}")
-    elif rc != 1 or not any("holding" in m for m in doc["missing"]) or "holders" in doc:
-        bad.append(f"{label}: a dump's holders not said missing (exit {rc}, {doc['missing']})")
 
     # the summary: its first finding (after a core's crash line) is the table's
     rc, out, err = run(beamcore, "summary", target, "--json")
@@ -112,7 +109,8 @@ def check_atoms(beamcore, label, target, truth, full, core):
     words = f"{made:,} of them are user_<N>, made from index {first:,} to {first + made - 1:,}"
     if words not in (f.get("text") or ""):
         bad.append(f"{label}: the finding does not say {words!r}")
-    if core and (f.get("pid") != truth["hoarder"] or f"holds {truth['hoarded']:,} of them" not in f.get("text", "")):
+    if not full and (f.get("pid") != truth["hoarder"] or
+                     f"holds {truth['hoarded']:,} of them" not in f.get("text", "")):
         bad.append(f"{label}: the finding does not name the holder {truth['hoarder']}")
     if full and "no more index entries in atom_tab" not in (doc["target"].get("death") or {}).get("slogan", ""):
         bad.append(f"{label}: the death is not the atom table's: {doc['target'].get('death')}")

@@ -270,7 +270,8 @@ bc_err *dump_load(struct dump *d, unsigned needs)
 struct vm *dump_vm(struct dump *d)
 {
 	d->vm->detail = dump_detail;  /* beamcore proc: dictionary and messages (detail.c) */
-	d->vm->liveness = dump_liveness;  /* procs --garbage: the heap sections (liveness.c) */
+	d->vm->liveness = dump_liveness;
+	d->vm->atom_refs = dump_atom_refs;  /* atoms' holders: the heap sections (atomrefs.c) */  /* procs --garbage: the heap sections (liveness.c) */
 	d->vm->term = dump_term_view;  /* beamcore proc --term (termwalk.c) */
 	d->vm->not_recorded = not_recorded;
 	d->vm->loader = d;

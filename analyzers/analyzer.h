@@ -222,6 +222,10 @@ bc_err *waste_table(const struct vm *vm, const struct vm_liveness *live, size_t 
 		    struct an_out *out);
 void waste_finding(const struct vm *vm, const struct vm_liveness *live, struct an_out *out);
 
+/* resources.c: the summary's finding on the NIF resource type native code
+ * holds the most of, when it stands out (vm->rtypes read; else none) */
+bc_err *resources_finding(const struct vm *vm, struct an_out *out);
+
 /* binaudit.c: binaries --audit over every refc binary a reference was found
  * to (binaries.c's): its reference count against those found */
 struct audit_bin {

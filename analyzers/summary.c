@@ -498,6 +498,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	uint64_t beyond;
 	struct vm_liveness *live = summary_liveness(vm, out, &beyond);
 	waste_finding(vm, live, out);
+	if ((err = resources_finding(vm, out)))
+		return err;
 	if ((err = waits_findings(vm, out, 4)))
 		return err;
 	suspended_finding(orph, out);
@@ -523,7 +525,7 @@ const struct analyzer analyzer_summary = {
 	.options = an_rows_options,
 	.summary = "what the core is, what stands out, and who holds the memory (default)",
 	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACK_TOPS | NEED_THREADS |
-		 NEED_NODES | NEED_PORTS | NEED_ATOMS,
+		 NEED_NODES | NEED_PORTS | NEED_ATOMS | NEED_RESOURCES,
 	.header = 1,
 	.run = run,
 };

@@ -5,7 +5,7 @@ _beamcore()
 	local cur prev cmd i opts
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmds="summary procs proc ets binaries atoms memory stacks threads nodes ports waits tree check diff export report tui sample layout triage help"
+	local cmds="summary procs proc ets binaries atoms resources memory stacks threads nodes ports waits tree check diff export report tui sample layout triage help"
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break;; esac
@@ -42,6 +42,7 @@ _beamcore()
 		ets) opts="--json --top --rows --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		binaries) opts="--json --top --waste --audit --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		atoms) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
+		resources) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		memory) opts="--json --top --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		stacks) opts="--json --top --folded --weight --by-status --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;
 		threads) opts="--json --pid --no-stop --max-stop --max-stop-fail --debug-file --layout --no-cache --sysroot --labels --quiet --help";;

@@ -49,7 +49,7 @@ static struct beam *beams[2];         /* through DWARF, through the pack */
 static struct layout opened[2];       /* each one's table as the open made it */
 
 #define ALL_NEEDS (NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_BINARY_HOLDERS | NEED_MEMORY | \
-		   NEED_STACKS | NEED_THREADS | NEED_NODES | NEED_PORTS | NEED_ATOMS)
+		   NEED_STACKS | NEED_THREADS | NEED_NODES | NEED_PORTS | NEED_ATOMS | NEED_RESOURCES)
 
 static void die(const char *what, bc_err *e)
 {

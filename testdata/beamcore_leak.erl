@@ -13,6 +13,9 @@
 %%   ("LEAK" and its number first), and the NIF (beamcore_leak_nif.c) keeps a
 %%   copy of each in an environment of its own: each refc 2, one reference
 %%   in a heap (the NIF's own count is the truth).
+%%   resources: res_owner, idle, holds RES_HELD resources of the NIF's type
+%%   leaky, RES_KEPT of them kept by the NIF too, which keeps RES_ALONE more
+%%   no term holds (its destructor's count of those alive is the truth).
 %% Modes:
 %%   leak  make 40,000 atoms (the table of +t 65536 is then over half full),
 %%         write leak.json, touch ready and wait (the script takes a gcore,
@@ -21,7 +24,7 @@
 %%         dies "no more index entries in atom_tab" and writes erl_crash.dump
 %% Run: erl -noshell +t N -pa DIR -run beamcore_leak start leak|full   (cwd = DIR)
 -module(beamcore_leak).
--export([start/1, hoard/1, keep_slices/1, own_binaries/1]).
+-export([start/1, hoard/1, keep_slices/1, own_binaries/1, own_resources/1]).
 
 -define(MADE, 40000).
 -define(HOARDED, 5000).
@@ -30,6 +33,9 @@
 -define(BIG, 65536).
 -define(NATIVE, 50).           %% binaries of NATIVE_SIZE bytes the NIF keeps too
 -define(NATIVE_SIZE, 10000).
+-define(RES_HELD, 1000).       %% NIF resources res_owner holds,
+-define(RES_KEPT, 500).        %% of which the NIF keeps a reference too,
+-define(RES_ALONE, 2000).      %% and those the NIF alone keeps
 
 start([Mode]) ->
     {ok, Dir} = file:get_cwd(),
@@ -53,14 +59,20 @@ run(leak, Dir) ->
     Owner = spawn(?MODULE, own_binaries, [self()]),
     register(bin_owner, Owner),
     {Kept, KeptBytes} = receive {kept, K} -> K end,
+    ResOwner = spawn(?MODULE, own_resources, [self()]),
+    register(res_owner, ResOwner),
+    {Alive, Native} = receive {resources, Counts} -> Counts end,
     Binary = erlang:memory(binary),
     %% the count last: what the slices and the NIF made counted too
     truth(F, Before, erlang:system_info(atom_count), ?MADE, Hoarder, ?HOARDED, Keeper, Slices),
     {ok, N} = file:open(filename:join(Dir, "native.json"), [write, raw]),
     ok = file:write(N, io_lib:format("{\"bin_owner\": \"~s\", \"kept\": ~b, \"kept_bytes\": ~b, "
                                       "\"size\": ~b, \"first_bytes\": \"LEAK\", "
-                                      "\"binary_memory\": ~b}~n",
-                                      [pid_to_list(Owner), Kept, KeptBytes, ?NATIVE_SIZE, Binary])),
+                                      "\"binary_memory\": ~b, \"res_owner\": \"~s\", "
+                                      "\"resources_held\": ~b, \"resources_alive\": ~b, "
+                                      "\"resources_native\": ~b}~n",
+                                      [pid_to_list(Owner), Kept, KeptBytes, ?NATIVE_SIZE, Binary,
+                                       pid_to_list(ResOwner), ?RES_HELD, Alive, Native])),
     ok = file:close(N),
     {ok, R} = file:open(filename:join(Dir, "ready"), [write, raw]),
     ok = file:close(R),
@@ -111,6 +123,14 @@ own_binaries(From) ->
     erlang:garbage_collect(),
     From ! {kept, beamcore_leak_nif:kept()},
     hold(Bins).
+
+%% Has the NIF make its resources, says how many are alive and how many
+%% native code holds, then holds those it was given, idle.
+own_resources(From) ->
+    Res = beamcore_leak_nif:resources(?RES_HELD, ?RES_KEPT, ?RES_ALONE),
+    erlang:garbage_collect(),
+    From ! {resources, beamcore_leak_nif:resources()},
+    hold(Res).
 
 %% Holds what it is given, idle.
 hoard(From) ->

@@ -45,6 +45,7 @@ trap cleanup EXIT
 pid=$!   # erlexec execs beam.smp: the same pid
 for _ in $(seq 120); do [ -f "$out/ready" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
 [ -f "$out/ready" ] || { cat "$out/node.log" >&2; echo "capture-leak.sh: the node was not ready" >&2; exit 1; }
+! grep -q "Error in process" "$out/node.log" || { cat "$out/node.log" >&2; echo "capture-leak.sh: the leaking node failed" >&2; exit 1; }
 grep -q "\"os_pid\": \"$pid\"" "$out/leak.json" || { echo "capture-leak.sh: leak.json is not from pid $pid" >&2; exit 1; }
 timeout 600 gcore -o "$out/core.gcore" "$pid" >"$out/gcore.log" 2>&1 ||
   { cat "$out/gcore.log" >&2; echo "capture-leak.sh: gcore failed" >&2; exit 1; }

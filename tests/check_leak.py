@@ -22,6 +22,11 @@ binaries held by native code (binaries --audit): the NIF's kept binaries (its
   exactly; nothing corrupt; explained + held outside + magic + no reference
   found reconcile with the node's erlang:memory(binary) within 0.1%; on the
   dump, the audit said missing (no reference counts);
+NIF resources (resources, the summary's resource_native): the NIF's type
+  beamcore_leak_nif:leaky with exactly the resources alive and those native
+  code holds (its destructor's count), res_owner the top holder of exactly
+  those it was given; the summary names it; a dump: resources fails, exit 2,
+  one line (not recorded);
 every --json against docs/schema/.
 
 usage: check_leak.py BEAMCORE FIXTURE   (FIXTURE: leak25, ...)"""
@@ -184,6 +189,35 @@ def check_audit(beamcore, label, target, native, core):
         bad.append(f"{label}: no binary_held_outside finding")
 
 
+def check_resources(beamcore, label, target, native, core):
+    rc, out, err = run(beamcore, "resources", target, "--json")
+    if not core:
+        if rc != 2 or "not record" not in err or len(err.strip().splitlines()) != 1:
+            bad.append(f"{label}: resources on a dump: exit {rc}, {err.strip()!r}")
+        return
+    if rc != 0:
+        bad.append(f"{label}: resources exited {rc}: {err.strip()}")
+        return
+    doc = json.loads(out)
+    validate(doc, "resources")
+    t = next((x for x in doc["types"] if (x["module"], x["name"]) == ("beamcore_leak_nif", "leaky")), {})
+    print(f"{label}: resources leaky {t}; the NIF: {native['resources_alive']} alive, "
+          f"{native['resources_native']} native, res_owner {native['resources_held']}")
+    want = {"count": native["resources_alive"], "found": native["resources_held"],
+            "native_count": native["resources_native"], "holders": [native["res_owner"]]}
+    if {k: t.get(k) for k in want} != want:
+        bad.append(f"{label}: leaky {t}, want {want}")
+    if doc["types"] and doc["types"][0] is not t:
+        bad.append(f"{label}: leaky is not the first type: {doc['types'][0]}")
+    rc, out, err = run(beamcore, "summary", target, "--json")
+    fs = json.loads(out)["findings"] if rc in (0, 1) else []
+    f = next((f for f in fs if f["kind"] == "resource_native"), {})
+    kinds = [x["kind"] for x in fs if x["kind"] != "crash"]
+    if f.get("name") != "beamcore_leak_nif:leaky" or f.get("value") != native["resources_native"] or \
+            f.get("pid") != native["res_owner"] or "resource_native" not in kinds[:3]:
+        bad.append(f"{label}: the summary's resource finding {f} (kinds {kinds[:4]})")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -207,6 +241,8 @@ def main():
     native = json.load(open(os.path.join(d, "native.json")))
     check_audit(beamcore, "core.gcore", core, native, True)
     check_audit(beamcore, "erl_crash.dump", dump, native, False)
+    check_resources(beamcore, "core.gcore", core, native, True)
+    check_resources(beamcore, "erl_crash.dump", dump, native, False)
     full = json.load(open(os.path.join(d, "full", "leak.json")))
     check_atoms(beamcore, "full/erl_crash.dump", [os.path.join(d, "full", "erl_crash.dump")], full, True, False)
     for b in bad:

@@ -305,9 +305,15 @@ def main():
         elif c == "binaries":
             # a dump: what its heaps show, the rest said (exit 1)
             check(c, c, want_rc=(1,) if dump else ok)
-        elif c == "threads":
+            check("binaries --audit --waste", c, ("--audit", "--waste"),
+                  want_rc=(1,) if dump else ok)
+        elif c in ("threads", "resources"):
             # a dump records none: exit 2, error.json
             check(c, c, want_rc=(2,) if dump else ok)
+        elif c == "atoms":
+            check(c, c, want_rc=ok)
+            check("atoms --top 3", c, ("--top", "3"), want_rc=ok)
+
         elif c == "waits":
             check("waits", "waits", want_rc=ok)
             d = check("waits --top 2", "waits", ("--top", "2"), want_rc=ok)

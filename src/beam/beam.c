@@ -275,6 +275,7 @@ static const struct walk {
 	{ NEED_NODES, beam_load_nodes },
 	{ NEED_PORTS, beam_load_ports },
 	{ NEED_ATOMS, beam_load_atoms },
+	{ NEED_RESOURCES, beam_load_resources },
 	{ NEED_THREADS, beam_load_threads },
 };
 
@@ -282,6 +283,8 @@ bc_err *beam_load(struct beam *b, unsigned needs)
 {
 	if (needs & NEED_BINARY_HOLDERS)
 		needs |= NEED_ETS;  /* (the tables whose objects it walks) */
+	if (needs & NEED_RESOURCES)
+		needs |= NEED_BINARIES;  /* (the magic binaries the processes reference) */
 	if ((needs | b->loaded) & NEED_STACKS)
 		needs &= ~NEED_STACK_TOPS;  /* (whole stacks hold their tops) */
 	if (needs & (NEED_ETS | NEED_BINARIES | NEED_STACKS | NEED_STACK_TOPS | NEED_THREADS | NEED_PORTS))

@@ -79,7 +79,7 @@ static int add_ref(struct walker *w, uint64_t val)
 		struct vm_binhold *h = vm_add_binhold(b->vm);
 		if (!h)
 			return -1;
-		*h = (struct vm_binhold){ w->hold_kind, w->proc, val, size, refc, alloc };
+		*h = (struct vm_binhold){ w->hold_kind, w->proc, val, size, refc, alloc, UINT32_MAX };
 		return 0;
 	}
 	struct vm_binref *r = vm_add_binref(b->vm);

@@ -16,6 +16,8 @@ bc_err *beam_load_stacks(struct beam *b);
 bc_err *beam_load_stack_tops(struct beam *b);
 bc_err *beam_load_threads(struct beam *b);
 bc_err *beam_load_nodes(struct beam *b);
+/* NIF resource types into vm->rtypes, each magic binary's (resources.c). */
+bc_err *beam_load_resources(struct beam *b);
 /* Every atom's text by index into vm->atoms (atoms.c). */
 bc_err *beam_load_atoms(struct beam *b);
 bc_err *beam_load_ports(struct beam *b);

@@ -210,6 +210,7 @@ static const struct {
 			 "nor their reference counts, nor the binaries ports and ETS tables hold (its "
 			 "=binary sections are the contents of those its heaps show)" },
 	{ NEED_THREADS, "a crash dump has no native threads" },
+	{ NEED_RESOURCES, "a crash dump does not record NIF resources (nor their types)" },
 };
 
 static const char *not_recorded(unsigned part)

@@ -12,6 +12,7 @@ enum { NEED_PROCS = 1 << 0, NEED_ETS = 1 << 1, NEED_BINARIES = 1 << 2,
 	* every frame of the others (the few a scheduler may run). A loader that
 	* reads whole stacks anyway may load NEED_STACKS instead. */
        NEED_STACK_TOPS = 1 << 9,
-       NEED_ATOMS = 1 << 10 /* every atom's text, by index (vm->atoms) */ };
+       NEED_ATOMS = 1 << 10 /* every atom's text, by index (vm->atoms) */,
+       NEED_RESOURCES = 1 << 11 /* NIF resource types, each magic binary's (vm->rtypes) */ };
 
 #endif

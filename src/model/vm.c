@@ -57,6 +57,7 @@ void vm_free(struct vm *vm)
 	free(vm->nodes);
 	free(vm->ports);
 	free(vm->atoms);
+	free(vm->rtypes);
 	free(vm->port_items);
 	free(vm->allocs);
 	free(vm->frames);
@@ -331,6 +332,7 @@ struct vm_binhold *vm_add_binhold(struct vm *vm)
 	vm->binholds = a;
 	struct vm_binhold *h = &vm->binholds[vm->nbinholds++];
 	memset(h, 0, sizeof *h);
+	h->rtype = UINT32_MAX;
 	return h;
 }
 
@@ -343,6 +345,16 @@ struct vm_node *vm_add_node(struct vm *vm)
 	struct vm_node *n = &vm->nodes[vm->nnodes++];
 	memset(n, 0, sizeof *n);
 	return n;
+}
+
+struct vm_rtype *vm_add_rtype(struct vm *vm)
+{
+	struct vm_rtype *a = grow(vm->rtypes, &vm->rtypes_cap, vm->nrtypes, sizeof *a, 16);
+	if (!a)
+		return NULL;
+	vm->rtypes = a;
+	vm->rtypes[vm->nrtypes] = (struct vm_rtype){ 0 };
+	return &vm->rtypes[vm->nrtypes++];
 }
 
 int vm_alloc_atoms(struct vm *vm, size_t n)

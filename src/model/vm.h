@@ -132,6 +132,18 @@ struct vm_binhold {
 	uint8_t kind;                  /* enum vm_binhold_kind */
 	uint32_t owner;                /* index into vm->ports, vm->ets or vm->procs (magic); 0 */
 	uint64_t bin, orig_size, refc, alloc_size;  /* as in vm_binref */
+	/* VBH_MAGIC, with NEED_RESOURCES: the NIF resource type of the resource
+	 * it is (an index into vm->rtypes); UINT32_MAX: none, or not read */
+	uint32_t rtype;
+};
+
+/* A NIF resource type (enif_open_resource_type): its module and name, and
+ * its resources alive as the VM counts them (the type's refc, less the one
+ * its loaded module holds). */
+struct vm_rtype {
+	const char *module, *name;     /* interned; NULL: unreadable */
+	uint64_t count;
+	bool count_known;
 };
 
 /* erlang:memory/0, in bytes. */
@@ -483,6 +495,13 @@ struct vm {
 	uint32_t binholds_read;
 	struct vm_port *ports;
 	size_t nports, ports_cap;
+	/* NIF resource types (NEED_RESOURCES) */
+	struct vm_rtype *rtypes;
+	size_t nrtypes, rtypes_cap;
+	bool rtypes_read;
+	/* what could not be read of them (interned), said by the command that
+	 * shows them, not by every command that loads them (the summary) */
+	const char *rtypes_missing;
 	/* the atom table by index (NEED_ATOMS): atoms[i] is atom i, made i-th */
 	struct vm_atom *atoms;
 	size_t natoms, atoms_unread;   /* natoms: atom_count, or as many as read */
@@ -588,6 +607,7 @@ struct vm_binref *vm_add_binref(struct vm *vm);
 struct vm_binhold *vm_add_binhold(struct vm *vm);
 struct vm_node *vm_add_node(struct vm *vm);
 struct vm_port *vm_add_port(struct vm *vm);
+struct vm_rtype *vm_add_rtype(struct vm *vm);
 /* Room for n atoms in vm->atoms (zeroed: text NULL, unread); -1 on OOM. */
 int vm_alloc_atoms(struct vm *vm, size_t n);
 /* Append an item (interned) to vm->port_items; -1 on OOM. */

@@ -213,6 +213,11 @@ void proc_liveness_of(const struct vm *vm, const struct vm_proc *p, struct vm_li
  * it walks, else 0); the finding on the idle processes' garbage (or that it
  * was not estimated: beyond, summary_liveness's). */
 struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out, uint64_t *beyond);
+/* The processes a walk of the heaps within the summary's budget reads: NULL
+ * and *n = every process when they are few enough; else the largest heaps
+ * first (*n of them, within the budget; free the array), NULL and *n = 0 on
+ * out of memory. */
+uint32_t *heaps_to_walk(const struct vm *vm, size_t *n);
 
 /* waste.c: slices keeping binaries alive, from live (a vm_liveness per
  * process, proc_liveness's): the processes by waste (binaries --waste's

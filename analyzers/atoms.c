@@ -232,6 +232,7 @@ struct ctx {
 	struct holder h[HOLDER_PATTERNS][HOLDERS];
 	unsigned nh[HOLDER_PATTERNS];
 	uint64_t holding[HOLDER_PATTERNS];  /* processes holding any of each */
+	size_t searched;           /* processes whose heaps were searched (the largest) */
 };
 
 static void emit(void *vctx, size_t j, const uint32_t *tally)
@@ -320,7 +321,11 @@ static bool find_holders(struct ctx *c, size_t shown)
 	for (size_t i = 0; i < vm->natoms; i++)
 		if (c->ap.of[i] < c->k)
 			cls[i] = (uint8_t)(c->ap.of[i] + 1);
-	vm->atom_refs(vm->loader, vm->procs, vm->nprocs, cls, vm->natoms, c->k, emit, c);
+	/* (on a million processes, the largest heaps within the summary's
+	 * budget: a process holding many atoms holds as many words) */
+	uint32_t *which = heaps_to_walk(vm, &c->searched);
+	vm->atom_refs(vm->loader, vm->procs, which, c->searched, cls, vm->natoms, c->k, emit, c);
+	free(which);
 	free(cls);
 	return true;
 }
@@ -436,7 +441,10 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	an_field_u64(out, "read", c->ap.read, false);
 	an_field_u64(out, "patterns_total", c->ap.n, false);
 	an_field_u64(out, "singles", c->ap.singles, false);
-	char title[160], n1[32], n2[32], n3[32];
+	/* the holders were looked for in these processes' heaps: every one, or
+	 * the largest within the summary's walk (a cut, said) */
+	an_field_u64(out, "holders_searched", c->searched, !holders || !c->k);
+	char title[160], n1[32], n2[32], n3[32], htitle[256];
 	snprintf(title, sizeof title, "Patterns of 2 atoms or more (%s of %s shown; %s atoms of a "
 		 "pattern of their own)", fmt_count(shown, n1, sizeof n1),
 		 fmt_count(c->ap.n, n2, sizeof n2), fmt_count(c->ap.singles, n3, sizeof n3));
@@ -451,11 +459,14 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if (!holders)
 		an_gap(out, "atoms: the processes holding each pattern's atoms are found in a core's "
 		       "heaps; this input's are not searched");
-	else if (!an_table(out, (struct rtable){
+	snprintf(htitle, sizeof htitle, "\nProcesses holding the most atoms of each (references in "
+		 "their live terms; the first 5 of each of the first 8 patterns; %s%s of %s processes' "
+		 "heaps searched)", c->searched < vm->nprocs ? "the largest " : "",
+		 fmt_count(c->searched, n1, sizeof n1), fmt_count(vm->nprocs, n2, sizeof n2));
+	if (holders && !an_table(out, (struct rtable){
 		.json_key = "holders", .cols = hcols, .ncols = sizeof hcols / sizeof hcols[0],
 		.nrows = nh, .ctx = c, .cell = hcell,
-	}, "\nProcesses holding the most atoms of each (references in their live terms; the "
-	   "first 5 of each of the first 8 patterns)"))
+	}, an_keep(out, htitle)))
 		return bc_error(BC_ENOMEM, "out of memory");
 	table_finding(c, out);
 	return NULL;

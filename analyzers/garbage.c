@@ -46,6 +46,42 @@ static uint64_t beyond_summary(const struct vm *vm)
 	return vm->nprocs > SUMMARY_MAX_PROCS || words > SUMMARY_MAX_WORDS ? words : 0;
 }
 
+static const struct vm_proc *heap_sort_procs;
+static int by_heap(const void *x, const void *y)
+{
+	const struct vm_proc *a = &heap_sort_procs[*(const uint32_t *)x], *b = &heap_sort_procs[*(const uint32_t *)y];
+	uint64_t ha = a->total_heap_size + a->stack_size, hb = b->total_heap_size + b->stack_size;
+	if (ha != hb)
+		return ha > hb ? -1 : 1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+uint32_t *heaps_to_walk(const struct vm *vm, size_t *n)
+{
+	*n = vm->nprocs;
+	if (!beyond_summary(vm))
+		return NULL;
+	uint32_t *ix = malloc((vm->nprocs ? vm->nprocs : 1) * sizeof *ix);
+	if (!ix) {
+		*n = 0;
+		return NULL;
+	}
+	for (size_t i = 0; i < vm->nprocs; i++)
+		ix[i] = (uint32_t)i;
+	heap_sort_procs = vm->procs;  /* (qsort has no context argument) */
+	qsort(ix, vm->nprocs, sizeof *ix, by_heap);
+	uint64_t words = 0;
+	size_t k = 0;
+	for (; k < vm->nprocs && k < SUMMARY_MAX_PROCS; k++) {
+		const struct vm_proc *p = &vm->procs[ix[k]];
+		if (words + p->total_heap_size > SUMMARY_MAX_WORDS && k)
+			break;
+		words += p->total_heap_size;
+	}
+	*n = k;
+	return ix;
+}
+
 struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out, uint64_t *beyond)
 {
 	*beyond = vm->liveness && vm->nprocs ? beyond_summary(vm) : 0;

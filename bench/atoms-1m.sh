@@ -18,12 +18,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 beamcore=${BEAMCORE:-$root/build/beamcore}
-otp=$("$root/testdata/build-otp.sh" 25)
-bindir=$otp/bindir
-mkdir -p "$bindir"
-for f in /usr/lib/erlang/erts-*/bin/*; do ln -sfn "$f" "$bindir/$(basename "$f")"; done
-for f in beam.smp erl_child_setup; do ln -sfn "$otp/bin/x86_64-pc-linux-gnu/$f" "$bindir/$f"; done
-beam=$(readlink -f "$otp/bin/x86_64-pc-linux-gnu/beam.smp")
+# shellcheck source=../testdata/otp-env.sh
+. "$root/testdata/otp-env.sh"
+otp_env 25
 work=$(mktemp -d "$parent/beamcore-atoms.XXXXXX")
 pid=
 cleanup() {
@@ -32,8 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 t0=$(date +%s.%N)
-( cd "$work" && ERL_CRASH_DUMP="$work/erl_crash.dump" exec env BINDIR="$bindir" ROOTDIR=/usr/lib/erlang \
-    EMU=beam PROGNAME=erl "$bindir/erlexec" -noshell +MIscs 64 +t $((natoms + 100000)) -eval "
+( cd "$work" && ERL_CRASH_DUMP="$work/erl_crash.dump" exec "${run[@]}" -noshell +MIscs 64 +t $((natoms + 100000)) -eval "
       Atoms = [list_to_atom(\"user_\" ++ integer_to_list(I)) || I <- lists:seq(1, $natoms)],
       H = spawn(fun() -> receive never -> ok end end),
       register(atom_hoarder, H),

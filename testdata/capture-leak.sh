@@ -17,23 +17,12 @@ rm -f "$out"/{core.gcore,erl_crash.dump,leak.json,native.json,ready,ready.tmp,be
 free_kb=$(df -Pk "$out" | awk 'NR==2{print $4}')
 [ "$free_kb" -ge $((3 * 1024 * 1024)) ] || { echo "capture-leak.sh: need 3 GB free in $out" >&2; exit 77; }
 
-otp=$("$here/build-otp.sh" "$rel")
-if [ "$rel" = 25 ]; then  # our emulator with Debian's erlang-base libraries (capture.sh's way)
-  bindir=$otp/bindir
-  erts_bin=$(echo /usr/lib/erlang/erts-*/bin)
-  mkdir -p "$bindir"
-  for f in "$erts_bin"/*; do ln -sfn "$f" "$bindir/$(basename "$f")"; done
-  for f in beam.smp erl_child_setup; do ln -sfn "$otp/bin/x86_64-pc-linux-gnu/$f" "$bindir/$f"; done
-  erlc=/usr/bin/erlc
-  run=(env BINDIR="$bindir" ROOTDIR=/usr/lib/erlang EMU=beam PROGNAME=erl "$bindir/erlexec")
-else
-  erlc=$otp/bin/erlc
-  run=("$otp/bin/erl")
-fi
+# shellcheck source=otp-env.sh
+. "$here/otp-env.sh"
+otp_env "$rel"
 "$erlc" -o "$out" "$here/beamcore_leak.erl" "$here/beamcore_leak_nif.erl"
 gcc -shared -fPIC -g -O1 -o "$out/beamcore_leak_nif.so" "$here/beamcore_leak_nif.c" \
   -I "$otp/erts/emulator/beam" -I "$otp/erts/include/x86_64-pc-linux-gnu"
-beam=$(readlink -f "$otp/bin/x86_64-pc-linux-gnu/beam.smp")
 
 pid=
 cleanup() { if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid"; wait "$pid" 2>/dev/null || true; fi; }

@@ -60,8 +60,19 @@ struct lw {
 	} *pu;
 	size_t npu, pucap;
 	struct hmap pum;
+	size_t sliced;               /* slices met in this process: none, no reference reached through one */
 	bool via_slice, pu_oom;
 };
+
+/* What a walk allocated, freed. */
+static void lw_free(struct lw *w)
+{
+	free(w->a);
+	free(w->bits);
+	free(w->st);
+	free(w->pu);
+	hmap_free(&w->pum);
+}
 
 static uint64_t hash_pu(const void *ctx, uint32_t item)
 {
@@ -153,7 +164,7 @@ static void reach(struct lw *w, uint64_t t)
 		return;
 	size_t bit = ar->bit0 + (addr - ar->lo) / 8;
 	if (w->bits[bit / 64] & (1ull << (bit % 64))) {
-		if (is_boxed(t) && !w->via_slice)
+		if (w->sliced && is_boxed(t) && !w->via_slice)
 			direct_ref(w, t);  /* a refc reference reached first through a slice */
 		return;
 	}
@@ -267,6 +278,7 @@ static bool slice(struct lw *w, uint64_t addr, const struct eterm *o)
 	}
 	u->slices++;
 	u->slice_bytes += bytes;
+	w->sliced++;
 	w->via_slice = true;
 	reach(w, orig);
 	w->via_slice = false;
@@ -457,7 +469,7 @@ static void one(struct lw *w, const struct vm_proc *vp, struct vm_liveness *out)
 	w->cut = false;
 	w->live = 0;
 	w->n = 0;
-	w->npu = 0;
+	w->npu = w->sliced = 0;
 	w->pu_oom = false;
 	if (w->pum.size)
 		hmap_clear(&w->pum);
@@ -506,22 +518,19 @@ static void liveness(void *loader, const struct vm_proc *procs, size_t n, struct
 		w.nsizes = gc_heap_sizes(w.sizes, GC_MAX_HEAP_SIZES);
 	for (size_t i = 0; i < n; i++)
 		one(&w, &procs[i], &out[i]);
-	free(w.a);
-	free(w.bits);
-	free(w.st);
-	free(w.pu);
-	hmap_free(&w.pum);
+	lw_free(&w);
 }
 
-static void atom_refs(void *loader, const struct vm_proc *procs, size_t n, const uint8_t *cls,
-		      size_t ncls, unsigned k, void (*emit)(void *ctx, size_t j, const uint32_t *tally),
-		      void *ctx)
+static void atom_refs(void *loader, const struct vm_proc *procs, const uint32_t *which, size_t n,
+		      const uint8_t *cls, size_t ncls, unsigned k,
+		      void (*emit)(void *ctx, size_t j, const uint32_t *tally), void *ctx)
 {
 	struct lw w = { .b = loader, .acls = cls, .nacls = ncls };
 	eterm_init(&w.c, w.b);
 	w.nsizes = gc_heap_sizes(w.sizes, GC_MAX_HEAP_SIZES);  /* (heap_after: not asked) */
 	k = k > 256 ? 256 : k;
-	for (size_t j = 0; j < n; j++) {
+	for (size_t i = 0; i < n; i++) {
+		size_t j = which ? which[i] : i;
 		struct vm_liveness lv;
 		memset(w.tally, 0, k * sizeof w.tally[0]);
 		one(&w, &procs[j], &lv);
@@ -531,11 +540,7 @@ static void atom_refs(void *loader, const struct vm_proc *procs, size_t n, const
 				break;
 			}
 	}
-	free(w.a);
-	free(w.bits);
-	free(w.st);
-	free(w.pu);
-	hmap_free(&w.pum);
+	lw_free(&w);
 }
 
 void beam_enable_liveness(struct beam *b)

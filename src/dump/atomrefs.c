@@ -11,6 +11,7 @@
 #include "heap.h"
 #include "hmap.h"
 #include "loads.h"
+#include "text.h"
 
 struct refs {
 	const struct vm *vm;
@@ -75,18 +76,12 @@ static void line(struct refs *r, const char *b, const char *end)
 	}
 }
 
-static const char *eol_of(const char *p, const char *end)
-{
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	return nl ? nl : end;
-}
-
 static bool one(struct refs *r, struct dump *d, const struct vm_proc *p)
 {
 	const char *s, *e, *end = d->map + d->end;
 	if (dump_proc_part(d, p, PART_STACK, &s, &e) == 0)
 		for (const char *l = s; l < e && *l != '='; ) {
-			const char *le = eol_of(l, e);
+			const char *le = eol(l, e);
 			if (*l == 'y') {  /* yN:element */
 				const char *colon = memchr(l, ':', (size_t)(le - l));
 				if (colon)
@@ -97,7 +92,7 @@ static bool one(struct refs *r, struct dump *d, const struct vm_proc *p)
 	if (dump_proc_heap(d, p, &s) < 0)
 		return true;
 	for (const char *l = s; l < end && *l != '='; ) {
-		const char *le = eol_of(l, end);
+		const char *le = eol(l, end);
 		const char *q = heap_skip_hex(l, le);
 		if (q < le && *q == ':')
 			line(r, q + 1, le);
@@ -106,9 +101,9 @@ static bool one(struct refs *r, struct dump *d, const struct vm_proc *p)
 	return true;
 }
 
-void dump_atom_refs(void *loader, const struct vm_proc *procs, size_t n, const uint8_t *cls,
-		    size_t ncls, unsigned k, void (*emit)(void *ctx, size_t j, const uint32_t *tally),
-		    void *ctx)
+void dump_atom_refs(void *loader, const struct vm_proc *procs, const uint32_t *which, size_t n,
+		    const uint8_t *cls, size_t ncls, unsigned k,
+		    void (*emit)(void *ctx, size_t j, const uint32_t *tally), void *ctx)
 {
 	struct dump *d = loader;
 	struct refs r = { .vm = d->vm, .cls = cls, .ncls = ncls, .k = k > 256 ? 256 : k };
@@ -125,7 +120,8 @@ void dump_atom_refs(void *loader, const struct vm_proc *procs, size_t n, const u
 		if (hmap_set(&r.m, j, (uint32_t)i, hash_atom, &r) < 0 && !r.m.slot[j])
 			break;
 	}
-	for (size_t j = 0; j < n; j++) {
+	for (size_t i = 0; i < n; i++) {
+		size_t j = which ? which[i] : i;
 		const struct vm_proc *p = &procs[j];
 		if (p->status == VS_FREE || p->status == VS_UNKNOWN)
 			continue;

@@ -15,9 +15,9 @@ bc_err *dump_load_ports(struct dump *d);
 /* Every atom by index from =atoms (atoms.c). */
 bc_err *dump_load_atoms(struct dump *d);
 /* vm->atom_refs from the heap and stack sections (atomrefs.c). */
-void dump_atom_refs(void *loader, const struct vm_proc *procs, size_t n, const uint8_t *cls,
-		    size_t ncls, unsigned k, void (*emit)(void *ctx, size_t j, const uint32_t *tally),
-		    void *ctx);
+void dump_atom_refs(void *loader, const struct vm_proc *procs, const uint32_t *which, size_t n,
+		    const uint8_t *cls, size_t ncls, unsigned k,
+		    void (*emit)(void *ctx, size_t j, const uint32_t *tally), void *ctx);
 /* The binaries the processes' heaps show (NEED_BINARY_HOLDERS; binaries.c). */
 bc_err *dump_load_binaries(struct dump *d);
 

@@ -554,11 +554,13 @@ struct vm {
 	void (*liveness)(void *loader, const struct vm_proc *procs, size_t n,
 			 struct vm_liveness *out);
 	/* the references to atoms of each class that the live terms of each of
-	 * procs[0..n) hold (liveness's walk: each object once; a process it
-	 * cannot walk is skipped): cls[i] is atom i's class, 1..k (0: none);
-	 * emit(ctx, j, tally) for each process j holding any, tally[c - 1] its
-	 * references to class c (NULL: not supported) */
-	void (*atom_refs)(void *loader, const struct vm_proc *procs, size_t n, const uint8_t *cls,
+	 * procs[which[0..n)] (which NULL: procs[0..n)) hold (liveness's walk:
+	 * each object once; a process it cannot walk is skipped): cls[i] is
+	 * atom i's class, 1..k (0: none); emit(ctx, j, tally) for each process
+	 * procs[j] holding any, tally[c - 1] its references to class c (NULL:
+	 * not supported) */
+	void (*atom_refs)(void *loader, const struct vm_proc *procs, const uint32_t *which, size_t n,
+			  const uint8_t *cls,
 			  size_t ncls, unsigned k,
 			  void (*emit)(void *ctx, size_t j, const uint32_t *tally), void *ctx);
 	void *loader;

@@ -74,7 +74,10 @@ def main():
             # sort by heap_size, stack_size: the column shown, marked
             for n, name, head in ((4, "heap_size", "vHEAP"), (1, "stack_size", "vSTACK")):
                 t.keys(*["s"] * n)
-                s = t.wait(f"sorted by {name}", lambda s: f"sorted by {name}" in s)
+                # the title and the column heading arrive in separate writes on a
+                # loaded machine: wait for both (CI once read the title alone)
+                s = t.wait(f"sorted by {name}",
+                           lambda s: f"sorted by {name}" in s and head in lines(s)[2])
                 check(f"{at}: sorted by {name} shows {head}", head in lines(s)[2], s)
             t.keys("M")
             # PgDn moves the text with the cursor (htop's: a screen); the first one

@@ -203,7 +203,7 @@ void atom_patterns_free(struct atom_patterns *ap)
 	*ap = (struct atom_patterns){ 0 };
 }
 
-enum { C_PATTERN, C_COUNT, C_SHARE, C_FIRST, C_LAST, C_NEWEST, C_HOLDERS };
+enum { C_PATTERN, C_COUNT, C_SHARE, C_FIRST, C_LAST, C_NEWEST, C_MODTEXT, C_HOLDERS, C_MODULES };
 
 static const struct rcol cols[] = {
 	[C_PATTERN] = { "pattern", "PATTERN", RC_STR, RCOL_WIDE },
@@ -213,7 +213,10 @@ static const struct rcol cols[] = {
 	[C_LAST] = { "last_index", "LAST", RC_U64, 0 },
 	[C_NEWEST] = { "newest", "NEWEST", RC_STR, RCOL_WIDE },
 	/* the pids of the holders table's rows of this pattern */
+	[C_MODTEXT] = { NULL, "MODULES", RC_STR, RCOL_TEXT_ONLY | RCOL_WIDE },
 	[C_HOLDERS] = { "holders", NULL, RC_LIST, RCOL_JSON_ONLY },
+	/* the modules whose literals name the pattern's atoms or its leading text */
+	[C_MODULES] = { "modules", NULL, RC_LIST, RCOL_JSON_ONLY },
 };
 
 /* The processes holding the most atoms of each of the largest patterns: the
@@ -225,9 +228,22 @@ struct holder {
 	uint32_t refs;             /* references to the pattern's atoms in its live terms */
 };
 
+/* the modules whose literals reference each of those patterns, the MODULES
+ * heaviest: a module's current and old code as one */
+#define MODULES 5
+struct modref {
+	const char *module;        /* NULL: its name unreadable */
+	uint64_t refs;
+};
+
 struct ctx {
 	const struct vm *vm;
 	struct atom_patterns ap;
+	bool mods_read;            /* the loader searched the literals */
+	size_t mods_unscanned;     /* literal areas it could not parse */
+	struct modref m[HOLDER_PATTERNS][MODULES];
+	unsigned nm[HOLDER_PATTERNS];
+	char lead[HOLDER_PATTERNS][64];  /* each pattern's leading text */
 	unsigned k;                /* patterns whose holders were looked for */
 	struct holder h[HOLDER_PATTERNS][HOLDERS];
 	unsigned nh[HOLDER_PATTERNS];
@@ -300,14 +316,78 @@ static void hcell(void *vctx, size_t row, size_t col, struct rcell *out, char *b
 
 static const char *item(void *vctx, size_t row, size_t col, size_t i, char *buf, size_t len)
 {
-	(void)col;
 	const struct ctx *c = vctx;
+	if (col == C_MODULES)
+		return c->m[row][i].module ? c->m[row][i].module : "?";
 	return vm_pid_str(&c->vm->procs[c->h[row][i].proc], buf, len);
+}
+
+static void emit_module(void *vctx, const char *module, const uint32_t *tally)
+{
+	struct ctx *c = vctx;
+	for (unsigned p = 0; p < c->k; p++) {
+		if (!tally[p])
+			continue;
+		struct modref *m = c->m[p];
+		unsigned n = c->nm[p], at;
+		for (at = 0; at < n && !(m[at].module == module ||
+					 (m[at].module && module && strcmp(m[at].module, module) == 0)); at++)
+			;
+		struct modref r = { module, tally[p] };
+		if (at < n) {  /* its other code's literals */
+			r.refs += m[at].refs;
+			memmove(m + at, m + at + 1, (n - at - 1) * sizeof *m);
+			n--;
+		}
+		for (at = n; at > 0 && m[at - 1].refs < r.refs; at--)
+			;
+		if (at >= MODULES)
+			continue;
+		if (n == MODULES)
+			n--;
+		memmove(m + at + 1, m + at, (n - at) * sizeof *m);
+		m[at] = r;
+		c->nm[p] = n + 1;
+	}
+}
+
+/* A pattern's text before its first placeholder, when 3 bytes or more:
+ * the string a module that makes the atoms holds ("user_" ++ ...). */
+static void lead_of(const char *text, char *out, size_t cap)
+{
+	static const char *const ph[] = { "<N>", "<HEX>", "<UUID>" };
+	size_t n = strlen(text);
+	for (size_t i = 0; i < sizeof ph / sizeof ph[0]; i++) {
+		const char *at = strstr(text, ph[i]);
+		if (at && (size_t)(at - text) < n)
+			n = (size_t)(at - text);
+	}
+	if (n < 3 || n >= cap || n == strlen(text))
+		n = 0;
+	memcpy(out, text, n);
+	out[n] = 0;
+}
+
+/* The modules of the first k patterns (find_holders set k), through the
+ * loader's parse of every loaded module's literals. */
+static void find_modules(struct ctx *c, const uint8_t *cls)
+{
+	const struct vm *vm = c->vm;
+	if (!vm->atom_modules || !c->k)
+		return;
+	struct vm_atom lead[HOLDER_PATTERNS];
+	for (unsigned p = 0; p < c->k; p++) {
+		lead_of(c->ap.p[p].text, c->lead[p], sizeof c->lead[p]);
+		lead[p] = (struct vm_atom){ c->lead[p], (uint32_t)strlen(c->lead[p]) };
+	}
+	size_t bad = vm->atom_modules(vm->loader, cls, vm->natoms, c->k, lead, emit_module, c);
+	c->mods_read = bad != SIZE_MAX;
+	c->mods_unscanned = c->mods_read ? bad : 0;
 }
 
 /* The holders of the first k patterns, through the loader's walk of every
  * process's live terms; false: the loader has none. */
-static bool find_holders(struct ctx *c, size_t shown)
+static bool find_holders(struct ctx *c, size_t shown, bool modules)
 {
 	const struct vm *vm = c->vm;
 	c->k = shown < HOLDER_PATTERNS ? (unsigned)shown : HOLDER_PATTERNS;
@@ -326,6 +406,8 @@ static bool find_holders(struct ctx *c, size_t shown)
 	uint32_t *which = heaps_to_walk(vm, &c->searched);
 	vm->atom_refs(vm->loader, vm->procs, which, c->searched, cls, vm->natoms, c->k, emit, c);
 	free(which);
+	if (modules)
+		find_modules(c, cls);
 	free(cls);
 	return true;
 }
@@ -348,6 +430,17 @@ static void table_finding(const struct ctx *c, struct an_out *out)
 				 "newest %.*s)", fmt_count(p->count, a, sizeof a), p->text,
 				 fmt_count(p->first, b, sizeof b), fmt_count(p->last, d, sizeof d),
 				 (int)(n->len < 200 ? n->len : 200), n->text);
+		if (c->k && c->nm[0] && o > 0 && (size_t)o < sizeof what) {
+			const struct modref *m = &c->m[0][0];
+			int q = c->lead[0][0]
+				? snprintf(what + o, sizeof what - (size_t)o, "; the literals of %s name "
+					   "them or hold their leading text \"%s\"",
+					   m->module ? m->module : "?", c->lead[0])
+				: snprintf(what + o, sizeof what - (size_t)o, "; the literals of %s name "
+					   "them", m->module ? m->module : "?");
+			if (q > 0)
+				o += q;
+		}
 		if (c->k && c->nh[0] && o > 0 && (size_t)o < sizeof what) {
 			holder = &vm->procs[c->h[0][0].proc];
 			const char *l = vm_proc_label(holder, lb, sizeof lb);
@@ -385,7 +478,7 @@ bc_err *atoms_finding(const struct vm *vm, struct an_out *out)
 	c->vm = vm;
 	bc_err *err = atom_patterns(vm, &c->ap);
 	if (!err) {
-		find_holders(c, 1);  /* (none: the finding names no holder) */
+		find_holders(c, 1, true);  /* (none: the finding names no holder) */
 		table_finding(c, out);
 	}
 	atom_patterns_free(&c->ap);
@@ -412,6 +505,25 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 		out->s = buf;
 		break;
 	case C_HOLDERS: out->u = row < c->k ? c->nh[row] : 0; break;
+	case C_MODULES:
+		out->null = !c->mods_read || row >= c->k;
+		out->u = out->null ? 0 : c->nm[row];
+		break;
+	case C_MODTEXT:
+		if (!c->mods_read || row >= c->k) {
+			out->s = "?";
+		} else if (!c->nm[row]) {
+			out->s = "-";
+		} else {
+			const struct modref *m = c->m[row];
+			int o = snprintf(buf, len, "%s", m[0].module ? m[0].module : "?");
+			for (unsigned i = 1; i < c->nm[row] && i < 3 && o > 0 && (size_t)o < len; i++)
+				o += snprintf(buf + o, len - (size_t)o, ", %s", m[i].module ? m[i].module : "?");
+			if (c->nm[row] > 3 && o > 0 && (size_t)o < len)
+				snprintf(buf + o, len - (size_t)o, " +%u", c->nm[row] - 3);
+			out->s = buf;
+		}
+		break;
 	}
 }
 
@@ -434,7 +546,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	if (err)
 		return err;
 	size_t shown = o->top && o->top < c->ap.n ? o->top : c->ap.n;
-	bool holders = find_holders(c, shown);
+	bool holders = find_holders(c, shown, true);
 	out->fields_key = "atoms";
 	an_field_u64(out, "count", vm->atom_count, false);
 	an_field_u64(out, "limit", vm->atom_limit, !vm->atom_limit);
@@ -444,10 +556,14 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	/* the holders were looked for in these processes' heaps: every one, or
 	 * the largest within the summary's walk (a cut, said) */
 	an_field_u64(out, "holders_searched", c->searched, !holders || !c->k);
-	char title[160], n1[32], n2[32], n3[32], htitle[256];
+	/* literal areas whose layout the parse did not follow: their modules unsaid */
+	an_field_u64(out, "modules_unscanned", c->mods_unscanned, !c->mods_read);
+	char title[256], n1[32], n2[32], n3[32], htitle[256];
+	/* (a crash dump records no literals: its MODULES are unknown, not none) */
 	snprintf(title, sizeof title, "Patterns of 2 atoms or more (%s of %s shown; %s atoms of a "
-		 "pattern of their own)", fmt_count(shown, n1, sizeof n1),
-		 fmt_count(c->ap.n, n2, sizeof n2), fmt_count(c->ap.singles, n3, sizeof n3));
+		 "pattern of their own%s)", fmt_count(shown, n1, sizeof n1),
+		 fmt_count(c->ap.n, n2, sizeof n2), fmt_count(c->ap.singles, n3, sizeof n3),
+		 vm->atom_modules ? "" : "; MODULES: this input records no code literals");
 	if (!an_table(out, (struct rtable){
 		.json_key = "patterns", .cols = cols, .ncols = sizeof cols / sizeof cols[0],
 		.nrows = shown, .total = c->ap.n, .ctx = c, .cell = cell, .item = item,
@@ -456,6 +572,12 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	size_t nh = 0;
 	for (unsigned p = 0; p < c->k; p++)
 		nh += c->nh[p];
+	if (vm->atom_modules && !c->mods_read && c->k)
+		an_gap(out, "atoms: the modules naming each pattern: the literal areas of loaded code "
+		       "are not readable through this beam.smp's layout");
+	else if (c->mods_unscanned)
+		an_gap(out, "atoms: %zu literal areas of loaded code could not be parsed: the modules "
+		       "they belong to are not among each pattern's modules", c->mods_unscanned);
 	if (!holders)
 		an_gap(out, "atoms: the processes holding each pattern's atoms are found in a core's "
 		       "heaps; this input's are not searched");

@@ -222,6 +222,13 @@ bc_err *resources_finding(const struct vm *vm, struct an_out *out)
 {
 	if (!vm->rtypes_read || !vm->nrtypes)
 		return NULL;
+	/* the finding needs a type of a thousand alive or more (native is at
+	 * most the count): the common case does not build the rows */
+	size_t big = 0;
+	for (size_t k = 0; k < vm->nrtypes && !big; k++)
+		big = vm->rtypes[k].count_known && vm->rtypes[k].count >= 1000;
+	if (!big)
+		return NULL;
 	struct rctx *c = calloc(1, sizeof *c);
 	if (!c)
 		return bc_error(BC_ENOMEM, "out of memory");

@@ -141,10 +141,10 @@ hold(Atoms) ->
 
 truth(F, Before, After, Made, Hoarder, Hoarded, Keeper, {NSlices, Used, Kept}) ->
     Json = io_lib:format("{\"os_pid\": \"~s\", \"atom_limit\": ~b, \"atom_count_before\": ~b, "
-                         "\"atom_count\": ~b, \"made\": ~b, \"pattern\": \"user_<N>\", "
+                         "\"atom_count\": ~b, \"made\": ~b, \"pattern\": \"user_<N>\", \"maker\": \"~s\", "
                          "\"hoarder\": \"~s\", \"hoarded\": ~b, \"slice_keeper\": \"~s\", "
                          "\"slices\": ~b, \"slice_bytes\": ~b, \"kept_alive_bytes\": ~b}~n",
-                         [os:getpid(), erlang:system_info(atom_limit), Before, After, Made,
+                         [os:getpid(), erlang:system_info(atom_limit), Before, After, Made, ?MODULE,
                           pid_to_list(Hoarder), Hoarded, pid_to_list(Keeper), NSlices, Used, Kept]),
     ok = file:write(F, Json),
     ok = file:close(F).

@@ -95,6 +95,14 @@ def check_atoms(beamcore, label, target, truth, full, core):
             bad.append(f"{label}: top holder {top}, want {truth['hoarder']} atom_hoarder {truth['hoarded']}")
         if p.get("holders", [None])[0] != truth["hoarder"]:
             bad.append(f"{label}: patterns[0].holders {p.get('holders')}")
+    # who makes them: the module whose literal "user_" the loop's
+    # list_to_atom("user_" ++ ...) uses (that module alone: no longer word
+    # such as "user_drv" counts); a dump records no literals
+    want_mods = [truth["maker"]] if core else None
+    print(f"  modules {p.get('modules')} (want {want_mods}), unscanned {a.get('modules_unscanned')}")
+    if p.get("modules") != want_mods or a.get("modules_unscanned") != (0 if core else None):
+        bad.append(f"{label}: patterns[0].modules {p.get('modules')}, unscanned "
+                   f"{a.get('modules_unscanned')}, want {want_mods}")
         if rc != 0 or not doc["complete"]:
             bad.append(f"{label}: exit {rc}, complete {doc['complete']}: {doc['missing']}")
 
@@ -114,6 +122,8 @@ def check_atoms(beamcore, label, target, truth, full, core):
     words = f"{made:,} of them are user_<N>, made from index {first:,} to {first + made - 1:,}"
     if words not in (f.get("text") or ""):
         bad.append(f"{label}: the finding does not say {words!r}")
+    if core and f"the literals of {truth['maker']} name them" not in f.get("text", ""):
+        bad.append(f"{label}: the finding does not name the module {truth['maker']}")
     if not full and (f.get("pid") != truth["hoarder"] or
                      f"holds {truth['hoarded']:,} of them" not in f.get("text", "")):
         bad.append(f"{label}: the finding does not name the holder {truth['hoarder']}")

@@ -113,6 +113,7 @@ static bc_err *read_model(struct beam *b, const char *core_path, int pid,
 	read_vm_facts(b);
 	beam_enable_detail(b);
 	beam_enable_liveness(b);
+	beam_enable_atom_modules(b);
 	beam_enable_dump(b);
 	if (!LHAS(&b->L, G_ERTS_PROC))
 		return bc_error(BC_ENODEBUG, "%s has no 'erts_proc' in its DWARF: not a beam.smp?",

@@ -11,29 +11,24 @@
 #define MAX_MODULES (1u << 24)
 #define MAX_TERMS (1ull << 26)   /* persistent terms: more is a corrupt table */
 
-static int u64_cmp(const void *a, const void *b)
+static int area_cmp(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	const struct lit_area *x = a, *y = b;
+	return x->area < y->area ? -1 : x->area > y->area;
 }
 
-struct areas {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static int add_area(struct areas *a, uint64_t area)
+static int add_area(struct lit_areas *a, uint64_t area, uint64_t module)
 {
-	uint64_t *v = grow(a->v, &a->cap, a->n, sizeof *v, 256);
+	struct lit_area *v = grow(a->v, &a->cap, a->n, sizeof *v, 256);
 	if (!v)
 		return -1;
 	a->v = v;
-	a->v[a->n++] = area;
+	a->v[a->n++] = (struct lit_area){ area, module };
 	return 0;
 }
 
 /* Each module of one code index's table: its code headers' literal areas. */
-static int modules(struct beam *b, uint64_t table, struct areas *a)
+static int modules(struct beam *b, uint64_t table, struct lit_areas *a)
 {
 	const struct layout *L = &b->L;
 	uint32_t entries;
@@ -42,22 +37,50 @@ static int modules(struct beam *b, uint64_t table, struct areas *a)
 	    beam_read_u64(b, table + LV(L, IT_SEG_TABLE), &seg_table) < 0)
 		return -1;
 	for (uint32_t i = 0; i < entries; i++) {
-		uint64_t seg, mod, hdr[2], area;
+		uint64_t seg, mod, hdr[2], area, name = 0;
 		if (beam_read_u64(b, seg_table + (i >> INDEX_PAGE_SHIFT) * 8, &seg) < 0 ||
 		    beam_read_u64(b, seg + (i & ((1u << INDEX_PAGE_SHIFT) - 1)) * 8, &mod) < 0 ||
 		    !mod || beam_read_u64(b, mod + LV(L, MOD_CURR_HDR), &hdr[0]) < 0 ||
 		    beam_read_u64(b, mod + LV(L, MOD_OLD_HDR), &hdr[1]) < 0)
 			return -1;
+		uint32_t ix;  /* its name (module.h: the atom's index, untagged) */
+		if (LHAS(L, MOD_MODULE) && beam_read_u32(b, mod + LV(L, MOD_MODULE), &ix) == 0)
+			name = make_atom(ix);
 		for (int k = 0; k < 2; k++)
 			if (hdr[k] && (beam_read_u64(b, hdr[k] + LV(L, BCH_LITERAL_AREA), &area) < 0 ||
-				       (area && add_area(a, area) < 0)))
+				       (area && add_area(a, area, name) < 0)))
 				return -1;
 	}
 	return 0;
 }
 
+int beam_module_literal_areas(struct beam *b, struct lit_areas *a)
+{
+	const struct layout *L = &b->L;
+	*a = (struct lit_areas){ 0 };
+	uint64_t tables = beam_global(b, G_MODULE_TABLES);
+	size_t ntables = L->e[G_MODULE_TABLES].size / LV(L, S_MODULE_TABLE);
+	for (size_t i = 0; i < ntables; i++)
+		if (modules(b, tables + i * LV(L, S_MODULE_TABLE), a) < 0)
+			return -1;
+	lit_areas_unique(a);
+	return 0;
+}
+
+void lit_areas_unique(struct lit_areas *a)
+{
+	if (!a->n)  /* (none: no array to sort) */
+		return;
+	qsort(a->v, a->n, sizeof *a->v, area_cmp);
+	size_t o = 1;
+	for (size_t i = 1; i < a->n; i++)
+		if (a->v[i].area != a->v[o - 1].area)
+			a->v[o++] = a->v[i];
+	a->n = o;
+}
+
 /* Each persistent term: a tuple at the start of its literal area. */
-static int persistent(struct beam *b, struct areas *a)
+static int persistent(struct beam *b, struct lit_areas *a)
 {
 	const struct layout *L = &b->L;
 	uint64_t tab, allocated;
@@ -68,7 +91,7 @@ static int persistent(struct beam *b, struct areas *a)
 		uint64_t term;
 		if (beam_read_u64(b, tab + LV(L, PHT_TERM) + i * 8, &term) < 0)
 			return -1;
-		if ((term & 3) == TAG_PRIMARY_BOXED && add_area(a, (term & ~3ull) - LV(L, LA_START)) < 0)
+		if ((term & 3) == TAG_PRIMARY_BOXED && add_area(a, (term & ~3ull) - LV(L, LA_START), 0) < 0)
 			return -1;
 	}
 	return 0;
@@ -88,22 +111,14 @@ void beam_load_literal_binaries(struct beam *b)
 		bc_err_free(err);
 		return;
 	}
-	struct areas a = { 0 };
-	uint64_t tables = beam_global(b, G_MODULE_TABLES);
-	size_t ntables = L->e[G_MODULE_TABLES].size / LV(L, S_MODULE_TABLE);
-	int e = 0;
-	for (size_t i = 0; i < ntables && !e; i++)
-		e = modules(b, tables + i * LV(L, S_MODULE_TABLE), &a) < 0;
-	e = e || persistent(b, &a) < 0;
-	/* an area shared by the code indexes' tables: once (none: no array to sort) */
-	if (a.n)
-		qsort(a.v, a.n, sizeof *a.v, u64_cmp);
+	/* an area shared by the code indexes' tables: once */
+	struct lit_areas a;
+	int e = beam_module_literal_areas(b, &a) < 0 || persistent(b, &a) < 0;
+	lit_areas_unique(&a);
 	size_t bad = 0;
 	for (size_t i = 0; i < a.n && !e; i++) {
 		uint64_t oh;
-		if (i && a.v[i] == a.v[i - 1])
-			continue;
-		if (beam_read_u64(b, a.v[i] + LV(L, LA_OFF_HEAP), &oh) < 0 ||
+		if (beam_read_u64(b, a.v[i].area + LV(L, LA_OFF_HEAP), &oh) < 0 ||
 		    beam_hold_offheap(b, oh, VBH_LITERAL, 0) < 0)
 			bad++;
 	}

@@ -26,6 +26,17 @@ static void missing(struct beam *b, const char *fmt, ...)
 		b->vm->rtypes_missing = vm_intern(b->vm, buf, strlen(buf));
 }
 
+struct type_at {
+	uint64_t addr;
+	uint32_t k;
+};
+
+static int by_addr(const void *x, const void *y)
+{
+	const struct type_at *a = x, *b = y;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
 bc_err *beam_load_resources(struct beam *b)
 {
 	const struct layout *L = &b->L;
@@ -75,19 +86,28 @@ bc_err *beam_load_resources(struct beam *b)
 	if (t && t != head)
 		missing(b, "the list of resource types does not close: corrupt, %zu types read",
 			b->vm->nrtypes);
-	/* each magic binary a process references: the type of the resource it is */
-	for (size_t i = 0; i < b->vm->nbinholds; i++) {
+	/* each magic binary a process references: the type of the resource it
+	 * is, found among the types sorted by address */
+	size_t n = b->vm->nrtypes;
+	struct type_at *by = malloc((n ? n : 1) * sizeof *by);
+	if (!by) {
+		free(addr);
+		return bc_error(BC_ENOMEM, "out of memory");
+	}
+	for (size_t k = 0; k < n; k++)
+		by[k] = (struct type_at){ addr[k], (uint32_t)k };
+	qsort(by, n, sizeof *by, by_addr);
+	for (size_t i = 0; i < b->vm->nbinholds && n; i++) {
 		struct vm_binhold *h = &b->vm->binholds[i];
 		uint64_t type;
 		if (h->kind != VBH_MAGIC ||
 		    beam_read_u64(b, h->bin + LV(L, MAGIC_BIN_DATA) + LV(L, RES_TYPE), &type) < 0)
 			continue;
-		for (size_t k = 0; k < b->vm->nrtypes; k++)
-			if (addr[k] == type) {
-				h->rtype = (uint32_t)k;
-				break;
-			}
+		const struct type_at key = { type, 0 }, *hit = bsearch(&key, by, n, sizeof *by, by_addr);
+		if (hit)
+			h->rtype = hit->k;
 	}
+	free(by);
 	free(addr);
 	b->vm->rtypes_read = true;
 	return NULL;

@@ -38,6 +38,20 @@ int beam_hold_offheap(struct beam *b, uint64_t oh, enum vm_binhold_kind kind, ui
  * and literal areas (litbins.c: beam_load_literal_binaries). */
 bc_err *beam_load_binary_holders(struct beam *b);
 void beam_load_literal_binaries(struct beam *b);
+/* The literal areas of loaded code (current and old), each once, sorted by
+ * address, with its module's name (an atom term; 0 unread); -1: the module
+ * table is unreadable (a holds what was read). Free a->v. */
+struct lit_area {
+	uint64_t area, module;
+};
+struct lit_areas {
+	struct lit_area *v;
+	size_t n, cap;
+};
+int beam_module_literal_areas(struct beam *b, struct lit_areas *a);
+void lit_areas_unique(struct lit_areas *a);  /* sorted by address, each once */
+/* The atoms of loaded modules' literals (litatoms.c: vm->atom_modules). */
+void beam_enable_atom_modules(struct beam *b);
 
 /* A process or port table has at most ERTS_PTAB_MAX_SIZE slots (erl_ptab.h:
  * 1 << 27, the +P and +Q limit); more is a corrupt size. */

@@ -563,6 +563,17 @@ struct vm {
 			  const uint8_t *cls,
 			  size_t ncls, unsigned k,
 			  void (*emit)(void *ctx, size_t j, const uint32_t *tally), void *ctx);
+	/* the modules whose literals hold atoms of classes 1..k (cls as
+	 * atom_refs) or a string (a char list, a heap binary) starting with
+	 * lead[c - 1] (a pattern's text before its first placeholder; len 0:
+	 * none): emit(ctx, module, tally) for each literal area holding any (a
+	 * module's current and old code: twice), tally[c - 1] its literals of
+	 * class c; returns the areas that could not be scanned whole, their
+	 * hits not emitted, SIZE_MAX none (NULL: not supported) */
+	size_t (*atom_modules)(void *loader, const uint8_t *cls, size_t ncls, unsigned k,
+			       const struct vm_atom *lead,
+			       void (*emit)(void *ctx, const char *module, const uint32_t *tally),
+			       void *ctx);
 	void *loader;
 	/* the first n bytes of the refc binary at bin (a Binary's address, as
 	 * vm_binref.bin); 0, or -1 unreadable (NULL: not supported) */

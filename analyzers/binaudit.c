@@ -19,6 +19,7 @@
 
 struct group {
 	uint64_t size;
+	const char *type;            /* its allocator type (static); NULL: unknown */
 	uint8_t first[FIRST];
 	uint8_t nfirst;              /* FIRST, or fewer (a short binary, unreadable) */
 	uint64_t count, bytes, excess;
@@ -33,7 +34,7 @@ struct audit {
 
 static uint64_t group_hash(const struct group *g)
 {
-	uint64_t h = g->size * 0x9e3779b97f4a7c15ull ^ g->nfirst;
+	uint64_t h = g->size * 0x9e3779b97f4a7c15ull ^ g->nfirst ^ (g->type ? g->type[0] : 0);
 	for (unsigned i = 0; i < g->nfirst; i++)
 		h = (h ^ g->first[i]) * 0x100000001b3ull;
 	return h;
@@ -56,7 +57,8 @@ static int by_bytes(const void *x, const void *y)
 static struct group *group_of(const struct vm *vm, struct audit *a, struct hmap *m,
 			      const struct audit_bin *b)
 {
-	struct group key = { .size = b->size };
+	struct group key = { .size = b->size,
+			     .type = vm->binary_alloc_type ? vm->binary_alloc_type(vm->loader, b->addr) : NULL };
 	if (vm->binary_bytes) {
 		size_t n = b->size < FIRST ? (size_t)b->size : FIRST;
 		if (vm->binary_bytes(vm->loader, b->addr, key.first, n) == 0)
@@ -66,7 +68,7 @@ static struct group *group_of(const struct vm *vm, struct audit *a, struct hmap 
 	size_t j;
 	for (j = hmap_first(m, h); m->slot[j]; j = hmap_next(m, j)) {
 		struct group *g = &a->g[m->slot[j] - 1];
-		if (g->size == key.size && g->nfirst == key.nfirst &&
+		if (g->size == key.size && g->nfirst == key.nfirst && g->type == key.type &&
 		    memcmp(g->first, key.first, key.nfirst) == 0)
 			return g;
 	}
@@ -80,9 +82,10 @@ static struct group *group_of(const struct vm *vm, struct audit *a, struct hmap 
 	return &a->g[a->n++];
 }
 
-enum { G_SIZE, G_COUNT, G_BYTES, G_EXCESS, G_FIRST, G_FIRST_TEXT };
+enum { G_SIZE, G_TYPE, G_COUNT, G_BYTES, G_EXCESS, G_FIRST, G_FIRST_TEXT };
 static const struct rcol group_cols[] = {
 	[G_SIZE] = { "size", "SIZE", RC_BYTES, 0 },
+	[G_TYPE] = { "alloc_type", "TYPE", RC_STR, 0 },
 	[G_COUNT] = { "count", "BINARIES", RC_U64, 0 },
 	[G_BYTES] = { "bytes", "BYTES", RC_BYTES, 0 },
 	[G_EXCESS] = { "references_not_found", "REFS NOT FOUND", RC_U64, 0 },
@@ -96,6 +99,7 @@ static void group_cell(void *ctx, size_t row, size_t col, struct rcell *out, cha
 	const struct group *g = &a->g[row];
 	switch (col) {
 	case G_SIZE: out->u = g->size; break;
+	case G_TYPE: out->s = g->type; out->null = !g->type; break;
 	case G_COUNT: out->u = g->count; break;
 	case G_BYTES: out->u = g->bytes; break;
 	case G_EXCESS: out->u = g->excess; break;
@@ -201,15 +205,16 @@ bc_err *binaries_audit(const struct vm *vm, const struct audit_bin *bins, size_t
 	bool have = vm->memory.known & (1u << VM_MEM_BINARY);
 	uint64_t total = vm->memory.v[VM_MEM_BINARY];
 	out->fields_key = "audit";
+	/* (JSON: audit.explained.count, ...; text: explained_count) */
 	an_field_u64(out, "binaries", n, false);
-	an_field_u64(out, "explained_count", ok_n, false);
-	an_field_u64(out, "explained_bytes", ok_b, false);
-	an_field_u64(out, "held_outside_count", out_n, false);
-	an_field_u64(out, "held_outside_bytes", out_b, false);
-	an_field_u64(out, "held_outside_references", out_refs, false);
+	an_field_u64(out, "explained.count", ok_n, false);
+	an_field_u64(out, "explained.bytes", ok_b, false);
+	an_field_u64(out, "held_outside.count", out_n, false);
+	an_field_u64(out, "held_outside.bytes", out_b, false);
+	an_field_u64(out, "held_outside.references", out_refs, false);
 	an_field_u64(out, "corrupt_count", a->ncorrupt, false);
-	an_field_u64(out, "magic_count", magic_n, false);
-	an_field_u64(out, "magic_bytes", magic_b, false);
+	an_field_u64(out, "magic.count", magic_n, false);
+	an_field_u64(out, "magic.bytes", magic_b, false);
 	/* erlang:memory(binary) less every binary a reference was found to */
 	an_field_u64(out, "no_reference_found_bytes", have && total > seen ? total - seen : 0, !have);
 	static const char *unsearched[] = {
@@ -233,16 +238,17 @@ bc_err *binaries_audit(const struct vm *vm, const struct audit_bin *bins, size_t
 		an_find(out, "binary_corrupt", "critical", "%zu refc binaries have fewer references "
 			"counted than found: corrupt (or read from a core taken mid-update)", a->ncorrupt);
 	if (!an_table(out, (struct rtable){
-		.json_key = "audit_groups", .cols = group_cols,
+		.json_key = "groups", .cols = group_cols,
 		.ncols = sizeof group_cols / sizeof group_cols[0],
 		.nrows = top && top < a->n ? top : a->n, .total = a->n, .ctx = a, .cell = group_cell,
+		.in_fields = 1,
 	}, "\nRefc binaries held outside what was searched (refc above the references found), by "
-	   "size and first bytes") ||
+	   "size, allocator type (drv_binary: a driver's) and first bytes") ||
 	    !an_table(out, (struct rtable){
-		.json_key = "audit_corrupt", .cols = corrupt_cols,
+		.json_key = "corrupt", .cols = corrupt_cols,
 		.ncols = sizeof corrupt_cols / sizeof corrupt_cols[0],
 		.nrows = top && top < a->ncorrupt ? top : a->ncorrupt, .total = a->ncorrupt,
-		.ctx = a, .cell = corrupt_cell, .hide_empty = 1,
+		.ctx = a, .cell = corrupt_cell, .hide_empty = 1, .in_fields = 1,
 	}, "\nCorrupt refc binaries (fewer references counted than found)"))
 		return bc_error(BC_ENOMEM, "out of memory");
 	return NULL;

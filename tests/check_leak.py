@@ -175,26 +175,27 @@ def check_audit(beamcore, label, target, native, core):
             bad.append(f"{label}: a dump's audit not said missing (exit {rc}, {doc['missing']})")
         return
     a = doc["audit"]
-    g = doc["audit_groups"]
-    print(f"{label}: audit {a['binaries']} binaries: {a['explained_count']} explained, "
-          f"{a['held_outside_count']} held outside ({a['held_outside_bytes']:,} B), "
+    g = doc["audit"]["groups"]
+    print(f"{label}: audit {a['binaries']} binaries: {a['explained']['count']} explained, "
+          f"{a['held_outside']['count']} held outside ({a['held_outside']['bytes']:,} B), "
           f"{a['corrupt_count']} corrupt; groups {g[:2]}; NIF keeps {native['kept']} of {native['size']} B")
-    want = {"size": native["size"], "count": native["kept"], "references_not_found": native["kept"],
-            "first_bytes": native["first_bytes"].encode().hex()}
+    # (the NIF's copies are of Erlang's binaries: binary_alloc's own type)
+    want = {"size": native["size"], "alloc_type": "binary", "count": native["kept"],
+            "references_not_found": native["kept"], "first_bytes": native["first_bytes"].encode().hex()}
     if len(g) != 1 or {k: g[0].get(k) for k in want} != want:
         bad.append(f"{label}: audit_groups {g}, want one {want}")
-    if a["held_outside_count"] != native["kept"] or a["held_outside_references"] != native["kept"]:
-        bad.append(f"{label}: held_outside {a['held_outside_count']}/{a['held_outside_references']}, "
+    if a["held_outside"]["count"] != native["kept"] or a["held_outside"]["references"] != native["kept"]:
+        bad.append(f"{label}: held_outside {a['held_outside']['count']}/{a['held_outside']['references']}, "
                    f"want {native['kept']}")
-    if a["corrupt_count"] or doc["audit_corrupt"]:
+    if a["corrupt_count"] or doc["audit"]["corrupt"]:
         bad.append(f"{label}: {a['corrupt_count']} corrupt")
-    total = a["explained_bytes"] + a["held_outside_bytes"] + a["magic_bytes"] + a["no_reference_found_bytes"]
+    total = a["explained"]["bytes"] + a["held_outside"]["bytes"] + a["magic"]["bytes"] + a["no_reference_found_bytes"]
     truth = native["binary_memory"]
     print(f"  reconciled: {total:,} B against erlang:memory(binary) {truth:,} B "
           f"({100.0 * (total - truth) / truth:+.3f}%)")
     if abs(total - truth) > truth / 1000:
         bad.append(f"{label}: the audit's bytes {total} vs erlang:memory(binary) {truth} (> 0.1%)")
-    if not any(f["kind"] == "binary_held_outside" and f["value"] == a["held_outside_bytes"]
+    if not any(f["kind"] == "binary_held_outside" and f["value"] == a["held_outside"]["bytes"]
                for f in doc["findings"]):
         bad.append(f"{label}: no binary_held_outside finding")
 

@@ -358,20 +358,20 @@ else:
     # bytes part of erlang:memory(binary) exactly with the rest
     au = fx.json("binaries", "--audit", ok=(0, 1))
     x = au["audit"]
-    parts = x["explained_bytes"] + x["held_outside_bytes"] + x["magic_bytes"] + x["no_reference_found_bytes"]
+    parts = x["explained"]["bytes"] + x["held_outside"]["bytes"] + x["magic"]["bytes"] + x["no_reference_found_bytes"]
     if x["corrupt_count"]:
-        bad.append(f"binaries --audit: {x['corrupt_count']} corrupt on a live server: {au['audit_corrupt'][:3]}")
+        bad.append(f"binaries --audit: {x['corrupt_count']} corrupt on a live server: {au['audit']['corrupt'][:3]}")
     if parts != max(au["attribution"]["binary"], parts - x["no_reference_found_bytes"]):
         bad.append(f"binaries --audit: its parts sum to {parts:,}, erlang:memory(binary) "
                    f"{au['attribution']['binary']:,}")
     said = [f for f in au["findings"] if f["text"].startswith("audit: ")]
-    if not said or f"{x['held_outside_count']:,} held outside" not in said[0]["text"]:
+    if not said or f"{x['held_outside']['count']:,} held outside" not in said[0]["text"]:
         bad.append(f"binaries --audit: the held outside not said in a finding: {said[:1]}")
-    gap(f"binaries --audit: {x['binaries']:,} binaries, {x['explained_count']:,} explained, "
-        f"{x['held_outside_count']:,} held outside ({x['held_outside_bytes']:,} B, "
-        f"{pct(x['held_outside_bytes'], live_bin)} of erlang:memory(binary); groups "
-        f"{[(g['size'], g['count'], g['first_bytes']) for g in au['audit_groups'][:3]]}), "
-        f"{x['magic_count']} magic, {x['no_reference_found_bytes']:,} B with no reference found")
+    gap(f"binaries --audit: {x['binaries']:,} binaries, {x['explained']['count']:,} explained, "
+        f"{x['held_outside']['count']:,} held outside ({x['held_outside']['bytes']:,} B, "
+        f"{pct(x['held_outside']['bytes'], live_bin)} of erlang:memory(binary); groups "
+        f"{[(g['size'], g['alloc_type'], g['count'], g['first_bytes']) for g in au['audit']['groups'][:3]]}), "
+        f"{x['magic']['count']} magic, {x['no_reference_found_bytes']:,} B with no reference found")
     wa = fx.json("binaries", "--waste", ok=(0, 1))
     gap(f"binaries --waste: {len(wa['waste'])} processes with slices keeping binaries; the first "
         f"{wa['waste'][:2]}")

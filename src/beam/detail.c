@@ -317,10 +317,22 @@ static int binary_bytes(void *loader, uint64_t bin, void *buf, size_t n)
 	return core_peek(b->core, bin + LV(&b->L, BIN_ORIG_BYTES), buf, n);
 }
 
+/* vm->binary_alloc_type: by its flags (erl_binary.h BIN_FLAG_DRV 8, in
+ * every release since R13: erts_bin_drv_alloc's binaries) */
+static const char *binary_alloc_type(void *loader, uint64_t bin)
+{
+	struct beam *b = loader;
+	uint64_t flags;
+	if (!LHAS(&b->L, BIN_FLAGS) || beam_read_u64(b, bin + LV(&b->L, BIN_FLAGS), &flags) < 0)
+		return NULL;
+	return flags & 8 ? "drv_binary" : "binary";
+}
+
 void beam_enable_detail(struct beam *b)
 {
 	b->vm->detail = detail;
 	b->vm->binary_bytes = binary_bytes;
+	b->vm->binary_alloc_type = binary_alloc_type;
 	b->vm->term = beam_term_view;
 	b->vm->ets_rows = beam_ets_rows_view;
 	b->vm->loader = b;

@@ -15,6 +15,7 @@
 #include "walks.h"
 
 #define MAX_AREA_WORDS (1ull << 27)   /* 1 GiB of literals: more is corrupt */
+#define MAX_WORDS (1ull << 28)        /* all areas': beyond, the rest unscanned (hostile tables) */
 
 struct scan {
 	struct eterm_ctx c;
@@ -160,11 +161,13 @@ static size_t atom_modules(void *loader, const uint8_t *cls, size_t ncls, unsign
 	eterm_init(&s.c, b);
 	struct lit_areas a;
 	size_t bad = beam_module_literal_areas(b, &a) < 0;
+	uint64_t words = 0;
 	for (size_t i = 0; i < a.n; i++) {
 		uint64_t end;
 		s.start = a.v[i].area + LV(L, LA_START);
 		if (beam_read_u64(b, a.v[i].area + LV(L, LA_END), &end) < 0 || end < s.start ||
-		    (end - s.start) % 8 || (end - s.start) / 8 > MAX_AREA_WORDS) {
+		    (end - s.start) % 8 || (end - s.start) / 8 > MAX_AREA_WORDS ||
+		    (words += (end - s.start) / 8) > MAX_WORDS) {
 			bad++;
 			continue;
 		}

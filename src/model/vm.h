@@ -578,6 +578,11 @@ struct vm {
 	/* the first n bytes of the refc binary at bin (a Binary's address, as
 	 * vm_binref.bin); 0, or -1 unreadable (NULL: not supported) */
 	int (*binary_bytes)(void *loader, uint64_t bin, void *buf, size_t n);
+	/* the allocator type of the refc binary at bin, as erl_alloc.types
+	 * names it: "binary" (binary_alloc's own, erlang's and enif_alloc_binary's),
+	 * "drv_binary" (driver_alloc_binary's); NULL unreadable (the hook NULL:
+	 * not supported) */
+	const char *(*binary_alloc_type)(void *loader, uint64_t bin);
 	/* one term of p by path, at most max elements (0: all); -1 on OOM (NULL:
 	 * not supported). Free out with vm_term_free. */
 	int (*term)(void *loader, const struct vm_proc *p, const char *path, size_t max,

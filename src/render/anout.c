@@ -187,3 +187,14 @@ void an_find_proc(struct an_finding *f, const struct vm_proc *p)
 	f->pid = (struct vm_pid){ p->pid_num, p->pid_serial };
 	f->name = p->registered_name;
 }
+
+const char *an_field_text_key(const char *key, char *buf, size_t n)
+{
+	if (!strchr(key, '.') || !n)
+		return key;
+	size_t i = 0;
+	for (; key[i] && i + 1 < n; i++)
+		buf[i] = key[i] == '.' ? '_' : key[i];
+	buf[i] = 0;
+	return buf;
+}

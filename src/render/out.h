@@ -40,6 +40,11 @@ struct an_field {
 	uint64_t text_more;       /* text: items beyond the list's n, said in that line */
 };
 
+/* A key "held_outside.count": in JSON, "count" in the object "held_outside"
+ * (consecutive fields of one prefix make one object); in text, its key with
+ * '_' for the dot (held_outside_count). Into buf (n bytes). */
+const char *an_field_text_key(const char *key, char *buf, size_t n);
+
 /* Printed as a list in text: under a heading, after the scalars. */
 static inline bool an_field_is_list(const struct an_field *f)
 {

@@ -109,23 +109,41 @@ void json_body(struct jw *w, const struct an_out *out)
 {
 	if (out->fields_key) {
 		jw_obj(w, out->fields_key);
+		size_t open = 0;  /* the length of the open sub-object's prefix (0: none) */
 		for (size_t i = 0; i < out->nfields; i++) {
 			const struct an_field *f = &out->fields[i];
+			const char *dot = strchr(f->key, '.'), *key = dot ? dot + 1 : f->key;
+			size_t pre = dot ? (size_t)(dot - f->key) : 0;
+			if (open && (pre != open || strncmp(f->key, out->fields[i - 1].key, pre) != 0)) {
+				jw_obj_end(w);
+				open = 0;
+			}
+			if (pre && !open) {
+				char name[64];
+				snprintf(name, sizeof name, "%.*s", (int)pre, f->key);
+				jw_obj(w, name);
+				open = pre;
+			}
 			if (f->kind == AF_STR)
-				jw_str(w, f->key, f->s);
+				jw_str(w, key, f->s);
 			else if (f->kind == AF_U64)
-				jw_u64(w, f->key, f->u);
+				jw_u64(w, key, f->u);
 			else if (f->kind == AF_BOOL)
-				jw_bool(w, f->key, f->u != 0);
+				jw_bool(w, key, f->u != 0);
 			else if (f->kind == AF_NULL || f->kind == AF_UNKNOWN)
-				jw_null(w, f->key);
+				jw_null(w, key);
 			else {
-				jw_arr(w, f->key);
+				jw_arr(w, key);
 				for (size_t k = 0; k < f->n; k++)
 					jw_str(w, NULL, f->list[k]);
 				jw_arr_end(w);
 			}
 		}
+		if (open)
+			jw_obj_end(w);
+		for (size_t i = 0; i < out->ntables; i++)
+			if (out->tables[i].in_fields)
+				render_table_json(w, &out->tables[i]);
 		jw_obj_end(w);
 	}
 	if (out->kv_key) {
@@ -139,7 +157,8 @@ void json_body(struct jw *w, const struct an_out *out)
 		jw_obj_end(w);
 	}
 	for (size_t i = 0; i < out->ntables; i++)
-		render_table_json(w, &out->tables[i]);
+		if (!out->tables[i].in_fields || !out->fields_key)
+			render_table_json(w, &out->tables[i]);
 	render_doc_json(w, &out->doc);
 	jw_arr(w, "findings");
 	for (size_t i = 0; i < out->nfindings; i++) {
@@ -223,20 +242,21 @@ void print_text(int header, const struct vm *vm, const struct an_out *out)
 	for (int lists = 0; lists < 2; lists++)  /* the scalars, then the lists */
 		for (size_t i = 0; i < out->nfields; i++) {
 			const struct an_field *f = &out->fields[i];
-			char b[32];
+			char b[32], kb[64];
 			char vis[4096];
 			if (an_field_is_list(f) != lists)
 				continue;
+			const char *key = an_field_text_key(f->key, kb, sizeof kb);
 			if (f->kind == AF_STR)
-				printf("  %-18s %s\n", f->key, utf8_visible(f->s ? f->s : "", vis, sizeof vis));
+				printf("  %-18s %s\n", key, utf8_visible(f->s ? f->s : "", vis, sizeof vis));
 			else if (f->kind == AF_U64)
-				printf("  %-18s %s\n", f->key, fmt_count(f->u, b, sizeof b));
+				printf("  %-18s %s\n", key, fmt_count(f->u, b, sizeof b));
 			else if (f->kind == AF_BOOL)
-				printf("  %-18s %s\n", f->key, f->u ? "true" : "false");
+				printf("  %-18s %s\n", key, f->u ? "true" : "false");
 			else if (!lists)
-				printf("  %-18s %s\n", f->key, f->kind == AF_NULL ? "-" : "?");
+				printf("  %-18s %s\n", key, f->kind == AF_NULL ? "-" : "?");
 			else {
-				printf("\n%s\n", f->title ? f->title : f->key);
+				printf("\n%s\n", f->title ? f->title : key);
 				size_t shown = f->text_max && f->text_max < f->n ? f->text_max : f->n;
 				for (size_t k = 0; k < shown; k++)
 					printf("  %s\n", f->list[k]);

@@ -41,6 +41,7 @@ struct rtable {
 	int plain;            /* text: no header, no padding, cells separated by one space */
 	int bare_lists;       /* JSON: each row is its one RC_LIST column's array, not an object */
 	int hide_empty;       /* text, TUI: with no rows, neither its heading nor its header */
+	int in_fields;        /* JSON: inside the command's fields object (out->fields_key) */
 	const char *title;    /* text, TUI: its heading (may start with "\n"); NULL: none */
 	/* RC_LIST columns: item i of the cell's list. */
 	const char *(*item)(void *ctx, size_t row, size_t col, size_t i, char *buf, size_t len);

@@ -137,7 +137,7 @@ static void layout(struct pane *p)
 				continue;
 			}
 			add(p, S_TEXT, 0, "", 1);
-			add_text(p, f->title ? f->title : f->key);
+			add_text(p, f->title ? f->title : f->key);  /* (kept: a pointer, no copy) */
 			if (f->n)
 				add(p, S_ITEM, i, NULL, f->n);
 			else
@@ -251,7 +251,8 @@ static const char *line_text(const struct pane *p, size_t line, int cols, char *
 	case S_TEXT: snprintf(out, len, "%.*s", (int)s->len, s->text); return out;
 	case S_FIELD: {
 		const struct an_field *f = &o->fields[s->a];
-		snprintf(out, len, "  %-18s %s", f->key,
+		char kb[64];
+		snprintf(out, len, "  %-18s %s", an_field_text_key(f->key, kb, sizeof kb),
 			 f->kind == AF_STR ? (f->s ? f->s : "")
 			 : f->kind == AF_U64 ? fmt_count(f->u, b, sizeof b)
 			 : f->kind == AF_BOOL ? (f->u ? "true" : "false")

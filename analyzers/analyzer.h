@@ -219,13 +219,13 @@ struct vm_liveness *summary_liveness(const struct vm *vm, struct an_out *out, ui
  * out of memory. */
 uint32_t *heaps_to_walk(const struct vm *vm, size_t *n);
 
-/* waste.c: slices keeping binaries alive, from live (a vm_liveness per
- * process, proc_liveness's): the processes by waste (binaries --waste's
- * table "waste", the first top; 0: all), and the summary's finding when the
- * largest is worth it (live NULL: none). */
-bc_err *waste_table(const struct vm *vm, const struct vm_liveness *live, size_t top,
-		    struct an_out *out);
-void waste_finding(const struct vm *vm, const struct vm_liveness *live, struct an_out *out);
+/* waste.c: slices keeping binaries alive: the processes of live (a
+ * vm_liveness per process, proc_liveness's; NULL: not walked) and the ETS
+ * tables (table: every one, and binaries --waste's table "waste", the first
+ * top, 0 all; else the summary's: within its budget, no table), the
+ * findings on the first of each kind when worth it. */
+bc_err *waste_report(const struct vm *vm, const struct vm_liveness *live, size_t top, bool table,
+		     struct an_out *out);
 
 /* resources.c: the summary's finding on the NIF resource type native code
  * holds the most of, when it stands out (vm->rtypes read; else none) */

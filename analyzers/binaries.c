@@ -671,8 +671,7 @@ static bc_err *waste(const struct vm *vm, const struct an_opts *o, struct an_out
 		an_gap(out, "binaries --waste: %s processes' heaps not walked (running, collecting or "
 		       "unreadable): their slices are not counted", fmt_count(unread, n, sizeof n));
 	}
-	waste_finding(vm, live, out);
-	return waste_table(vm, live, o->top, out);
+	return waste_report(vm, live, o->top, true, out);
 }
 
 /* --audit: each binary found, its refc against its references */

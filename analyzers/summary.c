@@ -497,7 +497,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	/* the heaps walked once (when few enough): slices' waste, garbage */
 	uint64_t beyond;
 	struct vm_liveness *live = summary_liveness(vm, out, &beyond);
-	waste_finding(vm, live, out);
+	if ((err = waste_report(vm, live, 0, false, out)))
+		return err;
 	if ((err = resources_finding(vm, out)))
 		return err;
 	if ((err = waits_findings(vm, out, 4)))

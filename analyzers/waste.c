@@ -1,127 +1,197 @@
 /* Slices that keep big binaries alive (binaries --waste, the summary): per
- * process, the bytes its live sub-binaries use (binary:part/3, a field split
- * off a packet) against the refc binaries it holds only through them, whole
- * (vm_liveness's slice_* figures: the loader's walk of each heap). The most
- * common binary leak: 100 bytes kept, 1 MB held. */
+ * holder, the bytes its live sub-binaries use (binary:part/3, a field split
+ * off a packet) against the refc binaries it holds only through them, whole.
+ * A process's from vm_liveness's slice_* figures (the loader's walk of each
+ * heap); an ETS table's from vm->ets_slices (a walk of its objects: a slice
+ * stored in a table keeps its whole binary, as a process's does). The most
+ * common binary leak: 100 bytes kept, 1 MB held. Ports are not searched (a
+ * driver queue holds whole binaries, counted by binaries). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "analyzer.h"
 #include "units.h"
 
-struct waste {
-	const struct vm *vm;
-	const struct vm_liveness *live;
-	uint32_t *order;             /* processes with slices, most waste first */
-	size_t n;
+/* The ETS tables the summary walks: all of them when their objects are at
+ * most this many words (the heaps' budget, garbage.c); beyond, it says so. */
+#define SUMMARY_MAX_ETS_WORDS (64ull << 20)
+
+struct wrow {
+	bool table;                  /* an ETS table (ix into vm->ets), else a process */
+	uint32_t ix;
+	uint64_t slices, slice_bytes, binaries, kept_bytes;
 };
 
-static const struct vm_liveness *waste_sort_live;
+struct waste {
+	const struct vm *vm;
+	struct wrow *rows;           /* holders with slices keeping binaries, most waste first */
+	size_t n;
+	size_t tables_unread;        /* tables whose objects could not be walked */
+	const char *why;             /* the first one's reason */
+	bool tables_skipped;         /* the summary's budget: ETS not searched */
+	uint64_t ets_words;          /* the tables' objects, words */
+};
 
-static uint64_t waste_of(const struct vm_liveness *l)
+static uint64_t waste_of(const struct wrow *r)
 {
-	return l->slice_kept_bytes > l->slice_bytes ? l->slice_kept_bytes - l->slice_bytes : 0;
+	return r->kept_bytes > r->slice_bytes ? r->kept_bytes - r->slice_bytes : 0;
 }
 
 static int by_waste(const void *x, const void *y)
 {
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	uint64_t wa = waste_of(&waste_sort_live[a]), wb = waste_of(&waste_sort_live[b]);
+	const struct wrow *a = x, *b = y;
+	uint64_t wa = waste_of(a), wb = waste_of(b);
 	if (wa != wb)
 		return wa > wb ? -1 : 1;
-	return a < b ? -1 : a > b;
+	if (a->table != b->table)
+		return a->table ? 1 : -1;
+	return a->ix < b->ix ? -1 : a->ix > b->ix;
 }
 
-/* The processes whose slices keep binaries, most waste first; -1 on OOM. */
-static int waste_order(const struct vm *vm, const struct vm_liveness *live, struct waste *w)
+/* The holders whose slices keep binaries, most waste first: the processes
+ * of live (NULL: none walked), the tables (all, or within the summary's
+ * budget); -1 on OOM. */
+static int collect(const struct vm *vm, const struct vm_liveness *live, bool all_tables,
+		   struct waste *w)
 {
-	*w = (struct waste){ vm, live, NULL, 0 };
-	if (!(w->order = malloc((vm->nprocs ? vm->nprocs : 1) * sizeof *w->order)))
+	*w = (struct waste){ .vm = vm };
+	size_t cap = (live ? vm->nprocs : 0) + vm->nets;
+	if (!(w->rows = malloc((cap ? cap : 1) * sizeof *w->rows)))
 		return -1;
-	for (size_t i = 0; i < vm->nprocs; i++)
-		if (live[i].known && live[i].slices_known && live[i].slice_binaries)
-			w->order[w->n++] = (uint32_t)i;
-	waste_sort_live = live;  /* (qsort has no context argument) */
+	for (size_t i = 0; live && i < vm->nprocs; i++) {
+		const struct vm_liveness *l = &live[i];
+		if (l->known && l->slices_known && l->slice_binaries)
+			w->rows[w->n++] = (struct wrow){ false, (uint32_t)i, l->slices, l->slice_bytes,
+							 l->slice_binaries, l->slice_kept_bytes };
+	}
+	uint64_t words = 0;
+	for (size_t t = 0; t < vm->nets; t++)
+		words += vm->ets[t].memory;
+	w->ets_words = words;
+	w->tables_skipped = vm->ets_slices && vm->nets && !all_tables && words > SUMMARY_MAX_ETS_WORDS;
+	for (size_t t = 0; vm->ets_slices && !w->tables_skipped && t < vm->nets; t++) {
+		struct vm_slices s;
+		vm->ets_slices(vm->loader, &vm->ets[t], &s);
+		if (!s.known) {
+			if (!w->tables_unread++)
+				w->why = s.why;
+			continue;
+		}
+		if (s.binaries)
+			w->rows[w->n++] = (struct wrow){ true, (uint32_t)t, s.slices, s.slice_bytes,
+							 s.binaries, s.kept_bytes };
+	}
 	if (w->n)
-		qsort(w->order, w->n, sizeof *w->order, by_waste);
+		qsort(w->rows, w->n, sizeof *w->rows, by_waste);
 	return 0;
 }
 
-enum { W_PID, W_LABEL, W_SLICES, W_REF, W_BINS, W_KEPT };
+enum { W_PID, W_TABLE, W_LABEL, W_HOLDER, W_SLICES, W_REF, W_BINS, W_KEPT };
 static const struct rcol cols[] = {
-	[W_PID] = { "pid", "PID", RC_STR, 0 },
-	[W_LABEL] = { "label", "LABEL", RC_STR, RCOL_WIDE | RCOL_CUT_MIDDLE },
+	[W_PID] = { "pid", NULL, RC_STR, RCOL_JSON_ONLY },
+	[W_TABLE] = { "table", NULL, RC_STR, RCOL_JSON_ONLY },
+	[W_LABEL] = { "label", NULL, RC_STR, RCOL_JSON_ONLY },
+	[W_HOLDER] = { NULL, "HOLDER", RC_STR, RCOL_TEXT_ONLY | RCOL_WIDE | RCOL_CUT_MIDDLE },
 	[W_SLICES] = { "slices", "SLICES", RC_U64, 0 },
 	[W_REF] = { "referenced_bytes", "THEY USE", RC_BYTES, 0 },
 	[W_BINS] = { "binaries", "OF BINARIES", RC_U64, 0 },
 	[W_KEPT] = { "kept_alive_bytes", "KEPT ALIVE", RC_BYTES, 0 },
 };
 
+/* "<0.81.0> slice_keeper", "ETS slice_table" */
+static const char *holder_text(const struct vm *vm, const struct wrow *r, char *buf, size_t len)
+{
+	if (r->table) {
+		snprintf(buf, len, "ETS %s", vm->ets[r->ix].name ? vm->ets[r->ix].name : "?");
+		return buf;
+	}
+	char p[64], lb[256];
+	const struct vm_proc *vp = &vm->procs[r->ix];
+	const char *l = vm_proc_label(vp, lb, sizeof lb);
+	snprintf(buf, len, "%s%s%s", vm_pid_str(vp, p, sizeof p), l ? " " : "", l ? l : "");
+	return buf;
+}
+
 static void cell(void *ctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
 {
 	const struct waste *w = ctx;
-	uint32_t i = w->order[row];
-	const struct vm_proc *p = &w->vm->procs[i];
-	const struct vm_liveness *l = &w->live[i];
+	const struct wrow *r = &w->rows[row];
+	const struct vm_proc *p = r->table ? NULL : &w->vm->procs[r->ix];
 	switch (col) {
-	case W_PID: out->s = vm_pid_str(p, buf, len); break;
-	case W_LABEL: out->s = vm_proc_label(p, buf, len); out->null = !out->s; break;
-	case W_SLICES: out->u = l->slices; break;
-	case W_REF: out->u = l->slice_bytes; break;
-	case W_BINS: out->u = l->slice_binaries; break;
-	case W_KEPT: out->u = l->slice_kept_bytes; break;
+	case W_PID:
+		out->s = p ? vm_pid_str(p, buf, len) : NULL;
+		out->null = !p;
+		break;
+	case W_TABLE:
+		out->s = r->table ? w->vm->ets[r->ix].name : NULL;
+		out->null = !out->s;
+		break;
+	case W_LABEL: out->s = p ? vm_proc_label(p, buf, len) : NULL; out->null = !out->s; break;
+	case W_HOLDER: out->s = holder_text(w->vm, r, buf, len); break;
+	case W_SLICES: out->u = r->slices; break;
+	case W_REF: out->u = r->slice_bytes; break;
+	case W_BINS: out->u = r->binaries; break;
+	case W_KEPT: out->u = r->kept_bytes; break;
 	}
 }
 
 static void release(void *p)
 {
 	struct waste *w = p;
-	free(w->order);
+	free(w->rows);
 	free(w);
 }
 
-bc_err *waste_table(const struct vm *vm, const struct vm_liveness *live, size_t top,
-		    struct an_out *out)
+/* The first holder of each kind (a process, a table) worth a line: a MiB
+ * kept for a quarter of it used, or less. */
+static void findings(const struct waste *w, struct an_out *out)
 {
-	struct waste *w = an_own(out, calloc(1, sizeof(struct waste)), release);
-	if (!w || waste_order(vm, live, w) < 0)
-		return bc_error(BC_ENOMEM, "out of memory");
-	if (!an_table(out, (struct rtable){
-		.json_key = "waste", .cols = cols, .ncols = sizeof cols / sizeof cols[0],
-		.nrows = top && top < w->n ? top : w->n, .total = w->n, .ctx = w, .cell = cell,
-	}, "\nProcesses whose slices keep binaries alive (sub-binaries in their live terms: the "
-	   "bytes they use, the refc binaries they alone make it hold)"))
-		return bc_error(BC_ENOMEM, "out of memory");
-	return NULL;
-}
-
-void waste_finding(const struct vm *vm, const struct vm_liveness *live, struct an_out *out)
-{
-	struct waste w;
-	if (!live || waste_order(vm, live, &w) < 0)
-		return;
-	if (w.n) {
-		uint32_t i = w.order[0];
-		const struct vm_liveness *l = &live[i];
-		/* worth a line: a MiB kept for a quarter of it used, or less */
-		if (l->slice_kept_bytes >= (1u << 20) && l->slice_kept_bytes >= 4 * l->slice_bytes) {
-			char p[64], lb[256], a[32], b[32], c[32], d[32];
-			const struct vm_proc *vp = &vm->procs[i];
-			const char *label = vm_proc_label(vp, lb, sizeof lb);
-			struct an_finding *f = an_find(out, "binary_waste", "warning",
-				"%s%s%s holds %s slices of %s on average (%s in all) that keep %s of binaries "
-				"alive (%s refc binaries it holds only through them)",
-				vm_pid_str(vp, p, sizeof p), label ? " " : "", label ? label : "",
-				fmt_count(l->slices, a, sizeof a),
-				fmt_bytes(l->slice_bytes / (l->slices ? l->slices : 1), b, sizeof b),
-				fmt_bytes(l->slice_bytes, c, sizeof c), fmt_bytes(l->slice_kept_bytes, d, sizeof d),
-				fmt_count(l->slice_binaries, p + 32, 32));
-			if (f) {
-				an_find_proc(f, vp);
-				f->has_value = true;
-				f->value = l->slice_kept_bytes;
-			}
+	for (int table = 0; table < 2; table++) {
+		const struct wrow *r = NULL;
+		for (size_t i = 0; i < w->n && !r; i++)
+			if (w->rows[i].table == table)
+				r = &w->rows[i];
+		if (!r || r->kept_bytes < (1u << 20) || r->kept_bytes < 4 * r->slice_bytes)
+			continue;
+		char h[400], a[32], b[32], c[32], d[32], e[32];
+		struct an_finding *f = an_find(out, "binary_waste", "warning",
+			"%s holds %s slices of %s on average (%s in all) that keep %s of binaries "
+			"alive (%s refc binaries it holds only through them)",
+			holder_text(w->vm, r, h, sizeof h), fmt_count(r->slices, a, sizeof a),
+			fmt_bytes(r->slice_bytes / (r->slices ? r->slices : 1), b, sizeof b),
+			fmt_bytes(r->slice_bytes, c, sizeof c), fmt_bytes(r->kept_bytes, d, sizeof d),
+			fmt_count(r->binaries, e, sizeof e));
+		if (f) {
+			if (table)
+				f->name = w->vm->ets[r->ix].name;
+			else
+				an_find_proc(f, &w->vm->procs[r->ix]);
+			f->has_value = true;
+			f->value = r->kept_bytes;
 		}
 	}
-	free(w.order);
+}
+
+bc_err *waste_report(const struct vm *vm, const struct vm_liveness *live, size_t top, bool table,
+		     struct an_out *out)
+{
+	struct waste *w = an_own(out, calloc(1, sizeof(struct waste)), release);
+	if (!w || collect(vm, live, table, w) < 0)
+		return bc_error(BC_ENOMEM, "out of memory");
+	findings(w, out);
+	if (w->tables_unread && table)  /* (the summary claims no table's absence) */
+		an_gap(out, "slices: %zu ETS tables' objects not walked (%s): their slices are not counted",
+		       w->tables_unread, w->why ? w->why : "unreadable");
+	if (w->tables_skipped && live) {
+		char n[32];
+		an_find(out, NULL, NULL, "slices in ETS not searched: %s of objects is more than the "
+			"summary walks (binaries --waste does)", fmt_bytes(w->ets_words * 8, n, sizeof n));
+	}
+	if (table && !an_table(out, (struct rtable){
+		.json_key = "waste", .cols = cols, .ncols = sizeof cols / sizeof cols[0],
+		.nrows = top && top < w->n ? top : w->n, .total = w->n, .ctx = w, .cell = cell,
+	}, "\nSlices keeping binaries alive, by holder (sub-binaries in a process's live terms or "
+	   "a table's objects: the bytes they use, the refc binaries they alone make it hold)"))
+		return bc_error(BC_ENOMEM, "out of memory");
+	return NULL;
 }

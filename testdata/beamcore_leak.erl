@@ -9,6 +9,9 @@
 %%   (binary:part/3), each of a BIG-byte binary nothing else references: it
 %%   keeps SLICES * BIG bytes alive for SLICES * SLICE it uses (the node's
 %%   binary:referenced_byte_size/1 of each says so).
+%%   ETS slices: slice_keeper's table slice_table holds ETS_SLICES rows, each
+%%   a sub-binary of ETS_SLICE bytes of an ETS_BIG-byte binary nothing else
+%%   references (the node's own sums over ets:tab2list/1 are the truth).
 %%   native: bin_owner, idle, holds NATIVE binaries of NATIVE_SIZE bytes
 %%   ("LEAK" and its number first), and the NIF (beamcore_leak_nif.c) keeps a
 %%   copy of each in an environment of its own: each refc 2, one reference
@@ -31,6 +34,9 @@
 -define(SLICES, 200).          %% slices of SLICE bytes, each of its own BIG-byte binary
 -define(SLICE, 100).
 -define(BIG, 65536).
+-define(ETS_SLICES, 100).      %% rows of slice_table: a slice of ETS_SLICE bytes each,
+-define(ETS_SLICE, 100).       %% each of its own ETS_BIG-byte binary
+-define(ETS_BIG, 40000).
 -define(NATIVE, 50).           %% binaries of NATIVE_SIZE bytes the NIF keeps too
 -define(NATIVE_SIZE, 10000).
 -define(RES_HELD, 1000).       %% NIF resources res_owner holds,
@@ -55,7 +61,7 @@ run(leak, Dir) ->
     receive held -> ok end,
     Keeper = spawn(?MODULE, keep_slices, [self()]),
     register(slice_keeper, Keeper),
-    Slices = receive {slices, S} -> S end,
+    {Slices, EtsSlices} = receive {slices, S, E} -> {S, E} end,
     Owner = spawn(?MODULE, own_binaries, [self()]),
     register(bin_owner, Owner),
     {Kept, KeptBytes} = receive {kept, K} -> K end,
@@ -64,7 +70,8 @@ run(leak, Dir) ->
     {Alive, Native} = receive {resources, Counts} -> Counts end,
     Binary = erlang:memory(binary),
     %% the count last: what the slices and the NIF made counted too
-    truth(F, Before, erlang:system_info(atom_count), ?MADE, Hoarder, ?HOARDED, Keeper, Slices),
+    truth(F, Before, erlang:system_info(atom_count), ?MADE, Hoarder, ?HOARDED, Keeper, Slices,
+          EtsSlices),
     {ok, N} = file:open(filename:join(Dir, "native.json"), [write, raw]),
     ok = file:write(N, io_lib:format("{\"bin_owner\": \"~s\", \"kept\": ~b, \"kept_bytes\": ~b, "
                                       "\"size\": ~b, \"first_bytes\": \"LEAK\", "
@@ -80,7 +87,7 @@ run(leak, Dir) ->
 run(full, Dir) ->
     {ok, F} = warm(Dir),
     Before = erlang:system_info(atom_count),
-    truth(F, Before, Before, 0, self(), 0, self(), {0, 0, 0}),
+    truth(F, Before, Before, 0, self(), 0, self(), {0, 0, 0}, {0, 0, 0}),
     make_forever(1).
 
 %% What the truth and the ready file make (the modules they load, their
@@ -108,12 +115,22 @@ make_forever(I) ->
 %% collects its heap (so only the slices reference them), says what they
 %% reference and keep, then holds them, idle.
 keep_slices(From) ->
+    T = ets:new(slice_table, [named_table, public, set]),
+    [true = ets:insert(T, {I, binary:part(binary:copy(<<I:32>>, ?ETS_BIG div 4), 7, ?ETS_SLICE)})
+     || I <- lists:seq(1, ?ETS_SLICES)],
     Slices = [binary:part(binary:copy(<<I:32>>, ?BIG div 4), 10, ?SLICE) || I <- lists:seq(1, ?SLICES)],
+    Ets = ets_slices(T),
+    %% (the rows' copies the sums made are garbage now: collected)
     erlang:garbage_collect(),
     Used = lists:sum([byte_size(S) || S <- Slices]),
     Kept = lists:sum([binary:referenced_byte_size(S) || S <- Slices]),
-    From ! {slices, {length(Slices), Used, Kept}},
+    From ! {slices, {length(Slices), Used, Kept}, Ets},
     hold(Slices).
+
+ets_slices(T) ->
+    Rows = ets:tab2list(T),
+    {length(Rows), lists:sum([byte_size(S) || {_, S} <- Rows]),
+     lists:sum([binary:referenced_byte_size(S) || {_, S} <- Rows])}.
 
 %% Makes its binaries, has the NIF keep a copy of each, says what the NIF
 %% keeps, then holds them, idle.
@@ -139,12 +156,14 @@ hoard(From) ->
 hold(Atoms) ->
     receive never -> hold(Atoms) end.
 
-truth(F, Before, After, Made, Hoarder, Hoarded, Keeper, {NSlices, Used, Kept}) ->
+truth(F, Before, After, Made, Hoarder, Hoarded, Keeper, {NSlices, Used, Kept}, {ENSlices, EUsed, EKept}) ->
     Json = io_lib:format("{\"os_pid\": \"~s\", \"atom_limit\": ~b, \"atom_count_before\": ~b, "
                          "\"atom_count\": ~b, \"made\": ~b, \"pattern\": \"user_<N>\", \"maker\": \"~s\", "
                          "\"hoarder\": \"~s\", \"hoarded\": ~b, \"slice_keeper\": \"~s\", "
-                         "\"slices\": ~b, \"slice_bytes\": ~b, \"kept_alive_bytes\": ~b}~n",
+                         "\"slices\": ~b, \"slice_bytes\": ~b, \"kept_alive_bytes\": ~b, "
+                         "\"ets_table\": \"slice_table\", \"ets_slices\": ~b, \"ets_slice_bytes\": ~b, "
+                         "\"ets_kept_alive_bytes\": ~b}~n",
                          [os:getpid(), erlang:system_info(atom_limit), Before, After, Made, ?MODULE,
-                          pid_to_list(Hoarder), Hoarded, pid_to_list(Keeper), NSlices, Used, Kept]),
+                          pid_to_list(Hoarder), Hoarded, pid_to_list(Keeper), NSlices, Used, Kept, ENSlices, EUsed, EKept]),
     ok = file:write(F, Json),
     ok = file:close(F).

@@ -16,6 +16,11 @@ slices keeping binaries alive (binaries --waste, the summary's binary_waste):
   on the core, slice_keeper the first row with exactly its slices, the bytes
   they use and the binaries they keep (binary:referenced_byte_size/1 of each);
   the summary's finding names it with those bytes, right after the atoms';
+  slice_table (its rows' slices: ProcBins of part of a binary to OTP 26, as
+  copy_struct stores them; sub-bitstrings from 27) its row with exactly the
+  node's sums over its rows, and the summary's next finding names it;
+  the modules of user_<N>: exactly the module that makes them (its literal
+  "user_"), on the core; none searched on the dumps;
   on the dump, --waste said missing (exit 1);
 binaries held by native code (binaries --audit): the NIF's kept binaries (its
   own count: native.json) the one group held outside, by size and first bytes,
@@ -147,12 +152,22 @@ def check_waste(beamcore, label, target, truth, core):
             bad.append(f"{label}: a dump's slices not said missing (exit {rc}, {doc['missing']})")
         return
     w = doc["waste"][0] if doc.get("waste") else {}
-    want = {"pid": truth["slice_keeper"], "label": "slice_keeper", "slices": truth["slices"],
-            "referenced_bytes": truth["slice_bytes"], "binaries": truth["slices"],
-            "kept_alive_bytes": truth["kept_alive_bytes"]}
+    want = {"pid": truth["slice_keeper"], "table": None, "label": "slice_keeper",
+            "slices": truth["slices"], "referenced_bytes": truth["slice_bytes"],
+            "binaries": truth["slices"], "kept_alive_bytes": truth["kept_alive_bytes"]}
     print(f"{label}: binaries --waste first row {w}")
     if w != want:
         bad.append(f"{label}: waste[0] {w}, want {want}")
+    # the table's slices: its rows' sub-binaries, each keeping its own binary
+    t = next((x for x in doc.get("waste", []) if x.get("table") == truth["ets_table"]), {})
+    want = {"pid": None, "table": truth["ets_table"], "label": None, "slices": truth["ets_slices"],
+            "referenced_bytes": truth["ets_slice_bytes"], "binaries": truth["ets_slices"],
+            "kept_alive_bytes": truth["ets_kept_alive_bytes"]}
+    print(f"  the table's row {t}")
+    if t != want:
+        bad.append(f"{label}: waste's {truth['ets_table']} row {t}, want {want}")
+    if any("slices" in m for m in doc["missing"]):
+        bad.append(f"{label}: binaries --waste says slices missing: {doc['missing']}")
     rc, out, err = run(beamcore, "summary", target, "--json")
     fs = [f for f in json.loads(out)["findings"] if f["kind"] != "crash"] if rc in (0, 1) else []
     kinds = [f["kind"] for f in fs]
@@ -161,6 +176,12 @@ def check_waste(beamcore, label, target, truth, core):
     if kinds[:2] != ["atom_limit", "binary_waste"] or f.get("pid") != truth["slice_keeper"] or \
             f.get("value") != truth["kept_alive_bytes"] or f"{truth['slices']} slices" not in f.get("text", ""):
         bad.append(f"{label}: the summary's second finding {f} (kinds {kinds[:3]})")
+    f = fs[2] if len(fs) > 2 else {}
+    print(f"  summary: {f.get('text')}")
+    if (f.get("kind"), f.get("name"), f.get("value")) != ("binary_waste", truth["ets_table"],
+                                                          truth["ets_kept_alive_bytes"]) or \
+            not f.get("text", "").startswith(f"ETS {truth['ets_table']} holds {truth['ets_slices']} slices"):
+        bad.append(f"{label}: the summary's third finding {f}, want the table's slices")
 
 
 def check_audit(beamcore, label, target, native, core):
@@ -225,7 +246,7 @@ def check_resources(beamcore, label, target, native, core):
     f = next((f for f in fs if f["kind"] == "resource_native"), {})
     kinds = [x["kind"] for x in fs if x["kind"] != "crash"]
     if f.get("name") != "beamcore_leak_nif:leaky" or f.get("value") != native["resources_native"] or \
-            f.get("pid") != native["res_owner"] or "resource_native" not in kinds[:3]:
+            f.get("pid") != native["res_owner"] or "resource_native" not in kinds[:4]:
         bad.append(f"{label}: the summary's resource finding {f} (kinds {kinds[:4]})")
 
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etsrows.h"
 #include "eterm.h"
 #include "gcsize.h"
 #include "grow.h"
@@ -147,6 +148,23 @@ static int push(struct lw *w, uint64_t at, uint64_t n)
 }
 
 static void direct_ref(struct lw *w, uint64_t t);
+
+/* A ProcBin (to OTP 26) of part of its binary: a slice copied out of a
+ * heap (copy_struct makes a byte-aligned sub-binary of a refc binary a
+ * ProcBin of its bytes when a message or an ETS object is built): its size;
+ * 0 when it is the whole binary (or unreadable: a direct use). */
+static uint64_t procbin_part(struct lw *w, uint64_t pb)
+{
+	const struct layout *L = &w->b->L;
+	uint64_t size, val, orig, flags;
+	if (!LHAS(L, PROCBIN_SIZE) || !LHAS(L, PROCBIN_VAL) || !LHAS(L, PROCBIN_FLAGS) ||
+	    eterm_word(&w->c, pb + LV(L, PROCBIN_SIZE), &size) < 0 ||
+	    eterm_word(&w->c, pb + LV(L, PROCBIN_VAL), &val) < 0 ||
+	    eterm_word(&w->c, pb + LV(L, PROCBIN_FLAGS), &flags) < 0 || (flags & 3) ||
+	    beam_read_u64(w->b, val + LV(L, BIN_ORIG_SIZE), &orig) < 0)
+		return 0;  /* (writable, 1, or its active writer, 2: a capacity, not a slice) */
+	return size < orig ? size : 0;
+}
 static bool slice(struct lw *w, uint64_t addr, const struct eterm *o);
 
 /* Term t reached: its object counted and its term words queued, once. */
@@ -182,10 +200,13 @@ static void reach(struct lw *w, uint64_t t)
 		n = o.n;
 		if ((o.kind == EK_PROCBIN || o.kind == EK_BINREF) && !w->via_slice) {
 			struct pbuse *u = pb_use(w, addr);
-			if (u)
-				u->direct = true;
-			else
+			uint64_t part;
+			if (!u)
 				w->pu_oom = true;
+			else if (o.kind == EK_PROCBIN && (part = procbin_part(w, addr)))
+				u->slices++, u->slice_bytes += part, w->sliced++;
+			else
+				u->direct = true;
 		}
 		if ((o.kind == EK_SUBBIN || o.kind == EK_SUBBITS) && slice(w, addr, &o)) {
 			/* its own words; the reference it slices reached as the slice's */
@@ -543,9 +564,130 @@ static void atom_refs(void *loader, const struct vm_proc *procs, const uint32_t 
 	lw_free(&w);
 }
 
+/* ets_slices: the walk of each object of a table, its DbTerm one area */
+struct ets_walk {
+	struct lw *w;
+	bool bad;
+};
+
+static int ets_row(struct beam *b, uint64_t row, void *arg)
+{
+	struct ets_walk *e = arg;
+	struct lw *w = e->w;
+	const struct layout *L = &b->L;
+	uint64_t tpl = eterm_addr(&w->c, row), size;
+	if (beam_read_u64(b, tpl - LV(L, DBTERM_TPL) + LV(L, DBTERM_SIZE), &size) < 0 ||
+	    size > (1ull << 32)) {
+		e->bad = true;
+		return 1;
+	}
+	w->na = 0;
+	size_t need = size / 64 + 1;
+	if (add_area(w, tpl, tpl + 8 * size) < 0)
+		return e->bad = true, 1;
+	if (need > w->bits_cap) {
+		uint64_t *m = realloc(w->bits, need * sizeof *m);
+		if (!m)
+			return e->bad = true, 1;
+		w->bits = m;
+		w->bits_cap = need;
+	}
+	memset(w->bits, 0, need * sizeof *w->bits);
+	w->n = 0;
+	w->sliced = 0;  /* (a row's own: its references are its own ProcBins) */
+	reach(w, row);
+	drain(w);
+	return 0;
+}
+
+struct valuse {
+	uint64_t val, slices, slice_bytes;
+	bool direct;
+};
+
+static int by_val(const void *x, const void *y)
+{
+	const struct valuse *a = x, *b = y;
+	return a->val < b->val ? -1 : a->val > b->val;
+}
+
+/* Each object's terms walked as liveness walks a heap (a slice's reference
+ * reached as the slice's); then by Binary: the objects of a table each hold
+ * their own references to one binary, and a binary any of them holds whole
+ * keeps nothing more alive through slices. */
+static void ets_slices(void *loader, const struct vm_ets *t, struct vm_slices *out)
+{
+	struct beam *b = loader;
+	const struct layout *L = &b->L;
+	*out = (struct vm_slices){ 0 };
+	static const enum layout_id need[] = { DBTERM_TPL, DBTERM_SIZE, BIN_ORIG_SIZE };
+	bc_err *err = layout_need(L, need, sizeof need / sizeof need[0]);
+	if (err || !(LHAS(L, BINREF_VAL) || LHAS(L, PROCBIN_VAL))) {
+		bc_err_free(err);
+		out->why = "the layout lacks an ETS object's size or a refc reference's binary";
+		return;
+	}
+	struct lw w = { .b = b };
+	eterm_init(&w.c, b);
+	struct ets_walk e = { &w, false };
+	const char *why = NULL;
+	int r = beam_ets_rows(b, t, ets_row, &e, &why);
+	if (r < 0 || e.bad || w.cut || w.pu_oom) {
+		out->why = why ? why : e.bad || w.pu_oom ? "an object unreadable (or out of memory)"
+							   : "part of an object unreadable";
+		lw_free(&w);
+		return;
+	}
+	uint64_t val_off = LHAS(L, BINREF_VAL) ? LV(L, BINREF_VAL) : LV(L, PROCBIN_VAL);
+	struct valuse *v = malloc((w.npu ? w.npu : 1) * sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; v && i < w.npu; i++) {
+		const struct pbuse *u = &w.pu[i];
+		uint64_t val;
+		if (beam_read_u64(b, u->ref + val_off, &val) < 0) {
+			out->why = "a refc reference unreadable";
+			free(v);
+			lw_free(&w);
+			return;
+		}
+		v[n++] = (struct valuse){ val, u->slices, u->slice_bytes, u->direct || !u->slices };
+	}
+	if (!v) {
+		out->why = "out of memory";
+		lw_free(&w);
+		return;
+	}
+	if (n)
+		qsort(v, n, sizeof *v, by_val);
+	out->known = true;
+	for (size_t i = 0, j; i < n; i = j) {
+		struct valuse sum = { v[i].val, 0, 0, false };
+		for (j = i; j < n && v[j].val == v[i].val; j++) {
+			sum.slices += v[j].slices;
+			sum.slice_bytes += v[j].slice_bytes;
+			sum.direct |= v[j].direct;
+		}
+		uint64_t size;
+		if (sum.direct)
+			continue;
+		if (beam_read_u64(b, sum.val + LV(L, BIN_ORIG_SIZE), &size) < 0) {
+			out->known = false;
+			out->why = "a refc binary unreadable";
+			break;
+		}
+		out->slices += sum.slices;
+		out->slice_bytes += sum.slice_bytes;
+		out->binaries++;
+		out->kept_bytes += size;
+	}
+	free(v);
+	lw_free(&w);
+}
+
 void beam_enable_liveness(struct beam *b)
 {
 	b->vm->liveness = liveness;
+	b->vm->ets_slices = ets_slices;
 	b->vm->atom_refs = atom_refs;
 	b->vm->loader = b;
 }

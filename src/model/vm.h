@@ -405,6 +405,15 @@ struct vm_liveness {
 	uint64_t slices, slice_bytes, slice_binaries, slice_kept_bytes;
 };
 
+/* An ETS table's slices (vm->ets_slices): the sub-binaries its objects hold
+ * of refc binaries no object holds whole, their bytes, and those binaries'
+ * count and bytes (each once); known false: not read (why says) */
+struct vm_slices {
+	bool known;
+	const char *why;               /* static */
+	uint64_t slices, slice_bytes, binaries, kept_bytes;
+};
+
 /* Something the loader could not read or does not know: shown to the user and
  * turned into exit code 1. */
 struct vm_gap {
@@ -553,6 +562,8 @@ struct vm {
 	 * the default path of a command on a million processes */
 	void (*liveness)(void *loader, const struct vm_proc *procs, size_t n,
 			 struct vm_liveness *out);
+	/* the slices of table t's objects into out (NULL: not supported) */
+	void (*ets_slices)(void *loader, const struct vm_ets *t, struct vm_slices *out);
 	/* the references to atoms of each class that the live terms of each of
 	 * procs[which[0..n)] (which NULL: procs[0..n)) hold (liveness's walk:
 	 * each object once; a process it cannot walk is skipped): cls[i] is

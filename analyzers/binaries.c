@@ -651,7 +651,7 @@ struct binaries_opts {
 static struct binaries_opts binaries_opts;
 extern const struct analyzer analyzer_binaries;
 
-/* --waste: every process's heap walked for its slices */
+/* --waste: every process's heap and every table's objects walked for slices */
 static bc_err *waste(const struct vm *vm, const struct an_opts *o, struct an_out *out)
 {
 	const struct binaries_opts *bo = an_own_opts(o, &analyzer_binaries);
@@ -742,11 +742,13 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 static const struct option_entry options[] = {
 	OPT_INCLUDE(an_json_option),
 	OPT_INCLUDE(an_top_option),
-	OPT_FLAG("waste", "slices (sub-binaries) keeping refc binaries alive: per process, the bytes\n"
-		 "they use against the binaries they alone hold (walks every heap)", OPT_OWN,
+	OPT_FLAG("waste", "slices (sub-binaries) keeping refc binaries alive: per process and ETS\n"
+		 "table, the bytes they use against the binaries they alone hold (walks every\n"
+		 "heap and table)", OPT_OWN,
 		 struct binaries_opts, waste),
 	OPT_FLAG("audit", "each refc binary's reference count against the references found:\n"
-		 "those held outside what was searched (native code...) by size and first bytes,\n"
+		 "those held outside what was searched (native code...) by size, allocator\n"
+		 "type and first bytes,\n"
 		 "the corrupt (a core only)", OPT_OWN, struct binaries_opts, audit),
 	OPT_SLOT(OPT_SLOT_TARGET_LIVE),
 	OPT_SLOT(OPT_SLOT_TARGET_FILE),

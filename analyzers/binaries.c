@@ -688,7 +688,8 @@ static bc_err *audit(const struct vm *vm, const struct an_opts *o, const struct 
 		const struct bin *bn = &c->bins[i];
 		bool magic = false;
 		for (size_t k = bn->first; k < bn->first + bn->n; k++)
-			magic |= c->refs[k].kind == K_MAGIC;
+			magic |= c->refs[k].kind == K_MAGIC ||
+				 (c->refs[k].kind == K_ETS && vm->binholds[c->refs[k].src].magic);
 		a[i] = (struct audit_bin){ bn->addr, bn->size, bn->alloc, bn->refc, bn->n, magic };
 	}
 	/* what is not read is not searched: a process whose binaries could not

@@ -1,9 +1,9 @@
 /* resources: NIF resource types, each with its module and name, the
- * resources alive as the VM counts them, those the processes' terms
- * reference (magic binaries on their off-heap lists), their bytes, the
- * processes holding the most, and how many native code holds: resources
- * whose reference count no term explains (more references than terms, or no
- * term at all). ETS objects and queued messages are not searched. */
+ * resources alive as the VM counts them, those the terms of processes (their
+ * heaps, fragments and queued messages) and of ETS objects reference (magic
+ * references on their off-heap lists), their bytes, the holders holding the
+ * most, and how many native code holds: resources whose reference count no
+ * term explains (more references than terms, or no term at all). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,7 @@
 #define TOP_HOLDERS 5
 
 struct rholder {
-	uint32_t proc;
+	uint32_t proc;               /* a process's index; from nprocs, a table's + nprocs */
 	uint64_t count;              /* distinct resources it references */
 };
 
@@ -33,7 +33,21 @@ struct rctx {
 	size_t n;
 };
 
+/* A resource a term references: a process's magic reference, an ETS
+ * object's (its type read). */
+static bool is_resource(const struct vm *vm, const struct vm_binhold *h)
+{
+	return (h->kind == VBH_MAGIC || (h->kind == VBH_ETS && h->magic)) && h->rtype < vm->nrtypes;
+}
+
+/* Its holder: a process (its index), or a table (nprocs + its index). */
+static uint32_t holder_of(size_t nprocs, const struct vm_binhold *h)
+{
+	return h->kind == VBH_ETS ? (uint32_t)(nprocs + h->owner) : h->owner;
+}
+
 static const struct vm_binhold *sort_holds;
+static size_t sort_nprocs;
 static int by_type_bin(const void *x, const void *y)
 {
 	const struct vm_binhold *a = &sort_holds[*(const uint32_t *)x], *b = &sort_holds[*(const uint32_t *)y];
@@ -41,7 +55,8 @@ static int by_type_bin(const void *x, const void *y)
 		return a->rtype < b->rtype ? -1 : 1;
 	if (a->bin != b->bin)
 		return a->bin < b->bin ? -1 : 1;
-	return a->owner < b->owner ? -1 : a->owner > b->owner;
+	uint32_t ha = holder_of(sort_nprocs, a), hb = holder_of(sort_nprocs, b);
+	return ha < hb ? -1 : ha > hb;
 }
 
 static int by_native(const void *x, const void *y)
@@ -76,9 +91,10 @@ static bc_err *build(const struct vm *vm, struct rctx *c)
 	c->rows = calloc(vm->nrtypes ? vm->nrtypes : 1, sizeof *c->rows);
 	size_t m = 0;
 	for (size_t i = 0; i < vm->nbinholds; i++)
-		m += vm->binholds[i].kind == VBH_MAGIC && vm->binholds[i].rtype < vm->nrtypes;
+		m += is_resource(vm, &vm->binholds[i]);
 	uint32_t *ix = malloc((m ? m : 1) * sizeof *ix);
-	uint64_t *per = calloc(vm->nprocs ? vm->nprocs : 1, sizeof *per);  /* resources of the type each holds */
+	/* resources of the type each holder (process, then table) holds */
+	uint64_t *per = calloc(vm->nprocs + vm->nets + 1, sizeof *per);
 	if (!c->rows || !ix || !per) {
 		free(ix);
 		free(per);
@@ -89,9 +105,10 @@ static bc_err *build(const struct vm *vm, struct rctx *c)
 		c->rows[k].type = (uint32_t)k;
 	m = 0;
 	for (size_t i = 0; i < vm->nbinholds; i++)
-		if (vm->binholds[i].kind == VBH_MAGIC && vm->binholds[i].rtype < vm->nrtypes)
+		if (is_resource(vm, &vm->binholds[i]))
 			ix[m++] = (uint32_t)i;
 	sort_holds = vm->binholds;  /* (qsort has no context argument) */
+	sort_nprocs = vm->nprocs;
 	if (m)
 		qsort(ix, m, sizeof *ix, by_type_bin);
 	for (size_t i = 0, j; i < m; i = j) {  /* a type's run */
@@ -102,14 +119,15 @@ static bc_err *build(const struct vm *vm, struct rctx *c)
 		for (size_t a = i, b; a < j; a = b) {  /* a resource's run */
 			const struct vm_binhold *h = &vm->binholds[ix[a]];
 			for (b = a; b < j && vm->binholds[ix[b]].bin == h->bin; b++)
-				if (b == a || vm->binholds[ix[b]].owner != vm->binholds[ix[b - 1]].owner)
-					per[vm->binholds[ix[b]].owner]++;
+				if (b == a || holder_of(vm->nprocs, &vm->binholds[ix[b]]) !=
+					      holder_of(vm->nprocs, &vm->binholds[ix[b - 1]]))
+					per[holder_of(vm->nprocs, &vm->binholds[ix[b]])]++;
 			r->found++;
 			r->bytes += h->alloc_size ? h->alloc_size : h->orig_size;
 			r->explained += h->refc == b - a;
 		}
 		for (size_t a = i; a < j; a++) {  /* its holders, each once */
-			uint32_t p = vm->binholds[ix[a]].owner;
+			uint32_t p = holder_of(vm->nprocs, &vm->binholds[ix[a]]);
 			if (per[p]) {
 				add_holder(r, p, per[p]);
 				per[p] = 0;
@@ -141,6 +159,24 @@ static const struct rcol cols[] = {
 	[R_TOP] = { NULL, "TOP HOLDER", RC_STR, RCOL_TEXT_ONLY | RCOL_WIDE },
 };
 
+/* A holder's name: its pid (and label: with_label), or "ETS name" (the
+ * table's name alone: with_label false) */
+static const char *holder_name(const struct vm *vm, uint32_t h, bool with_label, char *buf, size_t len)
+{
+	if (h >= vm->nprocs) {
+		const struct vm_ets *t = &vm->ets[h - vm->nprocs];
+		char id[64];
+		const char *n = t->name ? t->name : vm_ets_id_str(t, id, sizeof id);
+		snprintf(buf, len, "%s%s", with_label ? "ETS " : "", n);
+		return buf;
+	}
+	char p[32], l[200];
+	const struct vm_proc *vp = &vm->procs[h];
+	const char *lb = with_label ? vm_proc_label(vp, l, sizeof l) : NULL;
+	snprintf(buf, len, "%s%s%s", vm_pid_str(vp, p, sizeof p), lb ? " " : "", lb ? lb : "");
+	return buf;
+}
+
 static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *buf, size_t len)
 {
 	const struct rctx *c = vctx;
@@ -156,11 +192,9 @@ static void cell(void *vctx, size_t row, size_t col, struct rcell *out, char *bu
 	case R_HOLDERS: out->u = r->nh; break;
 	case R_TOP:
 		if (r->nh) {
-			char p[32], l[200], n[32];
-			const struct vm_proc *vp = &c->vm->procs[r->h[0].proc];
-			const char *lb = vm_proc_label(vp, l, sizeof l);
-			snprintf(buf, len, "%s%s%s: %s", vm_pid_str(vp, p, sizeof p), lb ? " " : "",
-				 lb ? lb : "", fmt_count(r->h[0].count, n, sizeof n));
+			char h[300], n[32];
+			snprintf(buf, len, "%s: %s", holder_name(c->vm, r->h[0].proc, true, h, sizeof h),
+				 fmt_count(r->h[0].count, n, sizeof n));
 			out->s = buf;
 		} else {
 			out->s = "-";  /* (none: not unknown) */
@@ -173,7 +207,7 @@ static const char *item(void *vctx, size_t row, size_t col, size_t i, char *buf,
 {
 	(void)col;
 	const struct rctx *c = vctx;
-	return vm_pid_str(&c->vm->procs[c->rows[row].h[i].proc], buf, len);
+	return holder_name(c->vm, c->rows[row].h[i].proc, false, buf, len);
 }
 
 static void release(void *p)
@@ -193,22 +227,25 @@ static void native_finding(const struct rctx *c, struct an_out *out)
 	const struct vm_rtype *t = &c->vm->rtypes[r->type];
 	if (!r->native_known || r->native < 1000 || r->native * 2 < t->count)
 		return;
-	char a[32], b[32], d[32], e[32], h[300] = "";
+	char a[32], b[32], d[32], e[32], h[400] = "";
 	if (r->nh) {
-		char p[32], l[200], n[32];
-		const struct vm_proc *vp = &c->vm->procs[r->h[0].proc];
-		const char *lb = vm_proc_label(vp, l, sizeof l);
-		snprintf(h, sizeof h, "; %s%s%s references %s of them", vm_pid_str(vp, p, sizeof p),
-			 lb ? " " : "", lb ? lb : "", fmt_count(r->h[0].count, n, sizeof n));
+		char n[32], hn[300];
+		snprintf(h, sizeof h, "; %s references %s of them",
+			 holder_name(c->vm, r->h[0].proc, true, hn, sizeof hn),
+			 fmt_count(r->h[0].count, n, sizeof n));
 	}
+	/* (the summary does not walk ETS objects: what they hold is among these) */
+	bool ets = c->vm->binholds_read & (1u << VBH_ETS);
 	struct an_finding *f = an_find(out, "resource_native", "warning",
-		"NIF resources %s:%s: %s alive, %s of them held by native code (no term references "
-		"them, or fewer terms than their count); %s referenced by processes (%s)%s",
+		"NIF resources %s:%s: %s alive, %s of them held by native code%s (no term references "
+		"them, or fewer terms than their count); %s referenced by %s (%s)%s",
 		t->module ? t->module : "?", t->name ? t->name : "?", fmt_count(t->count, a, sizeof a),
-		fmt_count(r->native, b, sizeof b), fmt_count(r->found, d, sizeof d),
+		fmt_count(r->native, b, sizeof b),
+		ets ? "" : " or ETS objects (ETS objects not searched: `resources` searches them)",
+		fmt_count(r->found, d, sizeof d), ets ? "processes or ETS objects" : "processes",
 		fmt_bytes(r->bytes, e, sizeof e), h);
 	if (f) {
-		if (r->nh)
+		if (r->nh && r->h[0].proc < c->vm->nprocs)
 			an_find_proc(f, &c->vm->procs[r->h[0].proc]);
 		char nm[256];
 		snprintf(nm, sizeof nm, "%s:%s", t->module ? t->module : "?", t->name ? t->name : "?");
@@ -261,8 +298,8 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		.json_key = "types", .cols = cols, .ncols = sizeof cols / sizeof cols[0],
 		.nrows = o->top && o->top < c->n ? o->top : c->n, .total = c->n, .ctx = c,
 		.cell = cell, .item = item,
-	}, "NIF resource types (alive: the VM's count; referenced: by the processes' terms; "
-	   "native: alive less those the terms explain)"))
+	}, "NIF resource types (alive: the VM's count; referenced: by the terms of processes and "
+	   "ETS objects; native: alive less those the terms explain)"))
 		return bc_error(BC_ENOMEM, "out of memory");
 	return NULL;
 }
@@ -271,8 +308,8 @@ const struct analyzer analyzer_resources = {
 	.name = "resources",
 	.kind = CMD_MODEL,
 	.options = an_rows_options,
-	.summary = "NIF resource types: how many alive, referenced by which processes, held by native code",
-	.needs = NEED_RESOURCES | NEED_BINARIES,
+	.summary = "NIF resource types: how many alive, referenced by which processes and tables, held by native code",
+	.needs = NEED_RESOURCES | NEED_BINARIES | NEED_ETS | NEED_BINARY_HOLDERS,
 	.header = 1,
 	.run = run,
 };

@@ -18,7 +18,8 @@
 %%   in a heap (the NIF's own count is the truth).
 %%   resources: res_owner, idle, holds RES_HELD resources of the NIF's type
 %%   leaky, RES_KEPT of them kept by the NIF too, which keeps RES_ALONE more
-%%   no term holds (its destructor's count of those alive is the truth).
+%%   no term holds (its destructor's count of those alive is the truth); its
+%%   table res_table holds RES_ETS more, the only term referencing each.
 %% Modes:
 %%   leak  make 40,000 atoms (the table of +t 65536 is then over half full),
 %%         write leak.json, touch ready and wait (the script takes a gcore,
@@ -42,6 +43,7 @@
 -define(RES_HELD, 1000).       %% NIF resources res_owner holds,
 -define(RES_KEPT, 500).        %% of which the NIF keeps a reference too,
 -define(RES_ALONE, 2000).      %% and those the NIF alone keeps
+-define(RES_ETS, 300).         %% NIF resources only res_table holds
 
 start([Mode]) ->
     {ok, Dir} = file:get_cwd(),
@@ -77,9 +79,10 @@ run(leak, Dir) ->
                                       "\"size\": ~b, \"first_bytes\": \"LEAK\", "
                                       "\"binary_memory\": ~b, \"res_owner\": \"~s\", "
                                       "\"resources_held\": ~b, \"resources_alive\": ~b, "
-                                      "\"resources_native\": ~b}~n",
+                                      "\"resources_native\": ~b, \"res_table\": \"res_table\", "
+                                      "\"resources_in_ets\": ~b}~n",
                                       [pid_to_list(Owner), Kept, KeptBytes, ?NATIVE_SIZE, Binary,
-                                       pid_to_list(ResOwner), ?RES_HELD, Alive, Native])),
+                                       pid_to_list(ResOwner), ?RES_HELD, Alive, Native, ?RES_ETS])),
     ok = file:close(N),
     {ok, R} = file:open(filename:join(Dir, "ready"), [write, raw]),
     ok = file:close(R),
@@ -145,9 +148,17 @@ own_binaries(From) ->
 %% native code holds, then holds those it was given, idle.
 own_resources(From) ->
     Res = beamcore_leak_nif:resources(?RES_HELD, ?RES_KEPT, ?RES_ALONE),
+    T = ets:new(res_table, [named_table, public, set]),
+    ok = store_resources(T),
+    %% (the table's now: this process's copies collected)
     erlang:garbage_collect(),
     From ! {resources, beamcore_leak_nif:resources()},
     hold(Res).
+
+store_resources(T) ->
+    Rs = beamcore_leak_nif:resources(?RES_ETS, 0, 0),
+    [true = ets:insert(T, {I, R}) || {I, R} <- lists:zip(lists:seq(1, ?RES_ETS), Rs)],
+    ok.
 
 %% Holds what it is given, idle.
 hoard(From) ->

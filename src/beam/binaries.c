@@ -63,6 +63,7 @@ struct walker {
 	uint8_t where;
 	bool hold;
 	uint8_t hold_kind;
+	bool magic;                  /* hold: a magic reference's binary */
 };
 
 /* One reference to the Binary at val. */
@@ -79,7 +80,8 @@ static int add_ref(struct walker *w, uint64_t val)
 		struct vm_binhold *h = vm_add_binhold(b->vm);
 		if (!h)
 			return -1;
-		*h = (struct vm_binhold){ w->hold_kind, w->proc, val, size, refc, alloc, UINT32_MAX };
+		*h = (struct vm_binhold){ w->hold_kind, w->magic, w->proc, val, size, refc, alloc,
+					  UINT32_MAX };
 		return 0;
 	}
 	struct vm_binref *r = vm_add_binref(b->vm);
@@ -102,7 +104,9 @@ static int magic_ref(struct walker *w, uint64_t oh)
 		return -1;
 	if ((type & ALC_A_MASK) != ALC_A_BINARY)
 		return 0;
-	struct walker m = { .b = w->b, .proc = w->proc, .hold = true, .hold_kind = VBH_MAGIC };
+	/* (a process's: VBH_MAGIC; an ETS object's: its table's, marked magic) */
+	struct walker m = { .b = w->b, .proc = w->proc, .hold = true,
+			    .hold_kind = w->hold ? w->hold_kind : VBH_MAGIC, .magic = w->hold };
 	return add_ref(&m, mb);
 }
 
@@ -118,7 +122,8 @@ static int walk_list(struct walker *w, uint64_t oh)
 		if (thing == w->k.header &&
 		    (beam_read_u64(b, oh + w->k.val_off, &val) < 0 || add_ref(w, val) < 0))
 			return -1;
-		if ((thing & _TAG_HEADER_MASK) == REF_SUBTAG && !w->hold && LHAS(L, MREF_MB) &&
+		if ((thing & _TAG_HEADER_MASK) == REF_SUBTAG &&
+		    (!w->hold || w->hold_kind == VBH_ETS) && LHAS(L, MREF_MB) &&
 		    LHAS(L, MAGIC_BIN_ALLOC_TYPE) && magic_ref(w, oh) < 0)
 			return -1;
 		if (beam_read_u64(b, oh + LV(L, OHH_NEXT), &oh) < 0)

@@ -100,7 +100,7 @@ bc_err *beam_load_resources(struct beam *b)
 	for (size_t i = 0; i < b->vm->nbinholds && n; i++) {
 		struct vm_binhold *h = &b->vm->binholds[i];
 		uint64_t type;
-		if (h->kind != VBH_MAGIC ||
+		if ((h->kind != VBH_MAGIC && !(h->kind == VBH_ETS && h->magic)) ||
 		    beam_read_u64(b, h->bin + LV(L, MAGIC_BIN_DATA) + LV(L, RES_TYPE), &type) < 0)
 			continue;
 		const struct type_at key = { type, 0 }, *hit = bsearch(&key, by, n, sizeof *by, by_addr);

@@ -130,9 +130,11 @@ enum vm_binhold_kind { VBH_PORT_QUEUE, VBH_PORT_BUFFER, VBH_ETS, VBH_MAGIC,
 				   * dump's heaps show, without reference counts) */ };
 struct vm_binhold {
 	uint8_t kind;                  /* enum vm_binhold_kind */
+	bool magic;                    /* VBH_ETS: a magic reference's (a NIF resource an
+					* object holds), not a refc binary's */
 	uint32_t owner;                /* index into vm->ports, vm->ets or vm->procs (magic); 0 */
 	uint64_t bin, orig_size, refc, alloc_size;  /* as in vm_binref */
-	/* VBH_MAGIC, with NEED_RESOURCES: the NIF resource type of the resource
+	/* VBH_MAGIC (and magic), with NEED_RESOURCES: the NIF resource type of the resource
 	 * it is (an index into vm->rtypes); UINT32_MAX: none, or not read */
 	uint32_t rtype;
 };

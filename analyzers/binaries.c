@@ -674,17 +674,11 @@ static bc_err *waste(const struct vm *vm, const struct an_opts *o, struct an_out
 	return waste_report(vm, live, o->top, true, out);
 }
 
-/* --audit: each binary found, its refc against its references */
-static bc_err *audit(const struct vm *vm, const struct an_opts *o, const struct ctx *c,
-		     struct an_out *out)
+/* Each binary found with its refc and its references (out's); NULL: OOM */
+static struct audit_bin *audit_bins(const struct vm *vm, const struct ctx *c, struct an_out *out)
 {
-	const struct binaries_opts *bo = an_own_opts(o, &analyzer_binaries);
-	if (!bo->audit)
-		return NULL;
 	struct audit_bin *a = an_own(out, malloc((c->nbins ? c->nbins : 1) * sizeof *a), NULL);
-	if (!a)
-		return bc_error(BC_ENOMEM, "out of memory");
-	for (size_t i = 0; i < c->nbins; i++) {
+	for (size_t i = 0; a && i < c->nbins; i++) {
 		const struct bin *bn = &c->bins[i];
 		bool magic = false;
 		for (size_t k = bn->first; k < bn->first + bn->n; k++)
@@ -692,6 +686,19 @@ static bc_err *audit(const struct vm *vm, const struct an_opts *o, const struct 
 				 (c->refs[k].kind == K_ETS && vm->binholds[c->refs[k].src].magic);
 		a[i] = (struct audit_bin){ bn->addr, bn->size, bn->alloc, bn->refc, bn->n, magic };
 	}
+	return a;
+}
+
+/* --audit: each binary found, its refc against its references */
+static bc_err *audit(const struct vm *vm, const struct an_opts *o, const struct ctx *c,
+		     struct an_out *out)
+{
+	const struct binaries_opts *bo = an_own_opts(o, &analyzer_binaries);
+	if (!bo->audit)
+		return NULL;
+	struct audit_bin *a = audit_bins(vm, c, out);
+	if (!a)
+		return bc_error(BC_ENOMEM, "out of memory");
 	/* what is not read is not searched: a process whose binaries could not
 	 * all be read, a holder of a kind this input does not give */
 	size_t partial = 0;
@@ -700,7 +707,40 @@ static bc_err *audit(const struct vm *vm, const struct an_opts *o, const struct 
 	if (partial)
 		an_gap(out, "binaries --audit: %zu processes' references not all read: their "
 		       "binaries may show as held outside", partial);
-	return binaries_audit(vm, a, c->nbins, o->top, out);
+	return binaries_audit(vm, a, c->nbins, o->top, false, out);
+}
+
+/* The summary audits as --audit does when every holder kind was read and
+ * the processes are at most this many (its walk budget, garbage.c's) */
+#define SUMMARY_AUDIT_MAX_PROCS 50000
+
+bc_err *held_outside_finding(const struct vm *vm, struct an_out *out)
+{
+	unsigned need = (1u << VBH_ETS) | (1u << VBH_LITERAL);
+	if ((vm->binholds_read & (1u << VBH_DUMPED)) || vm_not_recorded(vm, NEED_BINARIES))
+		return NULL;  /* (a dump: no reference counts) */
+	if ((vm->binholds_read & need) != need || vm->nprocs > SUMMARY_AUDIT_MAX_PROCS) {
+		char n[32];
+		if (vm->nprocs > SUMMARY_AUDIT_MAX_PROCS || (vm->binholds_read & need) != need)
+			an_find(out, NULL, NULL, "binaries not audited: %s%s (binaries --audit does)",
+				vm->nprocs > SUMMARY_AUDIT_MAX_PROCS ? fmt_count(vm->nprocs, n, sizeof n) : "",
+				vm->nprocs > SUMMARY_AUDIT_MAX_PROCS ? " processes are more than the summary "
+				"audits" : "the ETS objects' and literals' binaries were not read");
+		return NULL;
+	}
+	for (size_t i = 0; i < vm->nprocs; i++)
+		if (vm->procs[i].unknown & VPF_BINARY)
+			return NULL;  /* (what is not read would show as held outside) */
+	struct ctx *c = an_own(out, calloc(1, sizeof *c), ctx_release);
+	if (!c)
+		return bc_error(BC_ENOMEM, "out of memory");
+	bc_err *err = build(vm, c);
+	if (err)
+		return err;
+	struct audit_bin *a = audit_bins(vm, c, out);
+	if (!a)
+		return bc_error(BC_ENOMEM, "out of memory");
+	return binaries_audit(vm, a, c->nbins, 0, true, out);
 }
 
 static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *out)

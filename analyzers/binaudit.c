@@ -159,8 +159,41 @@ static uint64_t bytes_of(const struct audit_bin *b)
 	return b->alloc ? b->alloc : b->size;
 }
 
+/* The summary's line on the binaries held outside, when worth it: 256 KiB
+ * or more and a hundredth of erlang:memory(binary), the largest group named. */
+static void summary_finding(const struct vm *vm, const struct audit *a, uint64_t out_n,
+			    uint64_t out_b, uint64_t out_refs, struct an_out *out)
+{
+	bool have = vm->memory.known & (1u << VM_MEM_BINARY);
+	uint64_t total = vm->memory.v[VM_MEM_BINARY];
+	if (!out_n || out_b < (256u << 10) || (have && out_b * 100 < total))
+		return;
+	char x[32], y[32], z[32], g[400] = "";
+	if (a->n) {
+		const struct group *t = &a->g[0];
+		char c[32], sz[32], first[64];
+		struct rcell cell = { 0 };
+		group_cell((void *)a, 0, G_FIRST_TEXT, &cell, first, sizeof first);
+		snprintf(g, sizeof g, "; the most: %s binaries of %s%s%s%s%s", fmt_count(t->count, c, sizeof c),
+			 fmt_bytes(t->size, sz, sizeof sz), t->type ? " (" : "", t->type ? t->type : "",
+			 t->type ? ")" : "", t->nfirst ? ", first bytes " : "");
+		if (t->nfirst)
+			snprintf(g + strlen(g), sizeof g - strlen(g), "\"%s\"", cell.s ? cell.s : "");
+	}
+	struct an_finding *f = an_find(out, "binary_held_outside", "warning",
+		"%s refc binaries (%s) are counted above the references found in processes, ports, "
+		"ETS and literals: %s references held outside them (native code: a NIF or a driver; "
+		"timers' messages, distribution buffers)%s (binaries --audit)",
+		fmt_count(out_n, x, sizeof x), fmt_bytes(out_b, y, sizeof y),
+		fmt_count(out_refs, z, sizeof z), g);
+	if (f) {
+		f->has_value = true;
+		f->value = out_b;
+	}
+}
+
 bc_err *binaries_audit(const struct vm *vm, const struct audit_bin *bins, size_t n, size_t top,
-		       struct an_out *out)
+		       bool summary, struct an_out *out)
 {
 	struct audit *a = an_own(out, calloc(1, sizeof(struct audit)), release);
 	struct hmap m = { 0 };
@@ -202,6 +235,10 @@ bc_err *binaries_audit(const struct vm *vm, const struct audit_bin *bins, size_t
 	hmap_free(&m);
 	if (a->n)
 		qsort(a->g, a->n, sizeof *a->g, by_bytes);
+	if (summary) {
+		summary_finding(vm, a, out_n, out_b, out_refs, out);
+		return NULL;
+	}
 	bool have = vm->memory.known & (1u << VM_MEM_BINARY);
 	uint64_t total = vm->memory.v[VM_MEM_BINARY];
 	out->fields_key = "audit";

@@ -499,7 +499,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	struct vm_liveness *live = summary_liveness(vm, out, &beyond);
 	if ((err = waste_report(vm, live, 0, false, out)))
 		return err;
-	if ((err = resources_finding(vm, out)))
+	if ((err = resources_finding(vm, out)) || (err = held_outside_finding(vm, out)))
 		return err;
 	if ((err = waits_findings(vm, out, 4)))
 		return err;
@@ -526,7 +526,7 @@ const struct analyzer analyzer_summary = {
 	.options = an_rows_options,
 	.summary = "what the core is, what stands out, and who holds the memory (default)",
 	.needs = NEED_PROCS | NEED_ETS | NEED_BINARIES | NEED_MEMORY | NEED_STACK_TOPS | NEED_THREADS |
-		 NEED_NODES | NEED_PORTS | NEED_ATOMS | NEED_RESOURCES,
+		 NEED_NODES | NEED_PORTS | NEED_ATOMS | NEED_RESOURCES | NEED_REF_HOLDERS,
 	.header = 1,
 	.run = run,
 };

@@ -264,6 +264,25 @@ static bc_err *load_procs(struct beam *b)
 	return err;
 }
 
+/* NEED_REF_HOLDERS: the objects' walk of NEED_BINARY_HOLDERS when the
+ * tables hold at most this many objects (else not read: binholds_read says) */
+#define REF_HOLDERS_MAX_OBJECTS (2ull << 20)
+
+static bc_err *load_ref_holders(struct beam *b)
+{
+	uint64_t n = 0;
+	if (b->loaded & NEED_BINARY_HOLDERS)
+		return NULL;
+	for (size_t i = 0; i < b->vm->nets; i++)
+		n += b->vm->ets[i].size;
+	if (n > REF_HOLDERS_MAX_OBJECTS)
+		return NULL;
+	bc_err *err = beam_load_binary_holders(b);
+	if (!err)
+		b->loaded |= NEED_BINARY_HOLDERS;
+	return err;
+}
+
 /* The walks in the order they run: the later ones name processes. */
 static const struct walk {
 	unsigned part;
@@ -271,6 +290,7 @@ static const struct walk {
 } walks[] = {
 	{ NEED_PROCS, load_procs }, { NEED_ETS, beam_load_ets },
 	{ NEED_BINARIES, beam_load_binaries }, { NEED_BINARY_HOLDERS, beam_load_binary_holders },
+	{ NEED_REF_HOLDERS, load_ref_holders },
 	{ NEED_MEMORY, beam_load_memory },
 	{ NEED_STACKS, beam_load_stacks }, { NEED_STACK_TOPS, beam_load_stack_tops },
 	{ NEED_NODES, beam_load_nodes },
@@ -282,8 +302,8 @@ static const struct walk {
 
 bc_err *beam_load(struct beam *b, unsigned needs)
 {
-	if (needs & NEED_BINARY_HOLDERS)
-		needs |= NEED_ETS;  /* (the tables whose objects it walks) */
+	if (needs & (NEED_BINARY_HOLDERS | NEED_REF_HOLDERS))
+		needs |= NEED_ETS | NEED_BINARIES;  /* (the tables whose objects it walks) */
 	if (needs & NEED_RESOURCES)
 		needs |= NEED_BINARIES;  /* (the magic binaries the processes reference) */
 	if ((needs | b->loaded) & NEED_STACKS)

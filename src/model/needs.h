@@ -13,6 +13,9 @@ enum { NEED_PROCS = 1 << 0, NEED_ETS = 1 << 1, NEED_BINARIES = 1 << 2,
 	* reads whole stacks anyway may load NEED_STACKS instead. */
        NEED_STACK_TOPS = 1 << 9,
        NEED_ATOMS = 1 << 10 /* every atom's text, by index (vm->atoms) */,
-       NEED_RESOURCES = 1 << 11 /* NIF resource types, each magic binary's (vm->rtypes) */ };
+       NEED_RESOURCES = 1 << 11 /* NIF resource types, each magic binary's (vm->rtypes) */,
+       /* NEED_BINARY_HOLDERS when the ETS tables hold few enough objects for
+	* the summary's audit (a core's; a dump has no reference counts) */
+       NEED_REF_HOLDERS = 1 << 12 };
 
 #endif

@@ -215,7 +215,8 @@ static const struct rcol cols[] = {
 	/* the pids of the holders table's rows of this pattern */
 	[C_MODTEXT] = { NULL, "MODULES", RC_STR, RCOL_TEXT_ONLY | RCOL_WIDE },
 	[C_HOLDERS] = { "holders", NULL, RC_LIST, RCOL_JSON_ONLY },
-	/* the modules whose literals name the pattern's atoms or its leading text */
+	/* the modules whose literals or function names name the pattern's atoms,
+	 * or whose literals hold its leading text */
 	[C_MODULES] = { "modules", NULL, RC_LIST, RCOL_JSON_ONLY },
 };
 
@@ -228,7 +229,7 @@ struct holder {
 	uint32_t refs;             /* references to the pattern's atoms in its live terms */
 };
 
-/* the modules whose literals reference each of those patterns, the MODULES
+/* the modules whose literals or functions reference each of those patterns, the MODULES
  * heaviest: a module's current and old code as one */
 #define MODULES 5
 struct modref {
@@ -369,7 +370,7 @@ static void lead_of(const char *text, char *out, size_t cap)
 }
 
 /* The modules of the first k patterns (find_holders set k), through the
- * loader's parse of every loaded module's literals. */
+ * loader's parse of every loaded module's literals and function names. */
 static void find_modules(struct ctx *c, const uint8_t *cls)
 {
 	const struct vm *vm = c->vm;
@@ -433,11 +434,11 @@ static void table_finding(const struct ctx *c, struct an_out *out)
 		if (c->k && c->nm[0] && o > 0 && (size_t)o < sizeof what) {
 			const struct modref *m = &c->m[0][0];
 			int q = c->lead[0][0]
-				? snprintf(what + o, sizeof what - (size_t)o, "; the literals of %s name "
-					   "them or hold their leading text \"%s\"",
+				? snprintf(what + o, sizeof what - (size_t)o, "; module %s names them "
+					   "(its literals, functions) or holds their leading text \"%s\"",
 					   m->module ? m->module : "?", c->lead[0])
-				: snprintf(what + o, sizeof what - (size_t)o, "; the literals of %s name "
-					   "them", m->module ? m->module : "?");
+				: snprintf(what + o, sizeof what - (size_t)o, "; module %s names them "
+					   "(its literals, functions)", m->module ? m->module : "?");
 			if (q > 0)
 				o += q;
 		}
@@ -587,7 +588,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 		 fmt_count(c->searched, n1, sizeof n1), fmt_count(vm->nprocs, n2, sizeof n2));
 	if (holders && !an_table(out, (struct rtable){
 		.json_key = "holders", .cols = hcols, .ncols = sizeof hcols / sizeof hcols[0],
-		.nrows = nh, .ctx = c, .cell = hcell,
+		.nrows = nh, .ctx = c, .cell = hcell, .hide_empty = 1,
 	}, an_keep(out, htitle)))
 		return bc_error(BC_ENOMEM, "out of memory");
 	table_finding(c, out);

@@ -127,7 +127,7 @@ def check_atoms(beamcore, label, target, truth, full, core):
     words = f"{made:,} of them are user_<N>, made from index {first:,} to {first + made - 1:,}"
     if words not in (f.get("text") or ""):
         bad.append(f"{label}: the finding does not say {words!r}")
-    if core and f"the literals of {truth['maker']} name them" not in f.get("text", ""):
+    if core and f"module {truth['maker']} names them" not in f.get("text", ""):
         bad.append(f"{label}: the finding does not name the module {truth['maker']}")
     if not full and (f.get("pid") != truth["hoarder"] or
                      f"holds {truth['hoarded']:,} of them" not in f.get("text", "")):

@@ -1,5 +1,5 @@
-/* The atoms of loaded modules' literals (vm->atom_modules): who makes a
- * pattern's atoms. Each module's literal area (global.h ErtsLiteralArea:
+/* The atoms of loaded modules' literals and function names
+ * (vm->atom_modules): who makes a pattern's atoms. Each module's literal area (global.h ErtsLiteralArea:
  * the terms from start to end, as the loader copied them) is parsed the way
  * the VM lays out a heap: a header starts an object of known extent, two
  * other words are a list cell. The atoms of the pattern among its terms
@@ -142,6 +142,23 @@ static bool parse(struct scan *s)
 	return a == s->end;
 }
 
+/* The module's functions named by the pattern (yeccpars2_519: its code
+ * header's functions, each ErtsCodeInfo's MFA). */
+static void functions(struct scan *s, struct beam *b, uint64_t hdr)
+{
+	const struct layout *L = &b->L;
+	uint64_t nf;
+	if (!hdr || beam_read_u64(b, hdr + LV(L, BCH_NUM_FUNCTIONS), &nf) < 0 || nf > (1u << 24))
+		return;
+	for (uint64_t i = 0; i < nf; i++) {
+		uint64_t f, fn;
+		if (beam_read_u64(b, hdr + LV(L, BCH_FUNCTIONS) + i * 8, &f) < 0 ||
+		    beam_read_u64(b, f + LV(L, CI_MFA) + LV(L, MFA_FUNCTION), &fn) < 0)
+			return;
+		term(s, fn);
+	}
+}
+
 static size_t atom_modules(void *loader, const uint8_t *cls, size_t ncls, unsigned k,
 			   const struct vm_atom *lead,
 			   void (*emit)(void *ctx, const char *module, const uint32_t *tally), void *ctx)
@@ -150,7 +167,8 @@ static size_t atom_modules(void *loader, const uint8_t *cls, size_t ncls, unsign
 	const struct layout *L = &b->L;
 	static const enum layout_id need[] = {
 		G_MODULE_TABLES, S_MODULE_TABLE, IT_ENTRIES, IT_SEG_TABLE, MOD_CURR_HDR, MOD_OLD_HDR,
-		MOD_MODULE, BCH_LITERAL_AREA, LA_START, LA_END,
+		MOD_MODULE, BCH_LITERAL_AREA, LA_START, LA_END, BCH_NUM_FUNCTIONS, BCH_FUNCTIONS,
+		CI_MFA, MFA_FUNCTION,
 	};
 	bc_err *err = layout_need(L, need, sizeof need / sizeof need[0]);
 	if (err) {
@@ -178,6 +196,7 @@ static size_t atom_modules(void *loader, const uint8_t *cls, size_t ncls, unsign
 			bad++;
 			continue;
 		}
+		functions(&s, b, a.v[i].hdr);
 		const char *m = a.v[i].module ? beam_atom(b, a.v[i].module) : NULL;
 		if (s.any)
 			emit(ctx, m, s.tally);

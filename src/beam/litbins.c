@@ -17,13 +17,13 @@ static int area_cmp(const void *a, const void *b)
 	return x->area < y->area ? -1 : x->area > y->area;
 }
 
-static int add_area(struct lit_areas *a, uint64_t area, uint64_t module)
+static int add_area(struct lit_areas *a, uint64_t area, uint64_t module, uint64_t hdr)
 {
 	struct lit_area *v = grow(a->v, &a->cap, a->n, sizeof *v, 256);
 	if (!v)
 		return -1;
 	a->v = v;
-	a->v[a->n++] = (struct lit_area){ area, module };
+	a->v[a->n++] = (struct lit_area){ area, module, hdr };
 	return 0;
 }
 
@@ -48,7 +48,7 @@ static int modules(struct beam *b, uint64_t table, struct lit_areas *a)
 			name = make_atom(ix);
 		for (int k = 0; k < 2; k++)
 			if (hdr[k] && (beam_read_u64(b, hdr[k] + LV(L, BCH_LITERAL_AREA), &area) < 0 ||
-				       (area && add_area(a, area, name) < 0)))
+				       (area && add_area(a, area, name, hdr[k]) < 0)))
 				return -1;
 	}
 	return 0;
@@ -91,7 +91,7 @@ static int persistent(struct beam *b, struct lit_areas *a)
 		uint64_t term;
 		if (beam_read_u64(b, tab + LV(L, PHT_TERM) + i * 8, &term) < 0)
 			return -1;
-		if ((term & 3) == TAG_PRIMARY_BOXED && add_area(a, (term & ~3ull) - LV(L, LA_START), 0) < 0)
+		if ((term & 3) == TAG_PRIMARY_BOXED && add_area(a, (term & ~3ull) - LV(L, LA_START), 0, 0) < 0)
 			return -1;
 	}
 	return 0;

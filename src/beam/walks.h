@@ -43,6 +43,7 @@ void beam_load_literal_binaries(struct beam *b);
  * table is unreadable (a holds what was read). Free a->v. */
 struct lit_area {
 	uint64_t area, module;
+	uint64_t hdr;                /* its code header (BeamCodeHeader); 0: a persistent term's */
 };
 struct lit_areas {
 	struct lit_area *v;

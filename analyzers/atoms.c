@@ -391,6 +391,8 @@ static void find_modules(struct ctx *c, const uint8_t *cls)
 static bool find_holders(struct ctx *c, size_t shown, bool modules)
 {
 	const struct vm *vm = c->vm;
+	if (shown > c->ap.n)  /* (the summary asks for one: there may be none) */
+		shown = c->ap.n;
 	c->k = shown < HOLDER_PATTERNS ? (unsigned)shown : HOLDER_PATTERNS;
 	if (!c->k)
 		return true;

@@ -60,7 +60,8 @@ static int collect(const struct vm *vm, const struct vm_liveness *live, bool all
 		return -1;
 	for (size_t i = 0; live && i < vm->nprocs; i++) {
 		const struct vm_liveness *l = &live[i];
-		if (l->known && l->slices_known && l->slice_binaries)
+		/* (slices that use all they keep waste nothing: not listed) */
+		if (l->known && l->slices_known && l->slice_binaries && l->slice_kept_bytes > l->slice_bytes)
 			w->rows[w->n++] = (struct wrow){ false, (uint32_t)i, l->slices, l->slice_bytes,
 							 l->slice_binaries, l->slice_kept_bytes };
 	}
@@ -77,7 +78,7 @@ static int collect(const struct vm *vm, const struct vm_liveness *live, bool all
 				w->why = s.why;
 			continue;
 		}
-		if (s.binaries)
+		if (s.binaries && s.kept_bytes > s.slice_bytes)
 			w->rows[w->n++] = (struct wrow){ true, (uint32_t)t, s.slices, s.slice_bytes,
 							 s.binaries, s.kept_bytes };
 	}

@@ -34,6 +34,11 @@ struct span {
 	const uint64_t *direct;      /* the same words mapped, or NULL */
 };
 
+struct valuse {
+	uint64_t val, slices, slice_bytes;
+	bool direct;
+};
+
 struct lw {
 	struct beam *b;
 	struct eterm_ctx c;
@@ -63,11 +68,15 @@ struct lw {
 	struct hmap pum;
 	size_t sliced;               /* slices met in this process: none, no reference reached through one */
 	bool via_slice, pu_oom;
+	bool sliced_any;             /* a slice met in this walk (a process's, a table's) */
+	struct valuse *vu;           /* slice_totals' scratch: the references by Binary */
+	size_t vucap;
 };
 
 /* What a walk allocated, freed. */
 static void lw_free(struct lw *w)
 {
+	free(w->vu);
 	free(w->a);
 	free(w->bits);
 	free(w->st);
@@ -204,7 +213,7 @@ static void reach(struct lw *w, uint64_t t)
 			if (!u)
 				w->pu_oom = true;
 			else if (o.kind == EK_PROCBIN && (part = procbin_part(w, addr)))
-				u->slices++, u->slice_bytes += part, w->sliced++;
+				u->slices++, u->slice_bytes += part, w->sliced++, w->sliced_any = true;
 			else
 				u->direct = true;
 		}
@@ -256,8 +265,9 @@ static void direct_ref(struct lw *w, uint64_t t)
 	if (eterm_word(&w->c, eterm_addr(&w->c, t), &hdr) < 0)
 		return;
 	enum eterm_kind k = eterm_header_kind(&w->c, hdr);
-	if (k != EK_PROCBIN && k != EK_BINREF)
-		return;
+	if ((k != EK_PROCBIN && k != EK_BINREF) ||
+	    (k == EK_PROCBIN && procbin_part(w, eterm_addr(&w->c, t))))
+		return;  /* (a ProcBin of part is a slice however often reached) */
 	struct pbuse *u = pb_use(w, eterm_addr(&w->c, t));
 	if (u)
 		u->direct = true;
@@ -300,6 +310,7 @@ static bool slice(struct lw *w, uint64_t addr, const struct eterm *o)
 	u->slices++;
 	u->slice_bytes += bytes;
 	w->sliced++;
+	w->sliced_any = true;
 	w->via_slice = true;
 	reach(w, orig);
 	w->via_slice = false;
@@ -450,29 +461,76 @@ static uint64_t heap_after(const struct lw *w, const struct heaps *h, uint64_t b
 	return gc_heap_after(&g, live);
 }
 
-/* What the process's slices reference, against the binaries they alone
- * keep it holding: those of its refc references it uses only through
- * slices (a direct use holds the whole binary anyway). */
-static void slices_of(struct lw *w, struct vm_liveness *out)
+static int by_val(const void *x, const void *y)
+{
+	const struct valuse *a = x, *b = y;
+	return a->val < b->val ? -1 : a->val > b->val;
+}
+
+/* What the walk's slices reference, against the binaries they alone keep it
+ * holding, by Binary: two references to one binary (two messages cut from
+ * one packet, two objects of a table) keep it once, and one used whole (a
+ * direct use) keeps it anyway: not the slices'. out->known false: a reference
+ * or binary unreadable (why says), or out of memory. */
+static void slice_totals(struct lw *w, struct vm_slices *out)
 {
 	const struct layout *L = &w->b->L;
 	uint64_t val_off = LHAS(L, BINREF_VAL) ? LV(L, BINREF_VAL) : LV(L, PROCBIN_VAL);
-	out->slices_known = !w->pu_oom && (LHAS(L, BINREF_VAL) || LHAS(L, PROCBIN_VAL));
-	for (size_t i = 0; out->slices_known && i < w->npu; i++) {
-		const struct pbuse *u = &w->pu[i];
-		uint64_t val, size;
-		if (u->direct || !u->slices)
-			continue;
-		if (beam_read_u64(w->b, u->ref + val_off, &val) < 0 ||
-		    beam_read_u64(w->b, val + LV(L, BIN_ORIG_SIZE), &size) < 0) {
-			out->slices_known = false;
-			break;
-		}
-		out->slices += u->slices;
-		out->slice_bytes += u->slice_bytes;
-		out->slice_binaries++;
-		out->slice_kept_bytes += size;
+	*out = (struct vm_slices){ .known = !w->pu_oom && (LHAS(L, BINREF_VAL) || LHAS(L, PROCBIN_VAL)) };
+	if (!out->known || !w->sliced_any) {
+		out->why = out->known ? NULL : "out of memory, or no refc reference in the layout";
+		return;
 	}
+	struct valuse *v = w->npu > w->vucap ? realloc(w->vu, w->npu * sizeof *v) : w->vu;
+	if (!v) {
+		*out = (struct vm_slices){ .why = "out of memory" };
+		return;
+	}
+	if (w->npu > w->vucap)
+		w->vu = v, w->vucap = w->npu;
+	size_t n = 0;
+	for (size_t i = 0; i < w->npu; i++) {
+		const struct pbuse *u = &w->pu[i];
+		uint64_t val;
+		if (beam_read_u64(w->b, u->ref + val_off, &val) < 0) {
+			*out = (struct vm_slices){ .why = "a refc reference unreadable" };
+			return;
+		}
+		v[n++] = (struct valuse){ val, u->slices, u->slice_bytes, u->direct || !u->slices };
+	}
+	if (n)
+		qsort(v, n, sizeof *v, by_val);
+	for (size_t i = 0, j; i < n; i = j) {
+		struct valuse sum = { v[i].val, 0, 0, false };
+		for (j = i; j < n && v[j].val == v[i].val; j++) {
+			sum.slices += v[j].slices;
+			sum.slice_bytes += v[j].slice_bytes;
+			sum.direct |= v[j].direct;
+		}
+		uint64_t size;
+		if (sum.direct)
+			continue;
+		if (beam_read_u64(w->b, sum.val + LV(L, BIN_ORIG_SIZE), &size) < 0) {
+			*out = (struct vm_slices){ .why = "a refc binary unreadable" };
+			return;
+		}
+		out->slices += sum.slices;
+		out->slice_bytes += sum.slice_bytes;
+		out->binaries++;
+		out->kept_bytes += size;
+	}
+}
+
+/* The process's slices (slice_totals) into its liveness. */
+static void slices_of(struct lw *w, struct vm_liveness *out)
+{
+	struct vm_slices t;
+	slice_totals(w, &t);
+	out->slices_known = t.known;
+	out->slices = t.slices;
+	out->slice_bytes = t.slice_bytes;
+	out->slice_binaries = t.binaries;
+	out->slice_kept_bytes = t.kept_bytes;
 }
 
 static void one(struct lw *w, const struct vm_proc *vp, struct vm_liveness *out)
@@ -491,6 +549,7 @@ static void one(struct lw *w, const struct vm_proc *vp, struct vm_liveness *out)
 	w->live = 0;
 	w->n = 0;
 	w->npu = w->sliced = 0;
+	w->sliced_any = false;
 	w->pu_oom = false;
 	if (w->pum.size)
 		hmap_clear(&w->pum);
@@ -600,17 +659,6 @@ static int ets_row(struct beam *b, uint64_t row, void *arg)
 	return 0;
 }
 
-struct valuse {
-	uint64_t val, slices, slice_bytes;
-	bool direct;
-};
-
-static int by_val(const void *x, const void *y)
-{
-	const struct valuse *a = x, *b = y;
-	return a->val < b->val ? -1 : a->val > b->val;
-}
-
 /* Each object's terms walked as liveness walks a heap (a slice's reference
  * reached as the slice's); then by Binary: the objects of a table each hold
  * their own references to one binary, and a binary any of them holds whole
@@ -638,49 +686,7 @@ static void ets_slices(void *loader, const struct vm_ets *t, struct vm_slices *o
 		lw_free(&w);
 		return;
 	}
-	uint64_t val_off = LHAS(L, BINREF_VAL) ? LV(L, BINREF_VAL) : LV(L, PROCBIN_VAL);
-	struct valuse *v = malloc((w.npu ? w.npu : 1) * sizeof *v);
-	size_t n = 0;
-	for (size_t i = 0; v && i < w.npu; i++) {
-		const struct pbuse *u = &w.pu[i];
-		uint64_t val;
-		if (beam_read_u64(b, u->ref + val_off, &val) < 0) {
-			out->why = "a refc reference unreadable";
-			free(v);
-			lw_free(&w);
-			return;
-		}
-		v[n++] = (struct valuse){ val, u->slices, u->slice_bytes, u->direct || !u->slices };
-	}
-	if (!v) {
-		out->why = "out of memory";
-		lw_free(&w);
-		return;
-	}
-	if (n)
-		qsort(v, n, sizeof *v, by_val);
-	out->known = true;
-	for (size_t i = 0, j; i < n; i = j) {
-		struct valuse sum = { v[i].val, 0, 0, false };
-		for (j = i; j < n && v[j].val == v[i].val; j++) {
-			sum.slices += v[j].slices;
-			sum.slice_bytes += v[j].slice_bytes;
-			sum.direct |= v[j].direct;
-		}
-		uint64_t size;
-		if (sum.direct)
-			continue;
-		if (beam_read_u64(b, sum.val + LV(L, BIN_ORIG_SIZE), &size) < 0) {
-			out->known = false;
-			out->why = "a refc binary unreadable";
-			break;
-		}
-		out->slices += sum.slices;
-		out->slice_bytes += sum.slice_bytes;
-		out->binaries++;
-		out->kept_bytes += size;
-	}
-	free(v);
+	slice_totals(&w, out);
 	lw_free(&w);
 }
 

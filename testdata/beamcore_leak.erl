@@ -12,6 +12,12 @@
 %%   ETS slices: slice_keeper's table slice_table holds ETS_SLICES rows, each
 %%   a sub-binary of ETS_SLICE bytes of an ETS_BIG-byte binary nothing else
 %%   references (the node's own sums over ets:tab2list/1 are the truth).
+%%   port slices: port_keeper's TCP socket, its peer never reading, sends a
+%%   PORT_FILL-byte binary that fills the kernel's buffers, then PORT_SLICES
+%%   sub-binaries of PORT_SLICE bytes, each of its own PORT_BIG-byte binary,
+%%   queued in the driver (port_info queue_size is the truth of the bytes it
+%%   holds to write; the binaries it keeps are the filler and the sliced
+%%   ones, whole).
 %%   native: bin_owner, idle, holds NATIVE binaries of NATIVE_SIZE bytes
 %%   ("LEAK" and its number first), and the NIF (beamcore_leak_nif.c) keeps a
 %%   copy of each in an environment of its own: each refc 2, one reference
@@ -28,7 +34,7 @@
 %%         dies "no more index entries in atom_tab" and writes erl_crash.dump
 %% Run: erl -noshell +t N -pa DIR -run beamcore_leak start leak|full   (cwd = DIR)
 -module(beamcore_leak).
--export([start/1, hoard/1, keep_slices/1, own_binaries/1, own_resources/1]).
+-export([start/1, hoard/1, keep_slices/1, own_port/1, own_binaries/1, own_resources/1]).
 
 -define(MADE, 40000).
 -define(HOARDED, 5000).
@@ -38,6 +44,10 @@
 -define(ETS_SLICES, 100).      %% rows of slice_table: a slice of ETS_SLICE bytes each,
 -define(ETS_SLICE, 100).       %% each of its own ETS_BIG-byte binary
 -define(ETS_BIG, 40000).
+-define(PORT_FILL, 200000).    %% bytes that fill the pipe (the rest queued),
+-define(PORT_SLICES, 100).     %% then commands of a PORT_SLICE-byte slice each,
+-define(PORT_SLICE, 1000).     %% (over 256 bytes: the queue references the binary)
+-define(PORT_BIG, 40000).      %% of its own PORT_BIG-byte binary
 -define(NATIVE, 50).           %% binaries of NATIVE_SIZE bytes the NIF keeps too
 -define(NATIVE_SIZE, 10000).
 -define(RES_HELD, 1000).       %% NIF resources res_owner holds,
@@ -64,6 +74,9 @@ run(leak, Dir) ->
     Keeper = spawn(?MODULE, keep_slices, [self()]),
     register(slice_keeper, Keeper),
     {Slices, EtsSlices} = receive {slices, S, E} -> {S, E} end,
+    PortOwner = spawn(?MODULE, own_port, [self()]),
+    register(port_keeper, PortOwner),
+    PortTruth = receive {port, PT} -> PT end,
     Owner = spawn(?MODULE, own_binaries, [self()]),
     register(bin_owner, Owner),
     {Kept, KeptBytes} = receive {kept, K} -> K end,
@@ -74,6 +87,9 @@ run(leak, Dir) ->
     %% the count last: what the slices and the NIF made counted too
     truth(F, Before, erlang:system_info(atom_count), ?MADE, Hoarder, ?HOARDED, Keeper, Slices,
           EtsSlices),
+    {ok, PF} = file:open(filename:join(Dir, "port.json"), [write, raw]),
+    ok = file:write(PF, PortTruth),
+    ok = file:close(PF),
     {ok, N} = file:open(filename:join(Dir, "native.json"), [write, raw]),
     ok = file:write(N, io_lib:format("{\"bin_owner\": \"~s\", \"kept\": ~b, \"kept_bytes\": ~b, "
                                       "\"size\": ~b, \"first_bytes\": \"LEAK\", "
@@ -134,6 +150,41 @@ ets_slices(T) ->
     Rows = ets:tab2list(T),
     {length(Rows), lists:sum([byte_size(S) || {_, S} <- Rows]),
      lists:sum([binary:referenced_byte_size(S) || {_, S} <- Rows])}.
+
+%% Connects a TCP pair, fills the sender's kernel buffers, queues its slices,
+%% says what the driver queue holds (queue_size; the binaries it keeps,
+%% whole), then holds the sockets, idle (its own references collected).
+own_port(From) ->
+    %% a TCP pair whose peer never reads (the inet driver queues vectors that
+    %% reference the binaries; a spawn driver's output is a flat copy), the
+    %% watermarks past what is sent: no busy state, no send suspended
+    Opts = [binary, {active, false}, {ip, {127, 0, 0, 1}}, {recbuf, 4096}, {sndbuf, 4096}],
+    {ok, L} = gen_tcp:listen(0, Opts),
+    {ok, PortNo} = inet:port(L),
+    {ok, P} = gen_tcp:connect({127, 0, 0, 1}, PortNo, [{high_watermark, 1 bsl 26},
+                                                      {low_watermark, 1 bsl 25} | Opts -- [{ip, {127, 0, 0, 1}}]]),
+    {ok, A} = gen_tcp:accept(L),
+    ok = gen_tcp:send(P, binary:copy(<<"F">>, ?PORT_FILL)),
+    [ok = gen_tcp:send(P, binary:part(binary:copy(<<I:32>>, ?PORT_BIG div 4), 5, ?PORT_SLICE))
+     || I <- lists:seq(1, ?PORT_SLICES)],
+    erlang:garbage_collect(),
+    %% (the kernel takes a little more while the peer's window allows: the
+    %% queue's size once it has held still for a second)
+    Q = settled_queue(P, -1),
+    %% (the filler kept whole when part of it is still queued)
+    Fill = case Q > ?PORT_SLICES * ?PORT_SLICE of true -> ?PORT_FILL; false -> 0 end,
+    From ! {port, io_lib:format("{\"port\": \"~s\", \"queue_size\": ~b, \"binaries\": ~b, "
+                                "\"kept_alive_bytes\": ~b}~n",
+                                [erlang:port_to_list(P), Q, ?PORT_SLICES + min(Fill, 1),
+                                 Fill + ?PORT_SLICES * ?PORT_BIG])},
+    hold({L, P, A}).
+
+settled_queue(P, Last) ->
+    {queue_size, Q} = erlang:port_info(P, queue_size),
+    case Q =:= Last of
+        true -> Q;
+        false -> timer:sleep(1000), settled_queue(P, Q)
+    end.
 
 %% Makes its binaries, has the NIF keep a copy of each, says what the NIF
 %% keeps, then holds them, idle.

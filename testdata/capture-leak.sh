@@ -12,7 +12,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 rel=${1:?usage: capture-leak.sh 25|27|29 OUTDIR}; out=$(realpath -m "${2:?usage: capture-leak.sh 25|27|29 OUTDIR}")
 mkdir -p "$out/full"
-rm -f "$out"/{core.gcore,erl_crash.dump,leak.json,native.json,ready,ready.tmp,beam.smp.path,node.log} "$out"/core.gcore.* \
+rm -f "$out"/{core.gcore,erl_crash.dump,leak.json,native.json,port.json,ready,ready.tmp,beam.smp.path,node.log} "$out"/core.gcore.* \
   "$out"/full/{erl_crash.dump,leak.json,beam.smp.path,node.log}
 free_kb=$(df -Pk "$out" | awk 'NR==2{print $4}')
 [ "$free_kb" -ge $((3 * 1024 * 1024)) ] || { echo "capture-leak.sh: need 3 GB free in $out" >&2; exit 77; }

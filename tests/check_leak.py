@@ -16,6 +16,9 @@ slices keeping binaries alive (binaries --waste, the summary's binary_waste):
   on the core, slice_keeper the first row with exactly its slices, the bytes
   they use and the binaries they keep (binary:referenced_byte_size/1 of each);
   the summary's finding names it with those bytes, right after the atoms';
+  port_keeper's TCP socket (its peer never reads): its row with exactly the
+  queued bytes (port_info queue_size) and the binaries the queue holds whole,
+  and a summary finding;
   slice_table (its rows' slices: ProcBins of part of a binary to OTP 26, as
   copy_struct stores them; sub-bitstrings from 27) its row with exactly the
   node's sums over its rows, and the summary's next finding names it;
@@ -152,7 +155,7 @@ def check_waste(beamcore, label, target, truth, core):
             bad.append(f"{label}: a dump's slices not said missing (exit {rc}, {doc['missing']})")
         return
     w = doc["waste"][0] if doc.get("waste") else {}
-    want = {"pid": truth["slice_keeper"], "table": None, "label": "slice_keeper",
+    want = {"pid": truth["slice_keeper"], "table": None, "port": None, "label": "slice_keeper",
             "slices": truth["slices"], "referenced_bytes": truth["slice_bytes"],
             "binaries": truth["slices"], "kept_alive_bytes": truth["kept_alive_bytes"]}
     print(f"{label}: binaries --waste first row {w}")
@@ -160,12 +163,22 @@ def check_waste(beamcore, label, target, truth, core):
         bad.append(f"{label}: waste[0] {w}, want {want}")
     # the table's slices: its rows' sub-binaries, each keeping its own binary
     t = next((x for x in doc.get("waste", []) if x.get("table") == truth["ets_table"]), {})
-    want = {"pid": None, "table": truth["ets_table"], "label": None, "slices": truth["ets_slices"],
+    want = {"pid": None, "table": truth["ets_table"], "port": None, "label": None, "slices": truth["ets_slices"],
             "referenced_bytes": truth["ets_slice_bytes"], "binaries": truth["ets_slices"],
             "kept_alive_bytes": truth["ets_kept_alive_bytes"]}
     print(f"  the table's row {t}")
     if t != want:
         bad.append(f"{label}: waste's {truth['ets_table']} row {t}, want {want}")
+    # the port's driver queue: the bytes to write (port_info queue_size)
+    # against the binaries it holds whole (the filler and the sliced ones)
+    pt = json.load(open(os.path.join(os.path.dirname(target[0]), "port.json")))
+    p = next((x for x in doc.get("waste", []) if x.get("port") == pt["port"]), {})
+    want = {"pid": None, "table": None, "port": pt["port"], "label": None, "slices": None,
+            "referenced_bytes": pt["queue_size"], "binaries": pt["binaries"],
+            "kept_alive_bytes": pt["kept_alive_bytes"]}
+    print(f"  the port's row {p}")
+    if p != want:
+        bad.append(f"{label}: waste's {pt['port']} row {p}, want {want}")
     if any("slices" in m for m in doc["missing"]):
         bad.append(f"{label}: binaries --waste says slices missing: {doc['missing']}")
     rc, out, err = run(beamcore, "summary", target, "--json")
@@ -176,6 +189,10 @@ def check_waste(beamcore, label, target, truth, core):
     if kinds[:2] != ["atom_limit", "binary_waste"] or f.get("pid") != truth["slice_keeper"] or \
             f.get("value") != truth["kept_alive_bytes"] or f"{truth['slices']} slices" not in f.get("text", ""):
         bad.append(f"{label}: the summary's second finding {f} (kinds {kinds[:3]})")
+    f = next((x for x in fs[:6] if x["kind"] == "binary_waste" and x.get("name") == pt["port"]), {})
+    print(f"  summary: {f.get('text')}")
+    if f.get("value") != pt["kept_alive_bytes"] or "queued to write" not in f.get("text", ""):
+        bad.append(f"{label}: the summary's port waste finding {f} (kinds {kinds[:6]})")
     f = fs[2] if len(fs) > 2 else {}
     print(f"  summary: {f.get('text')}")
     if (f.get("kind"), f.get("name"), f.get("value")) != ("binary_waste", truth["ets_table"],
@@ -219,7 +236,7 @@ def check_audit(beamcore, label, target, native, core):
     # the summary says so too, among its first findings, naming the group
     rc, out, err = run(beamcore, "summary", target, "--json")
     fs = [f for f in json.loads(out)["findings"] if f["kind"] != "crash"] if rc in (0, 1) else []
-    f = next((x for x in fs[:5] if x["kind"] == "binary_held_outside"), {})
+    f = next((x for x in fs[:6] if x["kind"] == "binary_held_outside"), {})
     print(f"  summary: {f.get('text')}")
     if f.get("value") != a["held_outside"]["bytes"] or \
             f"{native['kept']} refc binaries" not in f.get("text", "") or '"LEAK"' not in f.get("text", ""):
@@ -260,8 +277,8 @@ def check_resources(beamcore, label, target, native, core):
     # are explained there too)
     if f.get("name") != "beamcore_leak_nif:leaky" or f.get("value") != native["resources_native"] or \
             "ETS objects not searched" in f.get("text", "") or \
-            f.get("pid") != native["res_owner"] or "resource_native" not in kinds[:4]:
-        bad.append(f"{label}: the summary's resource finding {f} (kinds {kinds[:4]})")
+            f.get("pid") != native["res_owner"] or "resource_native" not in kinds[:6]:
+        bad.append(f"{label}: the summary's resource finding {f} (kinds {kinds[:6]})")
 
 
 def main():
@@ -271,7 +288,7 @@ def main():
     beamcore, name = sys.argv[1], sys.argv[2]
     d = os.path.join(os.environ.get("BEAMCORE_FIXTURES", "/nonexistent"), name)
     need = [os.path.join(d, f) for f in ("core.gcore", "erl_crash.dump", "leak.json", "beam.smp.path",
-                                         "full/erl_crash.dump", "full/leak.json", "native.json")]
+                                         "full/erl_crash.dump", "full/leak.json", "native.json", "port.json")]
     missing = [f for f in need if not os.path.exists(f)]
     if missing:
         print(f"{'FAIL (CI=true)' if CI else 'SKIP'}: no fixture {missing[0]} (testdata/capture-leak.sh makes it)")

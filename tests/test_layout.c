@@ -39,8 +39,8 @@ int main(int argc, char **argv)
 	 * Bitstrings: ProcBin & co (to OTP 26) or BinRef & co (27+); the time
 	 * trace return was renamed in 27. */
 	static const enum layout_id old_bits[] = { S_PROCBIN, PROCBIN_VAL, PROCBIN_SIZE,
-		PROCBIN_BYTES, HEAPBIN_SIZE, HEAPBIN_DATA, SUBBIN_SIZE, SUBBIN_OFFS, SUBBIN_BITSIZE,
-		SUBBIN_BITOFFS, SUBBIN_ORIG, FUN_CREATOR };
+		PROCBIN_BYTES, PROCBIN_FLAGS, HEAPBIN_SIZE, HEAPBIN_DATA, SUBBIN_SIZE, SUBBIN_OFFS,
+		SUBBIN_BITSIZE, SUBBIN_BITOFFS, SUBBIN_ORIG, FUN_CREATOR };
 	static const enum layout_id new_bits[] = { S_BINREF, BINREF_VAL, HEAPBITS_SIZE,
 		HEAPBITS_DATA, SUBBITS_BASE, SUBBITS_START, SUBBITS_END };
 	static const enum layout_id old_trace[] = { G_RETURN_TIME_TRACE };

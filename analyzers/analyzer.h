@@ -239,10 +239,11 @@ struct audit_bin {
 };
 bc_err *binaries_audit(const struct vm *vm, const struct audit_bin *bins, size_t n, size_t top,
 		       bool summary, struct an_out *out);
-/* binaries.c: the summary's audit (binaries_audit's summary line) when the
- * references were all read (ETS objects and literals: NEED_REF_HOLDERS) and
- * the processes are few enough; else nothing, or a note why not. */
-bc_err *held_outside_finding(const struct vm *vm, struct an_out *out);
+/* binaries.c: the summary's audit (binaries_audit's summary line) over the
+ * binaries of holders (holders_table's) when the references were all read
+ * (ETS objects and literals: NEED_REF_HOLDERS) and the processes are few
+ * enough; else nothing, or a note why not. */
+bc_err *held_outside_finding(const struct vm *vm, const struct rtable *holders, struct an_out *out);
 void garbage_findings(const struct vm *vm, const struct vm_liveness *live, uint64_t beyond,
 		      struct an_out *out);
 /* groups.c: the summary's finding on the kind of process (initial call)

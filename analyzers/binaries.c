@@ -682,8 +682,8 @@ static struct audit_bin *audit_bins(const struct vm *vm, const struct ctx *c, st
 		const struct bin *bn = &c->bins[i];
 		bool magic = false;
 		for (size_t k = bn->first; k < bn->first + bn->n; k++)
-			magic |= c->refs[k].kind == K_MAGIC ||
-				 (c->refs[k].kind == K_ETS && vm->binholds[c->refs[k].src].magic);
+			magic |= (c->refs[k].kind == K_MAGIC || c->refs[k].kind == K_ETS) &&
+				 vm_binhold_is_magic(&vm->binholds[c->refs[k].src]);
 		a[i] = (struct audit_bin){ bn->addr, bn->size, bn->alloc, bn->refc, bn->n, magic };
 	}
 	return a;
@@ -714,29 +714,26 @@ static bc_err *audit(const struct vm *vm, const struct an_opts *o, const struct 
  * the processes are at most this many (its walk budget, garbage.c's) */
 #define SUMMARY_AUDIT_MAX_PROCS 50000
 
-bc_err *held_outside_finding(const struct vm *vm, struct an_out *out)
+bc_err *held_outside_finding(const struct vm *vm, const struct rtable *holders, struct an_out *out)
 {
 	unsigned need = (1u << VBH_ETS) | (1u << VBH_LITERAL);
 	if ((vm->binholds_read & (1u << VBH_DUMPED)) || vm_not_recorded(vm, NEED_BINARIES))
 		return NULL;  /* (a dump: no reference counts) */
-	if ((vm->binholds_read & need) != need || vm->nprocs > SUMMARY_AUDIT_MAX_PROCS) {
-		char n[32];
-		if (vm->nprocs > SUMMARY_AUDIT_MAX_PROCS || (vm->binholds_read & need) != need)
-			an_find(out, NULL, NULL, "binaries not audited: %s%s (binaries --audit does)",
-				vm->nprocs > SUMMARY_AUDIT_MAX_PROCS ? fmt_count(vm->nprocs, n, sizeof n) : "",
-				vm->nprocs > SUMMARY_AUDIT_MAX_PROCS ? " processes are more than the summary "
-				"audits" : "the ETS objects' and literals' binaries were not read");
+	char n[32];
+	if (vm->nprocs > SUMMARY_AUDIT_MAX_PROCS) {
+		an_find(out, NULL, NULL, "binaries not audited: %s processes are more than the summary "
+			"audits (binaries --audit does)", fmt_count(vm->nprocs, n, sizeof n));
+		return NULL;
+	}
+	if ((vm->binholds_read & need) != need) {
+		an_find(out, NULL, NULL, "binaries not audited: the ETS objects' and literals' binaries "
+			"were not read (binaries --audit does)");
 		return NULL;
 	}
 	for (size_t i = 0; i < vm->nprocs; i++)
 		if (vm->procs[i].unknown & VPF_BINARY)
 			return NULL;  /* (what is not read would show as held outside) */
-	struct ctx *c = an_own(out, calloc(1, sizeof *c), ctx_release);
-	if (!c)
-		return bc_error(BC_ENOMEM, "out of memory");
-	bc_err *err = build(vm, c);
-	if (err)
-		return err;
+	const struct ctx *c = holders->ctx;  /* (the summary's holders table built it) */
 	struct audit_bin *a = audit_bins(vm, c, out);
 	if (!a)
 		return bc_error(BC_ENOMEM, "out of memory");

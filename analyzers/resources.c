@@ -37,7 +37,7 @@ struct rctx {
  * object's (its type read). */
 static bool is_resource(const struct vm *vm, const struct vm_binhold *h)
 {
-	return (h->kind == VBH_MAGIC || (h->kind == VBH_ETS && h->magic)) && h->rtype < vm->nrtypes;
+	return vm_binhold_is_magic(h) && h->rtype < vm->nrtypes;
 }
 
 /* Its holder: a process (its index), or a table (nprocs + its index). */

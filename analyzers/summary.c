@@ -499,7 +499,7 @@ static bc_err *run(const struct vm *vm, const struct an_opts *o, struct an_out *
 	struct vm_liveness *live = summary_liveness(vm, out, &beyond);
 	if ((err = waste_report(vm, live, 0, false, out)))
 		return err;
-	if ((err = resources_finding(vm, out)) || (err = held_outside_finding(vm, out)))
+	if ((err = resources_finding(vm, out)) || (err = held_outside_finding(vm, &t[T_HOLDERS], out)))
 		return err;
 	if ((err = waits_findings(vm, out, 4)))
 		return err;

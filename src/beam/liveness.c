@@ -400,6 +400,21 @@ static int read_heaps(struct beam *b, uint64_t p, struct heaps *h)
 	return 0;
 }
 
+/* A cleared bit for each of the areas' words; -1 on OOM. */
+static int clear_bits(struct lw *w, size_t bits)
+{
+	size_t need = bits / 64 + 1;
+	if (need > w->bits_cap) {
+		uint64_t *m = realloc(w->bits, need * sizeof *m);
+		if (!m)
+			return -1;
+		w->bits = m;
+		w->bits_cap = need;
+	}
+	memset(w->bits, 0, need * sizeof *w->bits);
+	return 0;
+}
+
 /* The heaps' areas, sorted, each its bits; -1 when they cannot be read or
  * hold more words than the process's total_heap_size counts (a corrupt core:
  * the bitmap stays within what the heaps are said to be) */
@@ -430,16 +445,7 @@ static int areas(struct lw *w, const struct heaps *h, uint64_t total_heap_size)
 	}
 	if (bits > total_heap_size + 1024)
 		return -1;
-	size_t need = bits / 64 + 1;
-	if (need > w->bits_cap) {
-		uint64_t *m = realloc(w->bits, need * sizeof *m);
-		if (!m)
-			return -1;
-		w->bits = m;
-		w->bits_cap = need;
-	}
-	memset(w->bits, 0, need * sizeof *w->bits);
-	return 0;
+	return clear_bits(w, bits);
 }
 
 /* The heap a major collection leaves for live words: the VM's rule
@@ -641,17 +647,8 @@ static int ets_row(struct beam *b, uint64_t row, void *arg)
 		return 1;
 	}
 	w->na = 0;
-	size_t need = size / 64 + 1;
-	if (add_area(w, tpl, tpl + 8 * size) < 0)
+	if (add_area(w, tpl, tpl + 8 * size) < 0 || clear_bits(w, size) < 0)
 		return e->bad = true, 1;
-	if (need > w->bits_cap) {
-		uint64_t *m = realloc(w->bits, need * sizeof *m);
-		if (!m)
-			return e->bad = true, 1;
-		w->bits = m;
-		w->bits_cap = need;
-	}
-	memset(w->bits, 0, need * sizeof *w->bits);
 	w->n = 0;
 	w->sliced = 0;  /* (a row's own: its references are its own ProcBins) */
 	reach(w, row);

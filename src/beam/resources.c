@@ -49,7 +49,7 @@ bc_err *beam_load_resources(struct beam *b)
 		return NULL;
 	}
 	uint64_t head = beam_global(b, G_RESOURCE_TYPES), t;
-	uint64_t *addr = NULL;
+	struct type_at *by = NULL;  /* each type's address, then sorted by it */
 	size_t cap = 0;
 	struct cycle cy = CYCLE_INIT;
 	if (beam_read_u64(b, head + LV(L, RT_NEXT), &t) < 0) {
@@ -66,13 +66,14 @@ bc_err *beam_load_resources(struct beam *b)
 			break;
 		}
 		struct vm_rtype *r = vm_add_rtype(b->vm);
-		uint64_t *a = r ? grow(addr, &cap, b->vm->nrtypes - 1, sizeof *a, 16) : NULL;
+		size_t k = b->vm->nrtypes - 1;
+		struct type_at *a = r ? grow(by, &cap, k, sizeof *a, 16) : NULL;
 		if (!a) {
-			free(addr);
+			free(by);
 			return bc_error(BC_ENOMEM, "out of memory after %zu resource types", b->vm->nrtypes);
 		}
-		addr = a;
-		addr[b->vm->nrtypes - 1] = t;
+		by = a;
+		by[k] = (struct type_at){ t, (uint32_t)k };
 		r->module = beam_atom(b, mod);
 		r->name = beam_atom(b, name);
 		if (beam_read_u64(b, t + LV(L, RT_REFC), &refc) == 0 &&
@@ -86,21 +87,15 @@ bc_err *beam_load_resources(struct beam *b)
 	if (t && t != head)
 		missing(b, "the list of resource types does not close: corrupt, %zu types read",
 			b->vm->nrtypes);
-	/* each magic binary a process references: the type of the resource it
-	 * is, found among the types sorted by address */
+	/* each magic binary a process or an ETS object references: the type of
+	 * the resource it is, found among the types sorted by address */
 	size_t n = b->vm->nrtypes;
-	struct type_at *by = malloc((n ? n : 1) * sizeof *by);
-	if (!by) {
-		free(addr);
-		return bc_error(BC_ENOMEM, "out of memory");
-	}
-	for (size_t k = 0; k < n; k++)
-		by[k] = (struct type_at){ addr[k], (uint32_t)k };
-	qsort(by, n, sizeof *by, by_addr);
+	if (n)
+		qsort(by, n, sizeof *by, by_addr);
 	for (size_t i = 0; i < b->vm->nbinholds && n; i++) {
 		struct vm_binhold *h = &b->vm->binholds[i];
 		uint64_t type;
-		if ((h->kind != VBH_MAGIC && !(h->kind == VBH_ETS && h->magic)) ||
+		if (!vm_binhold_is_magic(h) ||
 		    beam_read_u64(b, h->bin + LV(L, MAGIC_BIN_DATA) + LV(L, RES_TYPE), &type) < 0)
 			continue;
 		const struct type_at key = { type, 0 }, *hit = bsearch(&key, by, n, sizeof *by, by_addr);
@@ -108,7 +103,6 @@ bc_err *beam_load_resources(struct beam *b)
 			h->rtype = hit->k;
 	}
 	free(by);
-	free(addr);
 	b->vm->rtypes_read = true;
 	return NULL;
 }

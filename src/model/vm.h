@@ -139,6 +139,13 @@ struct vm_binhold {
 	uint32_t rtype;
 };
 
+/* A magic binary's hold (a NIF resource): a process's magic reference or an
+ * ETS object's. */
+static inline bool vm_binhold_is_magic(const struct vm_binhold *h)
+{
+	return h->kind == VBH_MAGIC || (h->kind == VBH_ETS && h->magic);
+}
+
 /* A NIF resource type (enif_open_resource_type): its module and name, and
  * its resources alive as the VM counts them (the type's refc, less the one
  * its loaded module holds). */

@@ -26,6 +26,12 @@ PREFS = {
     "devtools.console.stdout.chrome": False,
 }
 
+# Firefox's own modules that log to stdout through a console of their own
+# whatever devtools.console.stdout.chrome says (the prefix its
+# console.createInstance gives): not the page's. RSLoader: Remote Settings,
+# once, when its (emptied) server is not reached.
+BROWSER_CONSOLES = ("RSLoader",)
+
 def firefox():
     for name in ("firefox-esr", "firefox"):
         p = shutil.which(name)
@@ -168,7 +174,8 @@ class Browser:
         with open(self.stdout, "rb") as f:
             f.seek(self.stdout_from)
             for line in f.read().decode(errors="replace").splitlines():
-                if line.startswith(("console.error:", "console.warn:", "console.assert:")):
+                if line.startswith(("console.error:", "console.warn:", "console.assert:")) and \
+                        not any(f": {c}: " in line[:40] for c in BROWSER_CONSOLES):
                     out.append(line)
         return out
 
